@@ -1,0 +1,139 @@
+"""Machine-readable forms of the definition and of the effective surface.
+
+``definition_manifest`` is what ``tmuxmcp manifest`` prints and what the docs
+are generated from. ``published_surface`` is what ``tmuxmcp surface`` prints
+and ``server_info`` returns: the effective surface and the selected socket
+(CM-7), each tool with its declared properties and its whole-call annotations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import tmuxmcp
+from tmuxmcp.capability.annotations import Evidence, Hints, whole_call_hints
+from tmuxmcp.capability.describe import describe
+from tmuxmcp.capability.model import ToolSpec, params_of
+from tmuxmcp.capability.schema import object_schema
+from tmuxmcp.capability.surface import Surface
+from tmuxmcp.capability.vocabulary import EFFECT_ORDER, Effect, OutputClass, Reach, Toolset
+from tmuxmcp.sinks import Encoding, Sink
+
+NOTICES = (
+    "The selected socket limits which tmux objects tools can name; it is not a sandbox "
+    "and does not confine filesystem, process, network or credential access.",
+    "The tool surface is inventory configuration, not authorization: an enabled pane-input "
+    "or pane-command tool can make a pane program do anything the tmux user can, so "
+    "disabling the execute toolset alone is not containment.",
+    "MCP annotations are consent metadata for clients, not enforcement.",
+    "Tools that start or drive pane processes run with the tmux user's authority.",
+    "Configured tmux behaviour (command aliases, hooks, status jobs, plugins) can run "
+    "commands independently of any tool's direct process reach; tmuxmcp does not claim "
+    "to prevent all subprocess execution.",
+)
+
+
+def declared_properties(spec: ToolSpec) -> dict[str, Any]:
+    """A tool's declared authority (CM-2) as JSON data."""
+    return {
+        "name": spec.name,
+        "title": spec.title,
+        "toolset": spec.toolset.value,
+        "process_reach": spec.reach.value,
+        "tmux_effect": [e.value for e in EFFECT_ORDER if e in spec.effects],
+        "output_classes": sorted(o.value for o in spec.outputs),
+        "may_expose_secrets": spec.may_expose_secrets,
+        "returns_untrusted_content": spec.returns_untrusted_content,
+        "nested_operations": list(spec.nested),
+    }
+
+
+def hints_json(hints: Hints) -> dict[str, bool]:
+    """Annotations under their MCP wire names."""
+    return {
+        "readOnlyHint": hints.read_only,
+        "destructiveHint": hints.destructive,
+        "idempotentHint": hints.idempotent,
+        "openWorldHint": hints.open_world,
+    }
+
+
+def definition_manifest(definition: Sequence[ToolSpec]) -> dict[str, Any]:
+    """The whole capability definition."""
+    tools = []
+    for spec in definition:
+        entry = declared_properties(spec)
+        entry.update(
+            summary=spec.summary,
+            touches_tmux=spec.touches_tmux,
+            repeat_safe=spec.repeat_safe,
+            additive=spec.additive,
+            description=describe(spec),
+            parameters=[
+                {
+                    "name": p.name,
+                    "required": p.required,
+                    "sink": p.sink.value,
+                    "encoding": p.encoding.value,
+                    "description": p.description,
+                }
+                for p in params_of(spec)
+            ],
+            input_schema=object_schema(spec.args),
+            output_schema=object_schema(spec.result),
+        )
+        tools.append(entry)
+    return {
+        "tmuxmcp_version": tmuxmcp.__version__,
+        "vocabulary": {
+            "toolsets": [t.value for t in Toolset],
+            "process_reach": [r.value for r in Reach],
+            "prohibited_process_reach": [Reach.HOST_COMMAND.value],
+            "tmux_effect": [e.value for e in Effect],
+            "output_classes": [o.value for o in OutputClass],
+            "sinks": [s.value for s in Sink],
+            "encodings": [e.value for e in Encoding],
+        },
+        "tools": tools,
+    }
+
+
+def published_surface(
+    definition: Sequence[ToolSpec],
+    surface: Surface,
+    evidence: Evidence,
+    *,
+    socket: dict[str, Any],
+    server: dict[str, Any],
+) -> dict[str, Any]:
+    """The effective surface and selected socket, as published (CM-7)."""
+    tools = []
+    for spec in definition:
+        if spec.name not in surface.tools:
+            continue
+        entry = declared_properties(spec)
+        if spec.nested:
+            effective = surface.nested.get(spec.name, ())
+            entry["nested_operations"] = list(effective)
+            entry["excluded_nested_operations"] = [op for op in spec.nested if op not in effective]
+        entry["annotations"] = hints_json(whole_call_hints(spec, evidence))
+        tools.append(entry)
+    return {
+        "tmuxmcp_version": tmuxmcp.__version__,
+        "socket": socket,
+        "server": server,
+        "surface": {
+            "toolsets": [t.value for t in surface.toolsets],
+            "default_toolsets": surface.default_toolsets,
+            "teardown_rule": surface.teardown_rule,
+            "excluded_tools": list(surface.excluded),
+            "tools": tools,
+        },
+        "annotation_evidence": {
+            "minimal_provenance": evidence.minimal_provenance,
+            "surface_has_process_tools": evidence.surface_has_process_tools,
+            "narrow_hints_allowed": evidence.sufficient,
+        },
+        "notices": list(NOTICES),
+    }

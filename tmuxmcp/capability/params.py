@@ -1,0 +1,79 @@
+"""Parameter types that carry their interpreter boundary with them (CM-5).
+
+Every field of every tool's argument Struct is annotated with one of these
+types (or another ``Annotated`` type whose ``Meta.extra`` names a sink and an
+encoding). The sink is therefore declared where the parameter is declared and
+cannot be forgotten: ``model.params_of`` reads it back, the manifest and docs
+print it, and a test fails when a field has none.
+
+Schema patterns and ranges here are the first gate; the sink encoders in
+``tmuxmcp.sinks`` are the second and authoritative one.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from msgspec import Meta
+
+from tmuxmcp.sinks import Encoding, Sink
+from tmuxmcp.sinks.target import ID_PATTERNS, IdKind
+
+
+def sink(kind: Sink, encoding: Encoding) -> dict[str, str]:
+    """The ``Meta.extra`` entry that classifies a parameter."""
+    return {"sink": kind.value, "encoding": encoding.value}
+
+
+SessionId = Annotated[
+    str,
+    Meta(
+        pattern=ID_PATTERNS[IdKind.SESSION],
+        description="A tmux session id such as `$0` (names are not accepted).",
+        extra=sink(Sink.TARGET, Encoding.ID_ONLY),
+    ),
+]
+WindowId = Annotated[
+    str,
+    Meta(
+        pattern=ID_PATTERNS[IdKind.WINDOW],
+        description="A tmux window id such as `@0` (names and indexes are not accepted).",
+        extra=sink(Sink.TARGET, Encoding.ID_ONLY),
+    ),
+]
+PaneId = Annotated[
+    str,
+    Meta(
+        pattern=ID_PATTERNS[IdKind.PANE],
+        description="A tmux pane id such as `%0`.",
+        extra=sink(Sink.TARGET, Encoding.ID_ONLY),
+    ),
+]
+
+# capture-pane accepts lines in [INT_MIN, 32767] on 3.3a; 0 is the first
+# visible line and negative numbers reach into the scrollback.
+MIN_LINE = -(2**31)
+MAX_LINE = 32767
+
+LineNumber = Annotated[
+    int,
+    Meta(
+        ge=MIN_LINE,
+        le=MAX_LINE,
+        description=(
+            "Line number: 0 is the top visible line, negative numbers are scrollback "
+            "lines above it (tmux clamps to the history that exists)."
+        ),
+        extra=sink(Sink.NUMERIC, Encoding.VALIDATED_INTEGER),
+    ),
+]
+
+
+def flag(description: str) -> Meta:
+    """A boolean that only decides whether a fixed tmux flag is passed."""
+    return Meta(description=description, extra=sink(Sink.FLAG, Encoding.FIXED_FLAG))
+
+
+def local_int(description: str, *, ge: int, le: int) -> Meta:
+    """An integer tmuxmcp uses itself (a limit), never passed to tmux."""
+    return Meta(ge=ge, le=le, description=description, extra=sink(Sink.LOCAL, Encoding.NONE))

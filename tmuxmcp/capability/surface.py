@@ -1,0 +1,101 @@
+"""The startup decision of which tools are served (ADR 0001, CM-3).
+
+Order, applied once: expand the selected toolsets, add named inclusions, then
+remove named exclusions. An exclusion wins over every inclusion path,
+including an aggregate's nested authority. Unknown names are rejected before
+anything is served. The result is frozen for the process lifetime; discovery
+(``tools/list``) and invocation (``tools/call``) both read it.
+
+Defaults: all four toolsets on the dedicated default socket when this process
+created the server with a minimal configuration. Otherwise (another socket, or
+a server that already existed) ``teardown`` is enabled only when the operator
+names it: ``--toolsets ...,teardown``, ``--toolsets all`` or an included
+teardown tool.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import msgspec
+
+from tmuxmcp.capability.model import ToolSpec
+from tmuxmcp.capability.vocabulary import Toolset
+from tmuxmcp.errors import ConfigError
+
+ALL = "all"
+
+
+class SurfaceRequest(msgspec.Struct, frozen=True):
+    """The operator's selection, as given (None means the default toolsets)."""
+
+    toolsets: tuple[str, ...] | None = None
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+
+class Surface(msgspec.Struct, frozen=True):
+    """The effective structured tool surface."""
+
+    toolsets: tuple[Toolset, ...]
+    tools: tuple[str, ...]
+    excluded: tuple[str, ...]
+    nested: dict[str, tuple[str, ...]]
+    """Effective nested operations of each served aggregate."""
+    default_toolsets: bool
+    teardown_rule: str
+
+
+def check_names(definition: Sequence[ToolSpec], request: SurfaceRequest) -> None:
+    """Reject unknown toolset and tool names (CM-3), naming the valid ones."""
+    valid_sets = [t.value for t in Toolset]
+    for name in request.toolsets or ():
+        if name != ALL and name not in valid_sets:
+            raise ConfigError(
+                f"unknown toolset {name!r}; valid toolsets: {', '.join([*valid_sets, ALL])}"
+            )
+    valid_tools = [spec.name for spec in definition]
+    for option, names in (("--include-tools", request.include), ("--exclude-tools", request.exclude)):
+        for name in names:
+            if name not in valid_tools:
+                raise ConfigError(
+                    f"unknown tool {name!r} in {option}; valid tools: {', '.join(valid_tools)}"
+                )
+
+
+def resolve(
+    definition: Sequence[ToolSpec],
+    request: SurfaceRequest,
+    *,
+    dedicated_minimal: bool,
+) -> Surface:
+    """Compute the frozen surface for this process."""
+    check_names(definition, request)
+    if request.toolsets is None:
+        chosen = set(Toolset) if dedicated_minimal else set(Toolset) - {Toolset.TEARDOWN}
+    elif ALL in request.toolsets:
+        chosen = set(Toolset)
+    else:
+        chosen = {Toolset(name) for name in request.toolsets}
+    selected = {spec.name for spec in definition if spec.toolset in chosen}
+    selected |= set(request.include)
+    excluded = set(request.exclude)
+    selected -= excluded
+    tools = tuple(spec.name for spec in definition if spec.name in selected)
+    nested = {
+        spec.name: tuple(op for op in spec.nested if op not in excluded)
+        for spec in definition
+        if spec.name in selected and spec.nested
+    }
+    if dedicated_minimal:
+        rule = "dedicated socket with minimal provenance: all four toolsets by default"
+    else:
+        rule = "teardown only when the operator names it (not the dedicated minimal server)"
+    return Surface(
+        toolsets=tuple(t for t in Toolset if t in chosen),
+        tools=tools,
+        excluded=tuple(spec.name for spec in definition if spec.name in excluded),
+        nested=nested,
+        default_toolsets=request.toolsets is None,
+        teardown_rule=rule,
+    )

@@ -1,0 +1,123 @@
+"""Command line: ``tmuxmcp [serve]``, ``tmuxmcp surface``, ``tmuxmcp manifest``.
+
+Configuration errors print one line on stderr and exit 2 before anything is
+served. ``surface`` never starts a tmux server; it reports what ``serve``
+would publish. Heavy imports (mcp) happen only in ``serve``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from collections.abc import Sequence
+
+import trio
+
+import tmuxmcp
+from tmuxmcp.errors import ConfigError, TmuxMcpError
+
+COMMANDS = ("serve", "surface", "manifest")
+
+
+def _selection_flags(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("socket and surface (flags override environment)")
+    group.add_argument("--socket-name", metavar="NAME",
+                       help="tmux -L label (env TMUXMCP_SOCKET_NAME; default: tmuxmcp)")
+    group.add_argument("--socket-path", metavar="PATH",
+                       help="tmux -S socket path (env TMUXMCP_SOCKET_PATH)")
+    group.add_argument("--tmux", metavar="PATH", help="tmux executable (env TMUXMCP_TMUX)")
+    group.add_argument("--toolsets", metavar="LIST",
+                       help="inspect,manage,execute,teardown or all (env TMUXMCP_TOOLSETS)")
+    group.add_argument("--include-tools", metavar="LIST",
+                       help="tools to add after toolsets (env TMUXMCP_INCLUDE_TOOLS)")
+    group.add_argument("--exclude-tools", metavar="LIST",
+                       help="tools to remove; wins over everything (env TMUXMCP_EXCLUDE_TOOLS)")
+    group.add_argument("--timeout", metavar="SECONDS",
+                       help="deadline for each tmux call (env TMUXMCP_TIMEOUT; default 10)")
+
+
+def parser() -> argparse.ArgumentParser:
+    """The argument parser with its three commands."""
+    top = argparse.ArgumentParser(
+        prog="tmuxmcp",
+        description="A stdio MCP server for tmux with declared, checked capabilities.",
+        epilog="With no command, `serve` runs.",
+    )
+    top.add_argument("--version", action="version", version=f"tmuxmcp {tmuxmcp.__version__}")
+    sub = top.add_subparsers(dest="command", metavar="{serve,surface,manifest}")
+    serve = sub.add_parser("serve", help="run the MCP server on stdio (the default)")
+    _selection_flags(serve)
+    surface = sub.add_parser(
+        "surface", help="print the effective surface and selected socket as JSON, then exit"
+    )
+    _selection_flags(surface)
+    sub.add_parser("manifest", help="print the whole capability definition as JSON, then exit")
+    return top
+
+
+def _config(ns: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from tmuxmcp.config import Options, load
+
+    return load(
+        Options(
+            socket_name=ns.socket_name,
+            socket_path=ns.socket_path,
+            tmux=ns.tmux,
+            toolsets=ns.toolsets,
+            include_tools=ns.include_tools,
+            exclude_tools=ns.exclude_tools,
+            timeout=ns.timeout,
+        ),
+        os.environ,
+    )
+
+
+def _print_json(data: object) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+async def _serve(ns: argparse.Namespace) -> None:
+    from tmuxmcp import runtime
+    from tmuxmcp.server import serve_stdio
+
+    config = _config(ns)
+    state = await runtime.start(config)
+    await serve_stdio(state)
+
+
+async def _surface(ns: argparse.Namespace) -> None:
+    from tmuxmcp import runtime
+
+    _print_json(await runtime.predict(_config(ns)))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or (args[0] not in COMMANDS and args[0] not in ("-h", "--help", "--version")):
+        args.insert(0, "serve")
+    ns = parser().parse_args(args)
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
+                        format="tmuxmcp: %(levelname)s: %(message)s")
+    try:
+        if ns.command == "manifest":
+            from tmuxmcp.capability.definition import DEFINITION
+            from tmuxmcp.capability.manifest import definition_manifest
+
+            _print_json(definition_manifest(DEFINITION))
+        elif ns.command == "surface":
+            trio.run(_surface, ns)
+        else:
+            trio.run(_serve, ns)
+    except ConfigError as exc:
+        sys.stderr.write(f"tmuxmcp: error: {exc.message}\n")
+        return 2
+    except TmuxMcpError as exc:
+        sys.stderr.write(f"tmuxmcp: error: {exc.for_client()}\n")
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    return 0

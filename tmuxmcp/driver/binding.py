@@ -1,0 +1,101 @@
+"""Decide provenance once, at startup, and bind to one tmux server (CM-1, CM-3).
+
+* If a server already answers on the selected socket, its configuration is
+  unknown, whatever ``#{config_files}`` says: configuration, hooks and aliases
+  can all have been changed at runtime. Provenance is ``unknown``.
+* Otherwise tmuxmcp starts one itself with a minimal configuration
+  (``-f /dev/null``) and ``exit-empty off``, so the server stays up with zero
+  sessions instead of exiting at once; the operator stops it with
+  ``tmux -L tmuxmcp kill-server``. If the server that then answers reports a
+  configuration file other than ``/dev/null`` another process won the start
+  race, and provenance is ``unknown`` again.
+
+Every later call is checked against the identity recorded here (see
+``client``). When the server dies or is replaced, calls fail with
+``ServerGone`` or ``ServerReplaced``; tmuxmcp never restarts a server by
+itself, so a ``minimal`` claim always refers to the server it started.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+import msgspec
+
+from tmuxmcp.driver import _spawn
+from tmuxmcp.driver.argv import cmd, render
+from tmuxmcp.driver.client import ServerIdentity, TmuxClient, classify_failure, decode
+from tmuxmcp.driver.records import RecordFormat
+from tmuxmcp.errors import ServerGone, TmuxCommandFailed
+
+MINIMAL_CONFIG = "/dev/null"
+
+
+class Provenance(StrEnum):
+    """What tmuxmcp knows about the configuration of the bound server."""
+
+    MINIMAL = "minimal"
+    """Started by this process with ``-f /dev/null``."""
+    UNKNOWN = "unknown"
+    """Found already running, or started by someone else in a race."""
+
+
+class ServerFacts(msgspec.Struct, frozen=True):
+    """What tmuxmcp learned about the server when it bound to it."""
+
+    identity: ServerIdentity
+    version: str
+    socket_path: str
+    config_files: str
+    provenance: Provenance
+    created_by_tmuxmcp: bool
+
+
+_FACTS = ("pid", "start_time", "version", "socket_path", "config_files")
+
+
+async def probe(client: TmuxClient) -> dict[str, str] | None:
+    """The answering server's facts, or None if no server answers."""
+    frame = RecordFormat(_FACTS)
+    try:
+        out = await client.run_unbound([cmd("display-message", "-p", args=[frame.template])])
+    except ServerGone:
+        return None
+    records = frame.parse(out.stdout)
+    if len(records) != 1:
+        raise TmuxCommandFailed("the tmux server did not report its identity")
+    return records[0]
+
+
+async def start_minimal_server(client: TmuxClient) -> None:
+    """Start a server with no configuration that stays up with zero sessions."""
+    argv = [
+        client.binary, "-u", "-f", MINIMAL_CONFIG, *client.socket.argv(),
+        *render([cmd("start-server"), cmd("set-option", "-s", args=["exit-empty", "off"])]),
+    ]
+    done = await _spawn.run_argv(argv, env=client.env, timeout=client.timeout)
+    if done.returncode != 0:
+        raise classify_failure(decode(done.stderr), client.socket)
+
+
+async def establish(client: TmuxClient) -> ServerFacts:
+    """Find or start the server, decide provenance, and bind ``client`` to it."""
+    facts = await probe(client)
+    created = False
+    if facts is None:
+        await start_minimal_server(client)
+        created = True
+        facts = await probe(client)
+        if facts is None:
+            raise ServerGone(f"tmux exited right after starting on {client.socket.describe()}")
+    minimal = created and facts["config_files"] in ("", MINIMAL_CONFIG)
+    identity = ServerIdentity(int(facts["pid"]), int(facts["start_time"]))
+    client.bind(identity)
+    return ServerFacts(
+        identity=identity,
+        version=facts["version"],
+        socket_path=facts["socket_path"],
+        config_files=facts["config_files"],
+        provenance=Provenance.MINIMAL if minimal else Provenance.UNKNOWN,
+        created_by_tmuxmcp=created,
+    )

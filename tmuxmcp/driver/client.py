@@ -1,0 +1,153 @@
+"""Run tmux commands against the one server this process is bound to.
+
+Every invocation is ``tmux -u -N <socket> <commands>``:
+
+* ``-u`` and a UTF-8 locale make tmux print names and titles as UTF-8;
+* ``-N`` forbids the tmux client from starting a server, so no call can
+  silently create a server whose configuration tmuxmcp did not choose;
+* the socket flags come from the startup selection and nothing else.
+
+Each call is prefixed, in the same tmux process, by an identity probe
+(``display-message -p`` of the server's pid and start time). If the answer is
+not the server bound at startup the call is refused with ``ServerReplaced``,
+so the provenance decided at startup is never claimed for another server.
+
+tmux's error text is mapped to the exception tree here: missing objects become
+``ObjectNotFound`` (a caller mistake), a missing server ``ServerGone``.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Mapping, Sequence
+
+import msgspec
+
+from tmuxmcp.driver import _spawn
+from tmuxmcp.driver.argv import Command, cmd, render
+from tmuxmcp.driver.socket import SocketSelection
+from tmuxmcp.errors import (
+    ObjectNotFound,
+    ServerGone,
+    ServerReplaced,
+    TmuxCommandFailed,
+)
+
+DEFAULT_TIMEOUT = 10.0
+
+_NOT_FOUND = re.compile(r"can't find (session|window|pane)[^\n]*|no current target")
+_GONE = ("no server running", "error connecting to", "server exited unexpectedly")
+_MAX_ERROR_CHARS = 300
+
+
+class ServerIdentity(msgspec.Struct, frozen=True):
+    """What distinguishes one tmux server process from its successors."""
+
+    pid: int
+    start_time: int
+
+
+class TmuxOutput(msgspec.Struct, frozen=True):
+    """The decoded output of a successful tmux invocation."""
+
+    stdout: str
+
+
+def decode(data: bytes) -> str:
+    """tmux output as text; bytes that are not UTF-8 become U+FFFD."""
+    return data.decode("utf-8", errors="replace")
+
+
+def classify_failure(stderr: str, socket: SocketSelection) -> Exception:
+    """Map tmux's error text to the exception tree."""
+    if any(marker in stderr for marker in _GONE):
+        return ServerGone(
+            f"no tmux server is running on {socket.describe()}; "
+            "restart tmuxmcp to start or bind a server"
+        )
+    found = _NOT_FOUND.search(stderr)
+    if found:
+        return ObjectNotFound(f"tmux says: {found.group(0)}; list objects to get current ids")
+    text = " ".join(stderr.split())[:_MAX_ERROR_CHARS] or "no error text"
+    return TmuxCommandFailed(f"tmux reported an error: {text}")
+
+
+class TmuxClient:
+    """Runs tmux commands on the selected socket, bound to one server."""
+
+    def __init__(
+        self,
+        binary: str,
+        socket: SocketSelection,
+        env: Mapping[str, str],
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
+        self.binary = binary
+        self.socket = socket
+        self.env = dict(env)
+        self.timeout = timeout
+        self.bound: ServerIdentity | None = None
+
+    def base_argv(self) -> list[str]:
+        """``tmux -u -N <socket>``: the prefix of every call."""
+        return [self.binary, "-u", "-N", *self.socket.argv()]
+
+    def bind(self, identity: ServerIdentity) -> None:
+        """Pin every later call to the server with ``identity``."""
+        self.bound = identity
+
+    async def run_unbound(
+        self, commands: Sequence[Command], *, timeout: float | None = None
+    ) -> TmuxOutput:
+        """Run ``commands`` without the identity check (startup probes only)."""
+        done = await _spawn.run_argv(
+            [*self.base_argv(), *render(commands)],
+            env=self.env,
+            timeout=self.timeout if timeout is None else timeout,
+        )
+        if done.returncode != 0:
+            raise classify_failure(decode(done.stderr), self.socket)
+        return TmuxOutput(decode(done.stdout))
+
+    async def run(
+        self,
+        *commands: Command,
+        stdin: bytes | None = None,
+        timeout: float | None = None,
+    ) -> TmuxOutput:
+        """Run ``commands`` in one tmux process on the bound server."""
+        bound = self.bound
+        if bound is None:
+            raise RuntimeError("TmuxClient.run before bind()")
+        marker = secrets.token_hex(8)
+        probe = cmd("display-message", "-p", args=[f"{marker}:#{{pid}}:#{{start_time}}"])
+        done = await _spawn.run_argv(
+            [*self.base_argv(), *render([probe, *commands])],
+            env=self.env,
+            timeout=self.timeout if timeout is None else timeout,
+            stdin=stdin,
+        )
+        head, _, rest = done.stdout.partition(b"\n")
+        seen = _parse_identity(decode(head), marker)
+        if seen is None:
+            raise classify_failure(decode(done.stderr), self.socket)
+        if seen != bound:
+            raise ServerReplaced(
+                f"the tmux server on {self.socket.describe()} is not the one tmuxmcp bound "
+                "to at startup (it was restarted or replaced); restart tmuxmcp"
+            )
+        if done.returncode != 0:
+            raise classify_failure(decode(done.stderr), self.socket)
+        return TmuxOutput(decode(rest))
+
+
+def _parse_identity(line: str, marker: str) -> ServerIdentity | None:
+    prefix = marker + ":"
+    if not line.startswith(prefix):
+        return None
+    pid, _, start = line[len(prefix) :].partition(":")
+    if not (pid.isdigit() and start.isdigit()):
+        return None
+    return ServerIdentity(int(pid), int(start))

@@ -1,0 +1,115 @@
+"""The one exception tree of tmuxmcp.
+
+Foreign exceptions (OS, Unicode, trio deadlines, msgspec validation) are
+translated into these classes exactly once, at the edge where they arise: the
+process spawner, the argument decoder and the sink encoders. Everything above
+that edge sees only this tree. The MCP layer turns every ``TmuxMcpError`` into
+a tool result with ``isError`` whose text names a stable ``reference`` slug, so
+a client can tell error kinds apart without parsing prose.
+
+    TmuxMcpError
+    ├── CallerError              the caller can fix the call
+    │   ├── InvalidArguments     arguments do not match the tool's schema
+    │   ├── UnsafeValue          a value cannot be made safe for its sink
+    │   └── ObjectNotFound       a named tmux object does not exist
+    ├── TmuxError                tmux could not do what was asked
+    │   ├── TmuxCommandFailed    tmux ran and reported an error
+    │   ├── TmuxTimeout          tmux did not answer before the deadline
+    │   ├── TmuxUnavailable      the tmux binary cannot be run
+    │   ├── ServerGone           no tmux server answers on the socket
+    │   └── ServerReplaced       a different tmux server now owns the socket
+    └── ConfigError              the operator's startup configuration is invalid
+
+Rule: messages never include caller payloads or environment data; they name
+the parameter and say what to change.
+"""
+
+from __future__ import annotations
+
+
+class TmuxMcpError(Exception):
+    """Base of every error tmuxmcp raises on purpose."""
+
+    reference = "tmuxmcp-error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def for_client(self) -> str:
+        """The text a client sees: the stable slug, then what to do."""
+        return f"[{self.reference}] {self.message}"
+
+
+class CallerError(TmuxMcpError):
+    """You get this when the call itself is wrong; changing it fixes it."""
+
+    reference = "caller-error"
+
+
+class InvalidArguments(CallerError):
+    """You get this when the arguments do not match the tool's input schema."""
+
+    reference = "invalid-arguments"
+
+
+class UnsafeValue(CallerError):
+    """You get this when a value cannot be made safe for the interpreter it reaches."""
+
+    reference = "unsafe-value"
+
+
+class ObjectNotFound(CallerError):
+    """You get this when a session, window or pane id names nothing on the socket."""
+
+    reference = "object-not-found"
+
+
+class TmuxError(TmuxMcpError):
+    """You get this when tmux could not carry out a well-formed call."""
+
+    reference = "tmux-error"
+
+
+class TmuxCommandFailed(TmuxError):
+    """You get this when tmux ran the command and reported an error."""
+
+    reference = "tmux-command-failed"
+
+
+class TmuxTimeout(TmuxError):
+    """You get this when tmux did not answer before the call's deadline.
+
+    This is a transport deadline; it is never reported as a matching timeout.
+    """
+
+    reference = "tmux-timeout"
+
+
+class TmuxUnavailable(TmuxError):
+    """You get this when the tmux binary cannot be started at all."""
+
+    reference = "tmux-unavailable"
+
+
+class ServerGone(TmuxError):
+    """You get this when no tmux server answers on the selected socket."""
+
+    reference = "tmux-server-gone"
+
+
+class ServerReplaced(TmuxError):
+    """You get this when the socket is now served by a different tmux server.
+
+    tmuxmcp binds to the server it saw at startup and refuses to act on another
+    one, so it never carries provenance claims over to a server it did not see
+    start (ADR 0001, CM-1).
+    """
+
+    reference = "tmux-server-replaced"
+
+
+class ConfigError(TmuxMcpError):
+    """You get this at startup when a flag or environment variable is invalid."""
+
+    reference = "config-error"

@@ -1,0 +1,129 @@
+"""Startup assembly: from a Config to the frozen state every call shares.
+
+Order (each step can stop startup with a clear error):
+1. tool and toolset names are checked (before tmux is contacted);
+2. the socket's server is found or started, and provenance decided;
+3. the surface is resolved, annotation evidence gathered, and the published
+   surface built. None of it changes afterwards.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from tmuxmcp.capability.annotations import Evidence, gather_evidence
+from tmuxmcp.capability.definition import BY_NAME, DEFINITION
+from tmuxmcp.capability.manifest import published_surface
+from tmuxmcp.capability.surface import Surface, check_names, resolve
+from tmuxmcp.config import Config
+from tmuxmcp.driver import binding
+from tmuxmcp.driver.binding import Provenance, ServerFacts
+from tmuxmcp.driver.client import TmuxClient
+from tmuxmcp.tools.context import ToolContext
+
+
+class Runtime(msgspec.Struct, frozen=True, kw_only=True):
+    """Everything decided at startup."""
+
+    config: Config
+    surface: Surface
+    evidence: Evidence
+    context: ToolContext
+
+
+def socket_report(config: Config, socket_path: str | None) -> dict[str, Any]:
+    """The selected socket, as published."""
+    return {
+        "kind": config.socket.kind.value,
+        "value": config.socket.value,
+        "tmux_flags": config.socket.argv(),
+        "path": socket_path,
+        "dedicated_default": config.socket.is_dedicated_default,
+    }
+
+
+def server_report(config: Config, facts: ServerFacts) -> dict[str, Any]:
+    """The bound server, as published."""
+    return {
+        "provenance": facts.provenance.value,
+        "created_by_tmuxmcp": facts.created_by_tmuxmcp,
+        "pid": facts.identity.pid,
+        "start_time": facts.identity.start_time,
+        "tmux_version": facts.version,
+        "tmux_binary": config.tmux_binary,
+        "config_files": facts.config_files,
+    }
+
+
+def build(config: Config, facts: ServerFacts, client: TmuxClient) -> Runtime:
+    """Resolve the surface for a bound server and freeze it."""
+    minimal = facts.provenance is Provenance.MINIMAL
+    surface = resolve(
+        DEFINITION,
+        config.request,
+        dedicated_minimal=config.socket.is_dedicated_default and minimal,
+    )
+    evidence = gather_evidence(
+        [BY_NAME[name] for name in surface.tools], minimal_provenance=minimal
+    )
+    published = published_surface(
+        DEFINITION,
+        surface,
+        evidence,
+        socket=socket_report(config, facts.socket_path),
+        server=server_report(config, facts),
+    )
+    context = ToolContext(client=client, facts=facts, published=published, nested=surface.nested)
+    return Runtime(config=config, surface=surface, evidence=evidence, context=context)
+
+
+def new_client(config: Config) -> TmuxClient:
+    """A tmux client for the configured socket."""
+    return TmuxClient(config.tmux_binary, config.socket, config.env, timeout=config.timeout)
+
+
+async def start(config: Config) -> Runtime:
+    """Bind to (or start) the server and freeze the surface."""
+    check_names(DEFINITION, config.request)
+    client = new_client(config)
+    facts = await binding.establish(client)
+    return build(config, facts, client)
+
+
+async def predict(config: Config) -> dict[str, Any]:
+    """What ``serve`` would publish, without starting a server (``tmuxmcp surface``)."""
+    check_names(DEFINITION, config.request)
+    client = new_client(config)
+    found = await binding.probe(client)
+    if found is None:
+        provenance, server = Provenance.MINIMAL, {
+            "provenance": Provenance.MINIMAL.value,
+            "running": False,
+            "note": "no server is running; `tmuxmcp serve` would start one with -f /dev/null",
+            "tmux_binary": config.tmux_binary,
+        }
+        socket_path = None
+    else:
+        provenance, server = Provenance.UNKNOWN, {
+            "provenance": Provenance.UNKNOWN.value,
+            "running": True,
+            "pid": int(found["pid"]),
+            "tmux_version": found["version"],
+            "tmux_binary": config.tmux_binary,
+            "config_files": found["config_files"],
+        }
+        socket_path = found["socket_path"]
+    minimal = provenance is Provenance.MINIMAL
+    surface = resolve(
+        DEFINITION, config.request, dedicated_minimal=config.socket.is_dedicated_default and minimal
+    )
+    evidence = gather_evidence([BY_NAME[n] for n in surface.tools], minimal_provenance=minimal)
+    return published_surface(
+        DEFINITION,
+        surface,
+        evidence,
+        socket=socket_report(config, socket_path),
+        server=server,
+    )

@@ -1,0 +1,15 @@
+"""Tool implementations: argument Structs, result Structs and handlers.
+
+What each tool may do is declared in :mod:`tmuxmcp.capability.definition`;
+this package only implements it. ``HANDLERS`` maps each declared tool name to
+its handler; a test checks the two agree.
+"""
+
+from __future__ import annotations
+
+from tmuxmcp.tools import inspect
+from tmuxmcp.tools.context import Handler
+
+HANDLERS: dict[str, Handler] = {
+    **inspect.HANDLERS,
+}

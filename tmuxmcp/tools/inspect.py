@@ -1,0 +1,390 @@
+"""The inspect toolset: list sessions, windows and panes, read a pane, report the server.
+
+Each tool costs one tmux invocation (plus the identity probe that shares it).
+Objects are addressed by id only; every target goes through the target sink.
+Records are read with nonce-framed templates (``driver.records``), because
+titles, paths and command names are set by pane programs.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import msgspec
+
+from tmuxmcp.capability.params import LineNumber, PaneId, SessionId, WindowId, flag, local_int
+from tmuxmcp.driver.argv import Command, cmd
+from tmuxmcp.driver.records import RecordFormat
+from tmuxmcp.errors import InvalidArguments, ServerGone, ServerReplaced
+from tmuxmcp.sinks.target import IdKind, encode_id
+from tmuxmcp.tools.context import Handler, ToolContext
+from tmuxmcp.tools.render import record_lines
+
+# -- records -------------------------------------------------------------------
+
+
+class SessionInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """A tmux session."""
+
+    session_id: str
+    name: str
+    windows: int
+    attached_clients: int
+    created: int
+
+
+class WindowInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """A tmux window."""
+
+    session_id: str
+    window_id: str
+    index: int
+    name: str
+    active: bool
+    panes: int
+    width: int
+    height: int
+    layout: str
+    zoomed: bool
+
+
+class PaneInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """A tmux pane. ``title``, ``current_command`` and ``current_path`` are set by pane programs."""
+
+    session_id: str
+    window_id: str
+    pane_id: str
+    index: int
+    active: bool
+    width: int
+    height: int
+    title: str
+    current_command: str
+    current_path: str
+    pid: int | None
+    dead: bool
+    in_mode: bool
+    alternate_screen: bool
+    cursor_x: int
+    cursor_y: int
+    history_size: int
+    history_limit: int
+
+
+_SESSION_FIELDS = {
+    "session_id": "session_id",
+    "name": "session_name",
+    "windows": "session_windows",
+    "attached_clients": "session_attached",
+    "created": "session_created",
+}
+_WINDOW_FIELDS = {
+    "session_id": "session_id",
+    "window_id": "window_id",
+    "index": "window_index",
+    "name": "window_name",
+    "active": "window_active",
+    "panes": "window_panes",
+    "width": "window_width",
+    "height": "window_height",
+    "layout": "window_layout",
+    "zoomed": "window_zoomed_flag",
+}
+_PANE_FIELDS = {
+    "session_id": "session_id",
+    "window_id": "window_id",
+    "pane_id": "pane_id",
+    "index": "pane_index",
+    "active": "pane_active",
+    "width": "pane_width",
+    "height": "pane_height",
+    "title": "pane_title",
+    "current_command": "pane_current_command",
+    "current_path": "pane_current_path",
+    "pid": "pane_pid",
+    "dead": "pane_dead",
+    "in_mode": "pane_in_mode",
+    "alternate_screen": "alternate_on",
+    "cursor_x": "cursor_x",
+    "cursor_y": "cursor_y",
+    "history_size": "history_size",
+    "history_limit": "history_limit",
+}
+
+
+def _typed(raw: dict[str, str], fields: dict[str, str], kind: type[msgspec.Struct]) -> Any:
+    """Convert tmux's strings to the record's field types."""
+    types = {f.name: f.type for f in msgspec.structs.fields(kind)}
+    out: dict[str, Any] = {}
+    for name, variable in fields.items():
+        value = raw[variable]
+        field_type = types[name]
+        if field_type is bool:
+            out[name] = value == "1"
+        elif field_type is int:
+            out[name] = int(value) if value.lstrip("-").isdigit() else 0
+        elif field_type == (int | None):
+            out[name] = int(value) if value.isdigit() else None
+        else:
+            out[name] = value
+    return kind(**out)
+
+
+async def _list(
+    ctx: ToolContext, command: Command, fields: dict[str, str], kind: type[msgspec.Struct]
+) -> list[Any]:
+    frame = RecordFormat(list(fields.values()))
+    command = msgspec.structs.replace(command, options=(*command.options, ("-F", frame.template)))
+    out = await ctx.client.run(command)
+    return [_typed(raw, fields, kind) for raw in frame.parse(out.stdout)]
+
+
+# -- list_sessions ---------------------------------------------------------------
+
+
+class ListSessionsArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """list_sessions takes no arguments."""
+
+
+class ListSessionsResult(msgspec.Struct, frozen=True):
+    """Every session on the selected socket."""
+
+    sessions: list[SessionInfo]
+
+    def text_form(self) -> str:
+        """Readable form."""
+        return record_lines(self.sessions, "no sessions")
+
+
+async def list_sessions(ctx: ToolContext, args: ListSessionsArgs) -> ListSessionsResult:
+    """Handler for list_sessions."""
+    sessions = await _list(ctx, cmd("list-sessions"), _SESSION_FIELDS, SessionInfo)
+    return ListSessionsResult(sessions)
+
+
+# -- list_windows ----------------------------------------------------------------
+
+
+class ListWindowsArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of list_windows."""
+
+    session_id: SessionId | None = None
+
+
+class ListWindowsResult(msgspec.Struct, frozen=True):
+    """Windows of one session, or of every session."""
+
+    windows: list[WindowInfo]
+
+    def text_form(self) -> str:
+        """Readable form."""
+        return record_lines(self.windows, "no windows")
+
+
+async def list_windows(ctx: ToolContext, args: ListWindowsArgs) -> ListWindowsResult:
+    """Handler for list_windows."""
+    if args.session_id is None:
+        command = cmd("list-windows", "-a")
+    else:
+        command = cmd("list-windows", t=encode_id(args.session_id, IdKind.SESSION, "session_id"))
+    return ListWindowsResult(await _list(ctx, command, _WINDOW_FIELDS, WindowInfo))
+
+
+# -- list_panes ------------------------------------------------------------------
+
+
+class ListPanesArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of list_panes: at most one of session_id and window_id."""
+
+    session_id: SessionId | None = None
+    window_id: WindowId | None = None
+
+
+class ListPanesResult(msgspec.Struct, frozen=True):
+    """Panes of one window, one session, or every session."""
+
+    panes: list[PaneInfo]
+
+    def text_form(self) -> str:
+        """Readable form."""
+        return record_lines(self.panes, "no panes")
+
+
+async def list_panes(ctx: ToolContext, args: ListPanesArgs) -> ListPanesResult:
+    """Handler for list_panes."""
+    if args.session_id is not None and args.window_id is not None:
+        raise InvalidArguments("give session_id or window_id, not both")
+    if args.window_id is not None:
+        command = cmd("list-panes", t=encode_id(args.window_id, IdKind.WINDOW, "window_id"))
+    elif args.session_id is not None:
+        command = cmd(
+            "list-panes", "-s", t=encode_id(args.session_id, IdKind.SESSION, "session_id")
+        )
+    else:
+        command = cmd("list-panes", "-a")
+    return ListPanesResult(await _list(ctx, command, _PANE_FIELDS, PaneInfo))
+
+
+# -- get_pane_info ---------------------------------------------------------------
+
+
+class GetPaneInfoArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of get_pane_info."""
+
+    pane_id: PaneId
+
+
+class GetPaneInfoResult(msgspec.Struct, frozen=True):
+    """One pane."""
+
+    pane: PaneInfo
+
+    def text_form(self) -> str:
+        """Readable form."""
+        return record_lines([self.pane], "")
+
+
+async def get_pane_info(ctx: ToolContext, args: GetPaneInfoArgs) -> GetPaneInfoResult:
+    """Handler for get_pane_info: one list-panes on the pane's window, filtered here."""
+    pane_id = encode_id(args.pane_id, IdKind.PANE, "pane_id")
+    panes = await _list(ctx, cmd("list-panes", t=pane_id), _PANE_FIELDS, PaneInfo)
+    for pane in panes:
+        if pane.pane_id == pane_id:
+            return GetPaneInfoResult(pane)
+    raise InvalidArguments(f"tmux did not report pane {pane_id}")
+
+
+# -- capture_pane ----------------------------------------------------------------
+
+MAX_CAPTURE_BYTES = 1024 * 1024
+"""The cap on returned text; longer captures keep their last lines."""
+MAX_CAPTURE_LINES = 100_000
+
+
+class CapturePaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of capture_pane."""
+
+    pane_id: PaneId
+    start: LineNumber | None = None
+    end: LineNumber | None = None
+    max_lines: (
+        Annotated[
+            int,
+            local_int(
+                "Return at most this many lines, keeping the last ones.",
+                ge=1,
+                le=MAX_CAPTURE_LINES,
+            ),
+        ]
+        | None
+    ) = None
+    join_wrapped: Annotated[bool, flag("Join lines that the terminal wrapped (tmux -J).")] = False
+    include_escapes: Annotated[
+        bool, flag("Keep colour and attribute escape sequences (tmux -e).")
+    ] = False
+
+
+class CapturePaneResult(msgspec.Struct, frozen=True, kw_only=True):
+    """Text captured from a pane, possibly truncated to the last lines."""
+
+    pane_id: str
+    text: str
+    lines: int
+    captured_lines: int
+    truncated: bool
+    truncated_by: str | None
+
+    def text_form(self) -> str:
+        """Readable form: the captured text, with a note when truncated."""
+        if not self.truncated:
+            return self.text
+        return (
+            f"[truncated by {self.truncated_by}: last {self.lines} of "
+            f"{self.captured_lines} lines]\n{self.text}"
+        )
+
+
+def _cap(lines: list[str], max_lines: int | None) -> tuple[list[str], str | None]:
+    by: str | None = None
+    if max_lines is not None and len(lines) > max_lines:
+        lines, by = lines[-max_lines:], "max_lines"
+    size = sum(len(line.encode("utf-8")) + 1 for line in lines)
+    if size > MAX_CAPTURE_BYTES:
+        keep = 0
+        budget = MAX_CAPTURE_BYTES
+        for line in reversed(lines):
+            budget -= len(line.encode("utf-8")) + 1
+            if budget < 0:
+                break
+            keep += 1
+        lines, by = lines[len(lines) - keep :], "max_bytes"
+    return lines, by
+
+
+async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneResult:
+    """Handler for capture_pane."""
+    pane_id = encode_id(args.pane_id, IdKind.PANE, "pane_id")
+    if args.start is not None and args.end is not None and args.start > args.end:
+        raise InvalidArguments("start must not be greater than end")
+    flags = ["-p"]
+    if args.join_wrapped:
+        flags.append("-J")
+    if args.include_escapes:
+        flags.append("-e")
+    out = await ctx.client.run(
+        cmd("capture-pane", *flags, t=pane_id, S=args.start, E=args.end)
+    )
+    raw = out.stdout
+    lines = raw.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    kept, by = _cap(lines, args.max_lines)
+    return CapturePaneResult(
+        pane_id=pane_id,
+        text="\n".join(kept),
+        lines=len(kept),
+        captured_lines=len(lines),
+        truncated=by is not None,
+        truncated_by=by,
+    )
+
+
+# -- server_info -----------------------------------------------------------------
+
+
+class ServerInfoArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """server_info takes no arguments."""
+
+
+class ServerInfoResult(msgspec.Struct, frozen=True, kw_only=True):
+    """The selected socket, provenance, tmux version and the published surface."""
+
+    server_state: str
+    info: dict[str, Any]
+
+    def text_form(self) -> str:
+        """Readable form: the JSON document."""
+        body = msgspec.json.format(msgspec.json.encode(self.info).decode(), indent=2)
+        return f"server_state={self.server_state}\n{body}"
+
+
+async def server_info(ctx: ToolContext, args: ServerInfoArgs) -> ServerInfoResult:
+    """Handler for server_info: the published surface plus a live identity check."""
+    try:
+        await ctx.client.run()
+        state = "bound"
+    except ServerGone:
+        state = "gone"
+    except ServerReplaced:
+        state = "replaced"
+    return ServerInfoResult(server_state=state, info=ctx.published)
+
+
+HANDLERS: dict[str, Handler] = {
+    "list_sessions": list_sessions,
+    "list_windows": list_windows,
+    "list_panes": list_panes,
+    "get_pane_info": get_pane_info,
+    "capture_pane": capture_pane,
+    "server_info": server_info,
+}
