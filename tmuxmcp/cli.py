@@ -24,19 +24,35 @@ COMMANDS = ("serve", "surface", "manifest")
 
 def _selection_flags(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("socket and surface (flags override environment)")
-    group.add_argument("--socket-name", metavar="NAME",
-                       help="tmux -L label (env TMUXMCP_SOCKET_NAME; default: tmuxmcp)")
-    group.add_argument("--socket-path", metavar="PATH",
-                       help="tmux -S socket path (env TMUXMCP_SOCKET_PATH)")
+    group.add_argument(
+        "--socket-name",
+        metavar="NAME",
+        help="tmux -L label (env TMUXMCP_SOCKET_NAME; default: tmuxmcp)",
+    )
+    group.add_argument(
+        "--socket-path", metavar="PATH", help="tmux -S socket path (env TMUXMCP_SOCKET_PATH)"
+    )
     group.add_argument("--tmux", metavar="PATH", help="tmux executable (env TMUXMCP_TMUX)")
-    group.add_argument("--toolsets", metavar="LIST",
-                       help="inspect,manage,execute,teardown or all (env TMUXMCP_TOOLSETS)")
-    group.add_argument("--include-tools", metavar="LIST",
-                       help="tools to add after toolsets (env TMUXMCP_INCLUDE_TOOLS)")
-    group.add_argument("--exclude-tools", metavar="LIST",
-                       help="tools to remove; wins over everything (env TMUXMCP_EXCLUDE_TOOLS)")
-    group.add_argument("--timeout", metavar="SECONDS",
-                       help="deadline for each tmux call (env TMUXMCP_TIMEOUT; default 10)")
+    group.add_argument(
+        "--toolsets",
+        metavar="LIST",
+        help="inspect,manage,execute,teardown or all (env TMUXMCP_TOOLSETS)",
+    )
+    group.add_argument(
+        "--include-tools",
+        metavar="LIST",
+        help="tools to add after toolsets (env TMUXMCP_INCLUDE_TOOLS)",
+    )
+    group.add_argument(
+        "--exclude-tools",
+        metavar="LIST",
+        help="tools to remove; wins over everything (env TMUXMCP_EXCLUDE_TOOLS)",
+    )
+    group.add_argument(
+        "--timeout",
+        metavar="SECONDS",
+        help="deadline for each tmux call (env TMUXMCP_TIMEOUT; default 10)",
+    )
 
 
 def parser() -> argparse.ArgumentParser:
@@ -100,8 +116,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args or (args[0] not in COMMANDS and args[0] not in ("-h", "--help", "--version")):
         args.insert(0, "serve")
     ns = parser().parse_args(args)
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
-                        format="tmuxmcp: %(levelname)s: %(message)s")
+    logging.basicConfig(
+        level=logging.WARNING, stream=sys.stderr, format="tmuxmcp: %(levelname)s: %(message)s"
+    )
     try:
         if ns.command == "manifest":
             from tmuxmcp.capability.definition import DEFINITION

@@ -98,22 +98,28 @@ async def predict(config: Config) -> dict[str, Any]:
     client = new_client(config)
     found = await binding.probe(client)
     if found is None:
-        provenance, server = Provenance.MINIMAL, {
-            "provenance": Provenance.MINIMAL.value,
-            "running": False,
-            "note": "no server is running; `tmuxmcp serve` would start one with -f /dev/null",
-            "tmux_binary": config.tmux_binary,
-        }
+        provenance, server = (
+            Provenance.MINIMAL,
+            {
+                "provenance": Provenance.MINIMAL.value,
+                "running": False,
+                "note": "no server is running; `tmuxmcp serve` would start one with -f /dev/null",
+                "tmux_binary": config.tmux_binary,
+            },
+        )
         socket_path = None
     else:
-        provenance, server = Provenance.UNKNOWN, {
-            "provenance": Provenance.UNKNOWN.value,
-            "running": True,
-            "pid": int(found["pid"]),
-            "tmux_version": found["version"],
-            "tmux_binary": config.tmux_binary,
-            "config_files": found["config_files"],
-        }
+        provenance, server = (
+            Provenance.UNKNOWN,
+            {
+                "provenance": Provenance.UNKNOWN.value,
+                "running": True,
+                "pid": int(found["pid"]),
+                "tmux_version": found["version"],
+                "tmux_binary": config.tmux_binary,
+                "config_files": found["config_files"],
+            },
+        )
         socket_path = found["socket_path"]
     minimal = provenance is Provenance.MINIMAL
     surface = resolve(

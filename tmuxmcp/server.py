@@ -83,9 +83,11 @@ def _error(text: str) -> CallToolResult:
 
 
 def _unknown(name: str) -> MCPError:
-    shown = name if len(name) <= 64 and name.isprintable() else name[:64].encode(
-        "unicode_escape", "replace"
-    ).decode("ascii")
+    shown = (
+        name
+        if len(name) <= 64 and name.isprintable()
+        else name[:64].encode("unicode_escape", "replace").decode("ascii")
+    )
     return MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {shown}")
 
 

@@ -39,13 +39,9 @@ def describe(spec: ToolSpec, *, nested: tuple[str, ...] | None = None) -> str:
     if spec.nested:
         effective = spec.nested if nested is None else nested
         removed = [op for op in spec.nested if op not in effective]
-        parts.append(
-            "Nested operations: " + (", ".join(effective) if effective else "none") + "."
-        )
+        parts.append("Nested operations: " + (", ".join(effective) if effective else "none") + ".")
         if removed:
-            parts.append(
-                "Excluded by the operator, so never invoked: " + ", ".join(removed) + "."
-            )
+            parts.append("Excluded by the operator, so never invoked: " + ", ".join(removed) + ".")
     if spec.reach is not Reach.NONE:
         parts.append(AUTHORITY)
     parts.extend(spec.disclosures)

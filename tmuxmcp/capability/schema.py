@@ -15,9 +15,7 @@ import msgspec
 
 def object_schema(struct: type[msgspec.Struct]) -> dict[str, Any]:
     """The JSON Schema of ``struct`` with the root object inlined."""
-    (ref,), components = msgspec.json.schema_components(
-        [struct], ref_template="#/$defs/{name}"
-    )
+    (ref,), components = msgspec.json.schema_components([struct], ref_template="#/$defs/{name}")
     name = ref["$ref"].rsplit("/", 1)[1]
     root = dict(components.pop(name))
     root.pop("title", None)

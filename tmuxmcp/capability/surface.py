@@ -55,7 +55,8 @@ def check_names(definition: Sequence[ToolSpec], request: SurfaceRequest) -> None
                 f"unknown toolset {name!r}; valid toolsets: {', '.join([*valid_sets, ALL])}"
             )
     valid_tools = [spec.name for spec in definition]
-    for option, names in (("--include-tools", request.include), ("--exclude-tools", request.exclude)):
+    lists = (("--include-tools", request.include), ("--exclude-tools", request.exclude))
+    for option, names in lists:
         for name in names:
             if name not in valid_tools:
                 raise ConfigError(

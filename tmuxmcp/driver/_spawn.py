@@ -40,12 +40,12 @@ async def run_argv(
     argv: Sequence[str],
     *,
     env: Mapping[str, str],
-    timeout: float,
+    seconds: float,
     stdin: bytes | None = None,
 ) -> Completed:
-    """Run ``argv`` to completion within ``timeout`` seconds."""
+    """Run ``argv`` to completion within ``seconds``."""
     try:
-        with trio.move_on_after(timeout) as scope:
+        with trio.move_on_after(seconds) as scope:
             done = await trio.run_process(
                 list(argv),
                 stdin=subprocess.DEVNULL if stdin is None else stdin,
@@ -61,5 +61,5 @@ async def run_argv(
             "check that tmux is installed or pass --tmux PATH"
         ) from None
     if scope.cancelled_caught:
-        raise TmuxTimeout(f"tmux did not answer within {timeout:g} s; the tmux client was killed")
+        raise TmuxTimeout(f"tmux did not answer within {seconds:g} s; the tmux client was killed")
     return Completed(done.returncode, done.stdout, done.stderr)

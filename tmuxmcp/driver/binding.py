@@ -70,10 +70,14 @@ async def probe(client: TmuxClient) -> dict[str, str] | None:
 async def start_minimal_server(client: TmuxClient) -> None:
     """Start a server with no configuration that stays up with zero sessions."""
     argv = [
-        client.binary, "-u", "-f", MINIMAL_CONFIG, *client.socket.argv(),
+        client.binary,
+        "-u",
+        "-f",
+        MINIMAL_CONFIG,
+        *client.socket.argv(),
         *render([cmd("start-server"), cmd("set-option", "-s", args=["exit-empty", "off"])]),
     ]
-    done = await _spawn.run_argv(argv, env=client.env, timeout=client.timeout)
+    done = await _spawn.run_argv(argv, env=client.env, seconds=client.timeout)
     if done.returncode != 0:
         raise classify_failure(decode(done.stderr), client.socket)
 

@@ -99,13 +99,13 @@ class TmuxClient:
         self.bound = identity
 
     async def run_unbound(
-        self, commands: Sequence[Command], *, timeout: float | None = None
+        self, commands: Sequence[Command], *, seconds: float | None = None
     ) -> TmuxOutput:
         """Run ``commands`` without the identity check (startup probes only)."""
         done = await _spawn.run_argv(
             [*self.base_argv(), *render(commands)],
             env=self.env,
-            timeout=self.timeout if timeout is None else timeout,
+            seconds=self.timeout if seconds is None else seconds,
         )
         if done.returncode != 0:
             raise classify_failure(decode(done.stderr), self.socket)
@@ -115,7 +115,7 @@ class TmuxClient:
         self,
         *commands: Command,
         stdin: bytes | None = None,
-        timeout: float | None = None,
+        seconds: float | None = None,
     ) -> TmuxOutput:
         """Run ``commands`` in one tmux process on the bound server."""
         bound = self.bound
@@ -126,7 +126,7 @@ class TmuxClient:
         done = await _spawn.run_argv(
             [*self.base_argv(), *render([probe, *commands])],
             env=self.env,
-            timeout=self.timeout if timeout is None else timeout,
+            seconds=self.timeout if seconds is None else seconds,
             stdin=stdin,
         )
         head, _, rest = done.stdout.partition(b"\n")

@@ -36,9 +36,7 @@ class RecordFormat:
         self._start = f"\x1e{nonce}"
         self._sep = f"\x1f{nonce}"
         self._end = f"\x1d{nonce}"
-        self.template = (
-            self._start + self._sep.join(f"#{{{name}}}" for name in fields) + self._end
-        )
+        self.template = self._start + self._sep.join(f"#{{{name}}}" for name in fields) + self._end
         self._frame = re.compile(re.escape(self._start) + "(.*?)" + re.escape(self._end), re.S)
 
     def parse(self, text: str) -> list[dict[str, str]]:

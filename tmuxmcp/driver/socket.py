@@ -72,7 +72,5 @@ def select_socket(name: str | None, path: str | None) -> SocketSelection:
         return SocketSelection(SocketKind.PATH, normal)
     label = DEFAULT_SOCKET_NAME if name is None else name
     if not _LABEL.fullmatch(label):
-        raise ConfigError(
-            "--socket-name must be 1-64 characters from A-Z, a-z, 0-9, '_' and '-'"
-        )
+        raise ConfigError("--socket-name must be 1-64 characters from A-Z, a-z, 0-9, '_' and '-'")
     return SocketSelection(SocketKind.NAME, label)

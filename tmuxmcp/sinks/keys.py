@@ -19,8 +19,22 @@ from __future__ import annotations
 from tmuxmcp.errors import UnsafeValue
 
 _NAMED = (
-    "Enter", "Escape", "Tab", "BTab", "BSpace", "Space", "Up", "Down", "Left", "Right",
-    "Home", "End", "PageUp", "PageDown", "Insert", "DC",
+    "Enter",
+    "Escape",
+    "Tab",
+    "BTab",
+    "BSpace",
+    "Space",
+    "Up",
+    "Down",
+    "Left",
+    "Right",
+    "Home",
+    "End",
+    "PageUp",
+    "PageDown",
+    "Insert",
+    "DC",
 )
 _FUNCTION = tuple(f"F{n}" for n in range(1, 13))
 _CONTROL = tuple(f"C-{c}" for c in "abcdefghijklmnopqrstuvwxyz")

@@ -331,9 +331,7 @@ async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneRe
         flags.append("-J")
     if args.include_escapes:
         flags.append("-e")
-    out = await ctx.client.run(
-        cmd("capture-pane", *flags, t=pane_id, S=args.start, E=args.end)
-    )
+    out = await ctx.client.run(cmd("capture-pane", *flags, t=pane_id, S=args.start, E=args.end))
     raw = out.stdout
     lines = raw.split("\n")
     if lines and lines[-1] == "":

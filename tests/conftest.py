@@ -1,0 +1,51 @@
+"""Shared fixtures: private tmux sockets and real MCP clients over stdio.
+
+Every test that touches tmux gets its own ``TMUX_TMPDIR``, so even the
+default dedicated label ``-L tmuxmcp`` resolves to a private socket and the
+user's own tmux servers are never contacted. Each private server is killed
+when the test ends.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+
+import pytest
+
+from tests.support import PrivateTmux
+
+
+@pytest.fixture
+def private_tmux() -> Iterator[PrivateTmux]:
+    """A private tmux directory; ``-L tmuxmcp`` there is the dedicated socket."""
+    if shutil.which("tmux") is None:
+        pytest.fail("tmux is not installed; .ci/run installs it")
+    # Unix socket paths are short (108 bytes): keep the directory near the root.
+    directory = tempfile.mkdtemp(prefix="tmx", dir="/tmp")
+    tmux = PrivateTmux(directory)
+    try:
+        yield tmux
+    finally:
+        tmux.kill_all()
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def _no_inherited_tmux(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Tests may run inside a tmux pane; never let that pane's server leak in.
+    monkeypatch.delenv("TMUX", raising=False)
+    monkeypatch.delenv("TMUX_PANE", raising=False)
+
+
+def pytest_report_header() -> list[str]:
+    try:
+        version = subprocess.run(
+            ["tmux", "-V"], capture_output=True, text=True, check=False
+        ).stdout.strip()
+    except OSError:
+        version = "tmux not found"
+    return [f"tmux: {version}", f"TMUX_TMPDIR isolation: per test ({os.getpid()})"]

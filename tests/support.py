@@ -1,0 +1,120 @@
+"""Test support: bare tmux on a private socket, and tmuxmcp over real stdio.
+
+``PrivateTmux.bare`` runs the tmux binary directly (read-back through bare
+tmux, never through tmuxmcp). ``serve`` starts ``python -m tmuxmcp`` as a
+subprocess and connects the official SDK client over stdio.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.types import CallToolResult
+
+DEDICATED = "tmuxmcp"
+
+
+class PrivateTmux:
+    """tmux confined to one private ``TMUX_TMPDIR``."""
+
+    def __init__(self, directory: str) -> None:
+        self.directory = directory
+        self.env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
+        self.env["TMUX_TMPDIR"] = directory
+        self.labels: set[str] = {DEDICATED}
+
+    def bare(
+        self, *args: str, label: str = DEDICATED, check: bool = True, config: str | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """Run ``tmux -L label args`` on the private directory."""
+        self.labels.add(label)
+        argv = ["tmux", "-u", "-L", label]
+        if config is not None:
+            argv += ["-f", config]
+        done = subprocess.run(
+            [*argv, *args],
+            capture_output=True,
+            text=True,
+            env=self.env,
+            check=False,
+            timeout=20,
+        )
+        if check and done.returncode != 0:
+            raise AssertionError(f"tmux {args} failed: {done.stderr}")
+        return done
+
+    def start_foreign_server(self, label: str = DEDICATED) -> None:
+        """Start a server *not* created by tmuxmcp, holding one session."""
+        self.bare("-f", "/dev/null", "new-session", "-d", "-s", "foreign", label=label)
+
+    def new_session(self, name: str = "s", label: str = DEDICATED, *extra: str) -> dict[str, str]:
+        """Create a session with bare tmux; return its ids."""
+        out = self.bare(
+            "new-session",
+            "-d",
+            "-s",
+            name,
+            "-x",
+            "80",
+            "-y",
+            "24",
+            "-P",
+            "-F",
+            "#{session_id} #{window_id} #{pane_id}",
+            *extra,
+            label=label,
+        ).stdout.split()
+        return {"session_id": out[0], "window_id": out[1], "pane_id": out[2]}
+
+    def server_pid(self, label: str = DEDICATED) -> str:
+        """The pid of the tmux server on ``label``."""
+        return self.bare("display-message", "-p", "#{pid}", label=label).stdout.strip()
+
+    def kill_all(self) -> None:
+        """Kill every server this helper touched."""
+        for label in self.labels:
+            subprocess.run(
+                ["tmux", "-L", label, "kill-server"],
+                env=self.env,
+                capture_output=True,
+                check=False,
+                timeout=20,
+            )
+
+
+def server_params(env: dict[str, str], *args: str) -> StdioServerParameters:
+    """How to start tmuxmcp as a stdio subprocess."""
+    return StdioServerParameters(command=sys.executable, args=["-m", "tmuxmcp", *args], env=env)
+
+
+@asynccontextmanager
+async def serve(tmux: PrivateTmux, *args: str) -> AsyncIterator[ClientSession]:
+    """A connected SDK client session to ``tmuxmcp serve args`` over stdio."""
+    async with (
+        stdio_client(server_params(tmux.env, *args)) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        yield session
+
+
+def structured(result: CallToolResult) -> dict[str, Any]:
+    """The structured content of a successful call, or fail with its text."""
+    if result.is_error:
+        texts: Sequence[Any] = result.content
+        raise AssertionError(f"tool call failed: {[getattr(t, 'text', t) for t in texts]}")
+    assert isinstance(result.structured_content, dict)
+    return result.structured_content
+
+
+def error_text(result: CallToolResult) -> str:
+    """The text of an isError result, or fail."""
+    assert result.is_error, f"expected an error, got {result.structured_content}"
+    return " ".join(getattr(block, "text", "") for block in result.content)
