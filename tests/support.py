@@ -118,3 +118,54 @@ def error_text(result: CallToolResult) -> str:
     """The text of an isError result, or fail."""
     assert result.is_error, f"expected an error, got {result.structured_content}"
     return " ".join(getattr(block, "text", "") for block in result.content)
+
+
+def raw_exchange(
+    env: dict[str, str],
+    args: Sequence[str],
+    messages: Sequence[dict[str, Any]],
+    *,
+    timeout: float = 30.0,
+) -> tuple[dict[int, dict[str, Any]], str]:
+    """Send raw JSON-RPC lines; wait for a reply to every request id; return replies, stderr.
+
+    stdin stays open until every reply arrived: a stdio server may drop
+    in-flight requests once its input ends.
+    """
+    import json
+    import selectors
+    import time
+
+    wanted = {m["id"] for m in messages if "id" in m}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tmuxmcp", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    replies: dict[int, dict[str, Any]] = {}
+    try:
+        for message in messages:
+            proc.stdin.write(json.dumps(message) + "\n")
+        proc.stdin.flush()
+        selector = selectors.DefaultSelector()
+        selector.register(proc.stdout, selectors.EVENT_READ)
+        deadline = time.monotonic() + timeout
+        while wanted - set(replies) and time.monotonic() < deadline:
+            if selector.select(timeout=0.1):
+                line = proc.stdout.readline()
+                if not line:
+                    break
+                reply = json.loads(line)
+                if "id" in reply:
+                    replies[reply["id"]] = reply
+    finally:
+        try:
+            _, stderr = proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, stderr = proc.communicate()
+    return replies, stderr

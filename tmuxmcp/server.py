@@ -42,6 +42,7 @@ from tmuxmcp.capability.schema import object_schema
 from tmuxmcp.errors import TmuxMcpError
 from tmuxmcp.runtime import Runtime
 from tmuxmcp.tools import HANDLERS
+from tmuxmcp.transport import LONE_SURROGATE_META, GuardedStdin
 
 log = logging.getLogger("tmuxmcp")
 
@@ -96,11 +97,22 @@ def _text_of(result: msgspec.Struct) -> str:
     return form() if callable(form) else msgspec.json.encode(result).decode()
 
 
-async def call(runtime: Runtime, name: str, arguments: dict[str, Any] | None) -> CallToolResult:
+async def call(
+    runtime: Runtime,
+    name: str,
+    arguments: dict[str, Any] | None,
+    *,
+    lone_surrogate: bool = False,
+) -> CallToolResult:
     """Run one tool call on the frozen surface (raises MCPError for unknown names)."""
     if name not in runtime.surface.tools:
         raise _unknown(name)
     spec = BY_NAME[name]
+    if lone_surrogate:
+        return _error(
+            "[invalid-arguments] the arguments contain a lone UTF-16 surrogate, which is "
+            "not valid Unicode text; send valid UTF-8 strings"
+        )
     try:
         args = msgspec.convert(arguments or {}, spec.args)
     except msgspec.ValidationError as exc:
@@ -130,7 +142,8 @@ def build_server(runtime: Runtime) -> Server[Any]:
     async def on_call_tool(
         ctx: ServerRequestContext[Any], params: CallToolRequestParams
     ) -> CallToolResult:
-        return await call(runtime, params.name, params.arguments)
+        marked = bool((params.meta or {}).get(LONE_SURROGATE_META))
+        return await call(runtime, params.name, params.arguments, lone_surrogate=marked)
 
     return Server(
         "tmuxmcp",
@@ -147,5 +160,6 @@ async def serve_stdio(runtime: Runtime) -> None:
     from mcp.server.stdio import stdio_server
 
     server = build_server(runtime)
-    async with stdio_server() as (read_stream, write_stream):
+    stdin: Any = GuardedStdin()
+    async with stdio_server(stdin=stdin) as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())

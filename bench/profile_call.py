@@ -1,0 +1,208 @@
+"""Where a tool call's time goes: the same call, peeled one layer at a time.
+
+A companion to ``bench_inspect.py`` (same private tmux, same pane, same
+cases). It runs in one process under trio, with tmuxmcp imported rather than
+spawned, and times each case at these layers, innermost first:
+
+=============  ==============================================================
+layer          what runs
+=============  ==============================================================
+bare           ``subprocess.run`` of the bare tmux command (the benchmark's
+               baseline)
+exact argv     ``subprocess.run`` of the argv tmuxmcp really spawns
+               (``-u -N``, identity probe, nonce-framed ``-F`` template)
+run_argv       the same argv through ``driver._spawn.run_argv``
+               (``trio.run_process``)
+client.run     ``TmuxClient.run``: renders argv, checks the identity, decodes
+handler        the tool handler: parses records, builds the result Struct
+server.call    ``tmuxmcp.server.call``: msgspec argument decoding, text form,
+               ``to_builtins``, the pydantic ``CallToolResult``
+in-memory SDK  ``mcp.Client(server, mode="legacy")``: the SDK's server and
+               client dispatch, result validation and the client's
+               output-schema check, without pipes or JSON text
+=============  ==============================================================
+
+The stdio column of ``bench_inspect.py`` adds JSON text, pipes, the server's
+worker-thread file IO and a second process to the last layer. Layers are
+timed round-robin within each iteration (the order rotates), so noise is
+shared. ``--cprofile ROW`` additionally profiles ``server.call`` for one row.
+
+Run: ``python bench/profile_call.py [--iterations N] [--cprofile "capture_pane scrollback"]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import pstats
+import shutil
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+import msgspec
+import trio
+from bench_inspect import Case, PrivateTmux, bare_call, cases, fill_pane, summary
+from mcp import Client
+
+from tmuxmcp import runtime, server
+from tmuxmcp.capability.definition import BY_NAME
+from tmuxmcp.config import Options, load
+from tmuxmcp.driver import _spawn
+from tmuxmcp.driver.client import TmuxClient
+from tmuxmcp.tools import HANDLERS
+
+Timed = Callable[[], Awaitable[object]]
+
+
+class Recorder:
+    """Records the argv and commands of the most recent tmux call of a tool."""
+
+    def __init__(self) -> None:
+        self.argv: list[str] = []
+        self.commands: tuple[Any, ...] = ()
+
+    def install(self) -> None:
+        """Wrap ``_spawn.run_argv`` and ``TmuxClient.run`` (this process only)."""
+        real_spawn, real_run = _spawn.run_argv, TmuxClient.run
+
+        async def run_argv(argv: Sequence[str], **kw: Any) -> _spawn.Completed:
+            self.argv = list(argv)
+            return await real_spawn(argv, **kw)
+
+        async def run(client: TmuxClient, *commands: Any, **kw: Any) -> Any:
+            self.commands = commands
+            return await real_run(client, *commands, **kw)
+
+        self.real_spawn = real_spawn
+        _spawn.run_argv = run_argv  # type: ignore[assignment]
+        TmuxClient.run = run  # type: ignore[method-assign]
+
+
+def layers(
+    case: Case, tmux: PrivateTmux, state: runtime.Runtime, rec: Recorder, sdk: Client
+) -> dict[str, Timed]:
+    """The timed callables of one case, innermost first."""
+    bare_argv = tmux.argv(*case.bare)
+    exact = list(rec.argv)
+    commands = rec.commands
+    args = msgspec.convert(case.arguments, BY_NAME[case.tool].args)
+    client = state.context.client
+
+    async def bare() -> object:
+        return bare_call(tmux, bare_argv)
+
+    async def exact_argv() -> object:
+        return bare_call(tmux, exact)
+
+    async def run_argv() -> object:
+        return await rec.real_spawn(exact, env=client.env, seconds=10)
+
+    async def client_run() -> object:
+        return await client.run(*commands)
+
+    async def handler() -> object:
+        return await HANDLERS[case.tool](state.context, args)
+
+    async def call() -> object:
+        return await server.call(state, case.tool, case.arguments)
+
+    async def in_memory() -> object:
+        return await sdk.call_tool(case.tool, case.arguments)
+
+    return {
+        "bare": bare,
+        "exact argv": exact_argv,
+        "run_argv": run_argv,
+        "client.run": client_run,
+        "handler": handler,
+        "server.call": call,
+        "in-memory SDK": in_memory,
+    }
+
+
+async def measure(
+    tmux: PrivateTmux, todo: list[Case], iterations: int, profile_row: str | None
+) -> dict[str, dict[str, dict[str, float]]]:
+    """Median and p90 per case and layer."""
+    config = load(Options(), tmux.env)
+    state = await runtime.start(config)
+    rec = Recorder()
+    rec.install()
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    async with Client(server.build_server(state), mode="legacy") as sdk:
+        for case in todo:
+            await server.call(state, case.tool, case.arguments)  # records argv and commands
+            timed = layers(case, tmux, state, rec, sdk)
+            names = list(timed)
+            samples: dict[str, list[float]] = {name: [] for name in names}
+            for name in names:  # warm-up
+                for _ in range(5):
+                    await timed[name]()
+            for i in range(iterations):
+                shift = i % len(names)
+                for name in names[shift:] + names[:shift]:
+                    start = time.perf_counter()
+                    await timed[name]()
+                    samples[name].append(time.perf_counter() - start)
+            out[case.row] = {name: summary(s) for name, s in samples.items()}
+            if case.row == profile_row:
+                await profile(state, case, iterations)
+    return out
+
+
+async def profile(state: runtime.Runtime, case: Case, iterations: int) -> None:
+    """cProfile ``server.call`` for one case; print the top functions."""
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(iterations):
+        await server.call(state, case.tool, case.arguments)
+    profiler.disable()
+    print(f"\ncProfile of server.call({case.tool}, {case.arguments}) x {iterations}")
+    stats = pstats.Stats(profiler)
+    stats.sort_stats("tottime").print_stats(18)
+
+
+def report(results: dict[str, dict[str, dict[str, float]]]) -> str:
+    """Median (p90) in ms, and each layer's added median over the one inside it."""
+    names = list(next(iter(results.values())))
+    lines = ["median ms (added over the previous layer)", ""]
+    lines.append(f"{'call':<25}" + "".join(f"{n:>16}" for n in names))
+    for row, by_layer in results.items():
+        cells, previous = [], None
+        for name in names:
+            med = by_layer[name]["median_ms"]
+            added = "" if previous is None else f"({med - previous:+.2f})"
+            cells.append(f"{med:>8.2f}{added:>8}")
+            previous = med
+        lines.append(f"{row:<25}" + "".join(cells))
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Set up the pane, measure every layer, print the table."""
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--iterations", type=int, default=200)
+    p.add_argument("--cprofile", metavar="ROW", help="also cProfile server.call for this row")
+    p.add_argument("--lines", type=int, default=12000)
+    p.add_argument("--scrollback", type=int, default=10000)
+    ns = p.parse_args(argv)
+    directory = tempfile.mkdtemp(prefix="tmp", dir="/tmp")
+    tmux = PrivateTmux(directory)
+    os.environ.pop("TMUX", None)
+    os.environ.pop("TMUX_PANE", None)
+    try:
+        ids = fill_pane(tmux, ns.lines, 200, 50)
+        todo = cases(ids, ns.scrollback)
+        results = trio.run(measure, tmux, todo, ns.iterations, ns.cprofile)
+    finally:
+        tmux.kill()
+        shutil.rmtree(directory, ignore_errors=True)
+    print(report(results))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,86 @@
+"""The capability definition is complete and internally consistent (CM-2, CM-5, CM-6)."""
+
+from __future__ import annotations
+
+import re
+
+import msgspec
+import pytest
+
+from tmuxmcp.capability.definition import BY_NAME, DEFINITION
+from tmuxmcp.capability.describe import describe, reach_and_effect
+from tmuxmcp.capability.model import ToolSpec, UnclassifiedParameter, params_of
+from tmuxmcp.capability.schema import object_schema
+from tmuxmcp.capability.vocabulary import Effect, OutputClass, Reach, Toolset
+from tmuxmcp.sinks import Sink
+from tmuxmcp.tools import HANDLERS
+
+
+def test_every_declared_tool_has_a_handler_and_every_handler_a_declaration() -> None:
+    assert set(HANDLERS) == set(BY_NAME)
+    assert len(BY_NAME) == len(DEFINITION), "tool names must be unique"
+
+
+@pytest.mark.parametrize("spec", DEFINITION, ids=lambda s: s.name)
+def test_no_tool_declares_host_command_reach(spec: ToolSpec) -> None:
+    """CM-6: host-command exists only to name the prohibited capability."""
+    assert spec.reach is not Reach.HOST_COMMAND
+
+
+@pytest.mark.parametrize("spec", DEFINITION, ids=lambda s: s.name)
+def test_declared_properties_use_the_closed_vocabularies(spec: ToolSpec) -> None:
+    """CM-2 and CM-3: one toolset, one reach, a non-empty effect set, known output classes."""
+    assert isinstance(spec.toolset, Toolset)
+    assert isinstance(spec.reach, Reach)
+    assert spec.effects and all(isinstance(e, Effect) for e in spec.effects)
+    assert all(isinstance(o, OutputClass) for o in spec.outputs)
+    assert re.fullmatch(r"[a-z][a-z0-9_]{0,63}", spec.name)
+    for op in spec.nested:
+        assert op in BY_NAME, f"{spec.name} nests unknown operation {op}"
+
+
+@pytest.mark.parametrize("spec", DEFINITION, ids=lambda s: s.name)
+def test_every_parameter_is_classified_by_sink(spec: ToolSpec) -> None:
+    """CM-5: every caller-controlled input names the interpreter boundary it reaches."""
+    params = params_of(spec)
+    fields = [f.encode_name for f in msgspec.structs.fields(spec.args)]
+    assert [p.name for p in params] == fields
+    for param in params:
+        assert isinstance(param.sink, Sink)
+
+
+def test_an_unclassified_parameter_is_detected() -> None:
+    class Args(msgspec.Struct):
+        name: str
+
+    spec = msgspec.structs.replace(DEFINITION[0], name="probe", args=Args)
+    with pytest.raises(UnclassifiedParameter, match=r"probe\.name"):
+        params_of(spec)
+
+
+@pytest.mark.parametrize("spec", DEFINITION, ids=lambda s: s.name)
+def test_input_schema_is_generated_from_the_argument_struct(spec: ToolSpec) -> None:
+    schema = object_schema(spec.args)
+    assert schema["type"] == "object"
+    assert schema.get("additionalProperties") is False
+    assert list(schema.get("properties", {})) == [p.name for p in params_of(spec)]
+    required = {p.name for p in params_of(spec) if p.required}
+    assert set(schema.get("required", [])) == required
+
+
+@pytest.mark.parametrize("spec", DEFINITION, ids=lambda s: s.name)
+def test_description_opens_with_reach_and_effect(spec: ToolSpec) -> None:
+    """CM-7: the description begins with the plain-language reach and effect."""
+    text = describe(spec)
+    assert text.startswith(f"Process reach: {spec.reach.value} — ")
+    assert text.startswith(reach_and_effect(spec))
+    first_sentence_end = text.index("tmux effect: ")
+    assert first_sentence_end < 200
+    for effect in spec.effects:
+        assert effect.value in reach_and_effect(spec)
+    if spec.returns_untrusted_content:
+        assert "untrusted content" in text
+    if spec.may_expose_secrets:
+        assert "secrets" in text
+    if spec.reach is not Reach.NONE:
+        assert "tmux user's authority" in text

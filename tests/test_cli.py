@@ -1,0 +1,130 @@
+"""The command line: manifest, surface, startup validation (CM-3, CM-5, CM-7)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.support import PrivateTmux
+from tmuxmcp.capability.definition import DEFINITION
+from tmuxmcp.capability.manifest import definition_manifest
+
+
+def _run(tmux: PrivateTmux, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tmuxmcp", *args],
+        capture_output=True,
+        text=True,
+        env=tmux.env,
+        input=stdin,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_version_and_help(private_tmux: PrivateTmux) -> None:
+    done = _run(private_tmux, "--version")
+    assert done.returncode == 0
+    assert done.stdout.startswith("tmuxmcp ")
+    for command in ("serve", "surface", "manifest"):
+        helped = _run(private_tmux, command, "--help")
+        assert helped.returncode == 0, helped.stderr
+        assert "usage: tmuxmcp" in helped.stdout
+    assert "--exclude-tools" in _run(private_tmux, "serve", "--help").stdout
+
+
+def test_manifest_prints_the_whole_definition(private_tmux: PrivateTmux) -> None:
+    done = _run(private_tmux, "manifest")
+    assert done.returncode == 0, done.stderr
+    printed = json.loads(done.stdout)
+    assert printed == json.loads(json.dumps(definition_manifest(DEFINITION)))
+    assert [t["name"] for t in printed["tools"]] == [s.name for s in DEFINITION]
+    assert "host-command" in printed["vocabulary"]["prohibited_process_reach"]
+
+
+def test_surface_reports_without_starting_a_server(private_tmux: PrivateTmux) -> None:
+    done = _run(private_tmux, "surface")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["socket"]["value"] == "tmuxmcp"
+    assert report["socket"]["dedicated_default"] is True
+    assert report["server"]["running"] is False
+    assert set(report["surface"]["toolsets"]) == {"inspect", "manage", "execute", "teardown"}
+    probe = private_tmux.bare("list-sessions", check=False)
+    assert probe.returncode != 0, "tmuxmcp surface must not start a tmux server"
+
+
+def test_surface_on_an_existing_server_reports_unknown_provenance(
+    private_tmux: PrivateTmux,
+) -> None:
+    private_tmux.start_foreign_server()
+    report = json.loads(_run(private_tmux, "surface").stdout)
+    assert report["server"]["provenance"] == "unknown"
+    assert "teardown" not in report["surface"]["toolsets"]
+    for tool in report["surface"]["tools"]:
+        assert tool["annotations"] == {
+            "readOnlyHint": False,
+            "destructiveHint": True,
+            "idempotentHint": False,
+            "openWorldHint": True,
+        }
+
+
+@pytest.mark.parametrize(
+    ("args", "bad", "valid"),
+    [
+        (["--toolsets", "inspect,readonly"], "readonly", "teardown"),
+        (["--include-tools", "nope"], "nope", "list_panes"),
+        (["--exclude-tools", "capture_panes"], "capture_panes", "capture_pane"),
+    ],
+)
+def test_unknown_names_exit_before_serving(
+    private_tmux: PrivateTmux, args: list[str], bad: str, valid: str
+) -> None:
+    """CM-3: reject unknown names at startup with one line naming bad and valid values."""
+    request = '{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
+    done = _run(private_tmux, *args, stdin=request)
+    assert done.returncode == 2
+    assert done.stdout == "", "nothing may be served"
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert bad in lines[0]
+    assert valid in lines[0]
+    assert private_tmux.bare("list-sessions", check=False).returncode != 0
+
+
+def test_environment_variables_select_the_surface(private_tmux: PrivateTmux) -> None:
+    private_tmux.env["TMUXMCP_TOOLSETS"] = "inspect"
+    private_tmux.env["TMUXMCP_EXCLUDE_TOOLS"] = "capture_pane"
+    report = json.loads(_run(private_tmux, "surface").stdout)
+    names = [t["name"] for t in report["surface"]["tools"]]
+    assert "capture_pane" not in names
+    assert "list_panes" in names
+    flagged = json.loads(_run(private_tmux, "surface", "--exclude-tools", "list_panes").stdout)
+    names = [t["name"] for t in flagged["surface"]["tools"]]
+    assert "list_panes" not in names, "a flag overrides its environment variable"
+    assert "capture_pane" in names
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--socket-name", "../escape"],
+        ["--socket-name", ""],
+        ["--socket-path", "relative/sock"],
+        ["--socket-name", "a", "--socket-path", "/tmp/x"],
+        ["--tmux", "/nonexistent/tmux"],
+        ["--timeout", "soon"],
+        ["--toolsets", ""],
+    ],
+)
+def test_invalid_configuration_is_one_line_and_exit_2(
+    private_tmux: PrivateTmux, args: list[str]
+) -> None:
+    done = _run(private_tmux, "surface", *args)
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert done.stderr.startswith("tmuxmcp: error: ")

@@ -1,0 +1,261 @@
+"""The MCP layer over real stdio: frozen surface, errors as results, no leaks (CM-3..CM-5)."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+
+import pytest
+import trio
+from mcp.shared.exceptions import MCPError
+
+from tests.support import PrivateTmux, error_text, raw_exchange, serve, structured
+from tmuxmcp.capability.annotations import gather_evidence, whole_call_hints
+from tmuxmcp.capability.definition import BY_NAME
+from tmuxmcp.capability.describe import describe
+from tmuxmcp.capability.schema import object_schema
+
+CAUTIOUS = (False, True, False, True)
+
+
+def _hints(tool: object) -> tuple[bool | None, ...]:
+    a = tool.annotations  # type: ignore[attr-defined]
+    return (a.read_only_hint, a.destructive_hint, a.idempotent_hint, a.open_world_hint)
+
+
+async def test_tools_list_agrees_with_the_definition(private_tmux: PrivateTmux) -> None:
+    """CM-5: names, descriptions, schemas and annotations all derive from the definition."""
+    async with serve(private_tmux) as session:
+        listed = (await session.list_tools()).tools
+    served = [BY_NAME[t.name] for t in listed]
+    evidence = gather_evidence(served, minimal_provenance=True)
+    for tool in listed:
+        spec = BY_NAME[tool.name]
+        assert tool.description == describe(spec)
+        assert tool.input_schema == object_schema(spec.args)
+        assert tool.output_schema == object_schema(spec.result)
+        hints = whole_call_hints(spec, evidence)
+        assert _hints(tool) == (
+            hints.read_only,
+            hints.destructive,
+            hints.idempotent,
+            hints.open_world,
+        )
+
+
+async def test_annotations_differ_by_provenance(private_tmux: PrivateTmux) -> None:
+    """CM-4 on both kinds of socket: narrow only with evidence."""
+    async with serve(private_tmux, "--toolsets", "inspect") as session:
+        minimal = {t.name: _hints(t) for t in (await session.list_tools()).tools}
+    assert minimal["list_panes"] == (True, False, True, False)
+    private_tmux.kill_all()
+    private_tmux.start_foreign_server()
+    async with serve(private_tmux, "--toolsets", "inspect") as session:
+        foreign = {t.name: _hints(t) for t in (await session.list_tools()).tools}
+    assert set(foreign.values()) == {CAUTIOUS}
+
+
+async def test_hidden_and_missing_tools_get_the_same_error(private_tmux: PrivateTmux) -> None:
+    """CM-3: a tool outside the surface is neither advertised nor callable."""
+    async with serve(private_tmux, "--exclude-tools", "capture_pane") as session:
+        names = {t.name for t in (await session.list_tools()).tools}
+        assert "capture_pane" not in names
+        errors = []
+        for name in ("capture_pane", "no_such_tool"):
+            with pytest.raises(MCPError) as caught:
+                await session.call_tool(name, {"pane_id": "%0"})
+            errors.append(caught.value)
+        assert [e.error.code for e in errors] == [-32602, -32602]
+        assert [e.error.message.split(":")[0] for e in errors] == ["Unknown tool"] * 2
+        still = await session.call_tool("list_sessions", {})
+        assert not still.is_error
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"pane_id": "%0", "surprise": 1},
+        {"pane_id": 5},
+        {"pane_id": "%0\n"},
+        {"pane_id": "%0;kill-server"},
+        {"pane_id": "\x00"},
+        {"pane_id": "%0", "start": "-5"},
+        {"pane_id": "%0", "start": True},
+        {"pane_id": "%0", "max_lines": 0},
+        {"pane_id": "=main:"},
+        {},
+    ],
+)
+async def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(
+    private_tmux: PrivateTmux, arguments: dict[str, object]
+) -> None:
+    async with serve(private_tmux) as session:
+        ids = private_tmux.new_session("keep")
+        before = private_tmux.bare("list-panes", "-a", "-F", "#{pane_id}").stdout
+        result = await session.call_tool("capture_pane", arguments)
+        text = error_text(result)
+        assert text.startswith(("[invalid-arguments]", "[unsafe-value]"))
+        assert "Traceback" not in text
+        assert private_tmux.bare("list-panes", "-a", "-F", "#{pane_id}").stdout == before
+        ok = structured(await session.call_tool("get_pane_info", {"pane_id": ids["pane_id"]}))
+        assert ok["pane"]["pane_id"] == ids["pane_id"]
+
+
+async def test_missing_objects_say_what_to_fix(private_tmux: PrivateTmux) -> None:
+    async with serve(private_tmux) as session:
+        private_tmux.new_session("one")
+        for tool, args in (
+            ("capture_pane", {"pane_id": "%999"}),
+            ("get_pane_info", {"pane_id": "%999"}),
+            ("list_windows", {"session_id": "$999"}),
+            ("list_panes", {"window_id": "@999"}),
+        ):
+            text = error_text(await session.call_tool(tool, args))
+            assert text.startswith("[object-not-found]"), text
+            assert "list" in text
+
+
+async def test_a_dead_server_is_reported_and_serving_continues(private_tmux: PrivateTmux) -> None:
+    async with serve(private_tmux) as session:
+        private_tmux.new_session("doomed")
+        private_tmux.bare("kill-server")
+        text = error_text(await session.call_tool("list_sessions", {}))
+        assert text.startswith("[tmux-server-gone]")
+        info = structured(await session.call_tool("server_info", {}))
+        assert info["server_state"] == "gone"
+        assert private_tmux.bare("list-sessions", check=False).returncode != 0, (
+            "tmuxmcp must not restart a server by itself"
+        )
+
+
+async def test_a_replaced_server_is_refused(private_tmux: PrivateTmux) -> None:
+    """CM-1: provenance decided at startup is never claimed for another server."""
+    async with serve(private_tmux) as session:
+        private_tmux.bare("kill-server")
+        private_tmux.start_foreign_server()
+        text = error_text(await session.call_tool("list_sessions", {}))
+        assert text.startswith("[tmux-server-replaced]")
+        info = structured(await session.call_tool("server_info", {}))
+        assert info["server_state"] == "replaced"
+        assert info["info"]["server"]["provenance"] == "minimal"
+
+
+def _slow_tmux(directory: str) -> tuple[str, str, str]:
+    """A tmux wrapper that stalls while a flag file exists, recording its pid."""
+    flag = os.path.join(directory, "slow")
+    pids = os.path.join(directory, "pids")
+    wrapper = os.path.join(directory, "slow-tmux")
+    real = subprocess.run(
+        ["sh", "-c", "command -v tmux"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    with open(wrapper, "w") as f:
+        f.write(
+            f'#!/bin/sh\nif [ -e "{flag}" ]; then echo $$ >> "{pids}"; exec sleep 30; fi\n'
+            f'exec "{real}" "$@"\n'
+        )
+    os.chmod(wrapper, stat.S_IRWXU)
+    return wrapper, flag, pids
+
+
+def _first_pid(path: str) -> int:
+    with open(path) as f:
+        return int(f.read().split()[0])
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    status = subprocess.run(
+        ["ps", "-o", "stat=", "-p", str(pid)], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    return bool(status) and not status.startswith("Z")
+
+
+async def test_a_stalled_tmux_times_out_and_is_reaped(private_tmux: PrivateTmux) -> None:
+    wrapper, flag, pids = _slow_tmux(private_tmux.directory)
+    async with serve(private_tmux, "--tmux", wrapper, "--timeout", "0.5") as session:
+        with open(flag, "w"):
+            pass
+        with trio.fail_after(10):
+            text = error_text(await session.call_tool("list_sessions", {}))
+        assert text.startswith("[tmux-timeout]")
+        os.unlink(flag)
+        pid = _first_pid(pids)
+        assert not _alive(pid), "the stalled tmux client must be killed and reaped"
+        assert not (await session.call_tool("list_sessions", {})).is_error
+
+
+async def test_a_cancelled_call_kills_its_tmux_child(private_tmux: PrivateTmux) -> None:
+    wrapper, flag, pids = _slow_tmux(private_tmux.directory)
+    async with serve(private_tmux, "--tmux", wrapper, "--timeout", "60") as session:
+        with open(flag, "w"):
+            pass
+        with trio.move_on_after(1.5):
+            await session.call_tool("list_sessions", {})
+            pytest.fail("the call should have been cancelled")
+        os.unlink(flag)
+        pid = _first_pid(pids)
+        with trio.fail_after(10):
+            while _alive(pid):
+                await trio.sleep(0.05)
+        assert not (await session.call_tool("list_sessions", {})).is_error
+
+
+def test_unknown_tools_and_invalid_unicode_over_raw_json_rpc(private_tmux: PrivateTmux) -> None:
+    """Wire level: hidden tools get -32602; lone surrogates get an isError result."""
+    lines = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "server_info", "arguments": {}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "server_info", "arguments": {"x": "\u0000"}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 4,
+            "method": "tools/call",
+            "params": {"name": "capture_pane", "arguments": {"pane_id": "%0\ud800"}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 5,
+            "method": "tools/call",
+            "params": {"name": "list_panes", "arguments": {"session_id": "\udfff"}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 6,
+            "method": "tools/call",
+            "params": {"name": "list_sessions", "arguments": {}},
+        },
+    ]
+    replies, stderr = raw_exchange(private_tmux.env, ["--exclude-tools", "server_info"], lines)
+    for request_id in (2, 3):
+        assert replies[request_id]["error"]["code"] == -32602
+        assert replies[request_id]["error"]["message"] == "Unknown tool: server_info"
+    for request_id in (4, 5):
+        result = replies[request_id]["result"]
+        assert result["isError"] is True
+        assert result["content"][0]["text"].startswith("[invalid-arguments]")
+    assert replies[6]["result"]["isError"] is False, "the server keeps serving"
+    assert "Traceback" not in stderr
