@@ -1,0 +1,161 @@
+"""The inspect toolset end to end over stdio, read back through bare tmux."""
+
+from __future__ import annotations
+
+import trio
+
+from tests.support import PrivateTmux, error_text, serve, structured
+
+
+async def _wait_for(tmux: PrivateTmux, pane: str, needle: str) -> None:
+    with trio.fail_after(10):
+        while needle not in tmux.bare("capture-pane", "-p", "-t", pane).stdout:
+            await trio.sleep(0.02)
+
+
+async def test_list_tools_filter_by_id(private_tmux: PrivateTmux) -> None:
+    async with serve(private_tmux) as session:
+        a = private_tmux.new_session("alpha")
+        b = private_tmux.new_session("beta")
+        private_tmux.bare("split-window", "-d", "-t", b["pane_id"])
+        private_tmux.bare("new-window", "-d", "-t", b["session_id"], "-n", "second")
+        windows = structured(
+            await session.call_tool("list_windows", {"session_id": b["session_id"]})
+        )["windows"]
+        assert [w["session_id"] for w in windows] == [b["session_id"]] * 2
+        assert {w["name"] for w in windows} >= {"second"}
+        all_windows = structured(await session.call_tool("list_windows", {}))["windows"]
+        assert len(all_windows) == 3
+        in_window = structured(
+            await session.call_tool("list_panes", {"window_id": b["window_id"]})
+        )["panes"]
+        assert len(in_window) == 2
+        assert {p["window_id"] for p in in_window} == {b["window_id"]}
+        in_session = structured(
+            await session.call_tool("list_panes", {"session_id": b["session_id"]})
+        )["panes"]
+        assert len(in_session) == 3
+        everything = structured(await session.call_tool("list_panes", {}))["panes"]
+        assert len(everything) == 4
+        assert a["pane_id"] in {p["pane_id"] for p in everything}
+        both = await session.call_tool(
+            "list_panes", {"session_id": a["session_id"], "window_id": a["window_id"]}
+        )
+        assert "not both" in error_text(both)
+
+
+async def test_pane_info_matches_bare_tmux_even_with_a_hostile_title(
+    private_tmux: PrivateTmux,
+) -> None:
+    """Titles are set by pane programs (untrusted); framing must survive them."""
+    async with serve(private_tmux) as session:
+        ids = private_tmux.new_session("t")
+        pane = ids["pane_id"]
+        title = "evil\x1e\x1f\x1d title #{pane_id} ;"
+        private_tmux.bare("select-pane", "-t", pane, "-T", title.replace("#", "##"))
+        expected = private_tmux.bare("display-message", "-p", "-t", pane, "#{pane_title}")
+        info = structured(await session.call_tool("get_pane_info", {"pane_id": pane}))["pane"]
+        assert info["pane_id"] == pane
+        assert info["title"] == expected.stdout.rstrip("\n")
+        assert info["width"] == 80
+        assert info["height"] == 24
+        assert info["pid"] == int(
+            private_tmux.bare("display-message", "-p", "-t", pane, "#{pane_pid}").stdout
+        )
+
+
+async def test_capture_visible_screen_and_ranges(private_tmux: PrivateTmux) -> None:
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("c")["pane_id"]
+        private_tmux.bare("send-keys", "-t", pane, "clear; seq 1 60", "Enter")
+        await _wait_for(private_tmux, pane, "\n60\n")
+        visible = structured(await session.call_tool("capture_pane", {"pane_id": pane}))
+        bare = private_tmux.bare("capture-pane", "-p", "-t", pane).stdout
+        assert visible["text"] == bare.removesuffix("\n")
+        assert visible["lines"] == 24
+        assert visible["truncated"] is False
+        history = structured(
+            await session.call_tool("capture_pane", {"pane_id": pane, "start": -30, "end": -1})
+        )
+        bare_history = private_tmux.bare(
+            "capture-pane", "-p", "-t", pane, "-S", "-30", "-E", "-1"
+        ).stdout
+        assert history["text"] == bare_history.removesuffix("\n")
+        assert history["lines"] == 30
+        limited = structured(
+            await session.call_tool(
+                "capture_pane", {"pane_id": pane, "start": -30, "end": -1, "max_lines": 5}
+            )
+        )
+        assert limited["truncated"] is True
+        assert limited["truncated_by"] == "max_lines"
+        assert limited["text"].split("\n") == bare_history.split("\n")[-6:-1]
+        assert limited["captured_lines"] == 30
+        backwards = await session.call_tool("capture_pane", {"pane_id": pane, "start": 5, "end": 2})
+        assert "start must not be greater than end" in error_text(backwards)
+
+
+async def test_capture_escapes_and_joined_lines(private_tmux: PrivateTmux) -> None:
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("e")["pane_id"]
+        private_tmux.bare(
+            "send-keys",
+            "-t",
+            pane,
+            "clear; printf '\\033[31mRED\\033[0m\\n'; printf 'x%.0s' $(seq 1 120); echo",
+            "Enter",
+        )
+        await _wait_for(private_tmux, pane, "RED\n")
+        plain = structured(await session.call_tool("capture_pane", {"pane_id": pane}))["text"]
+        assert "\x1b[" not in plain
+        coloured = structured(
+            await session.call_tool("capture_pane", {"pane_id": pane, "include_escapes": True})
+        )["text"]
+        assert "\x1b[31mRED" in coloured
+        joined = structured(
+            await session.call_tool("capture_pane", {"pane_id": pane, "join_wrapped": True})
+        )["text"]
+        assert "x" * 120 in joined
+        assert "x" * 120 not in plain
+
+
+async def test_capture_is_capped_in_bytes(private_tmux: PrivateTmux) -> None:
+    from tmuxmcp.tools.inspect import MAX_CAPTURE_BYTES
+
+    async with serve(private_tmux) as session:
+        private_tmux.bare("set-option", "-g", "history-limit", "30000")
+        pane = private_tmux.new_session("big")["pane_id"]
+        private_tmux.bare(
+            "send-keys", "-t", pane, "clear; seq -f '%0100g' 1 12000; echo DO''NE", "Enter"
+        )
+        await _wait_for(private_tmux, pane, "\nDONE\n")
+        result = structured(
+            await session.call_tool("capture_pane", {"pane_id": pane, "start": -30000})
+        )
+        assert result["truncated"] is True
+        assert result["truncated_by"] == "max_bytes"
+        assert len(result["text"].encode()) + 1 <= MAX_CAPTURE_BYTES
+        kept = result["text"].split("\n")
+        assert result["lines"] == len(kept) < result["captured_lines"]
+        assert "0" * 95 + "12000" in kept, "the cap keeps the last lines"
+        assert "0" * 99 + "1" not in kept
+
+
+async def test_server_info_publishes_socket_provenance_and_surface(
+    private_tmux: PrivateTmux,
+) -> None:
+    """CM-7: the effective surface and selected socket are published."""
+    async with serve(private_tmux, "--exclude-tools", "list_windows") as session:
+        info = structured(await session.call_tool("server_info", {}))
+        listed = {t.name for t in (await session.list_tools()).tools}
+    assert info["server_state"] == "bound"
+    body = info["info"]
+    assert body["socket"]["value"] == "tmuxmcp"
+    assert body["socket"]["dedicated_default"] is True
+    assert body["server"]["provenance"] == "minimal"
+    assert body["server"]["created_by_tmuxmcp"] is True
+    assert body["server"]["pid"] == int(private_tmux.server_pid())
+    assert body["server"]["tmux_version"] in private_tmux.bare("-V", check=False).stdout + "3.3a"
+    assert {t["name"] for t in body["surface"]["tools"]} == listed
+    assert body["surface"]["excluded_tools"] == ["list_windows"]
+    assert any("not a sandbox" in notice for notice in body["notices"])
