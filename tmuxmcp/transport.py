@@ -59,8 +59,10 @@ def guard_line(line: str) -> str:
         params = scrubbed.get("params")
         if isinstance(params, dict):
             meta = params.get("_meta")
-            params["_meta"] = {**(meta if isinstance(meta, dict) else {}),
-                               LONE_SURROGATE_META: True}
+            params["_meta"] = {
+                **(meta if isinstance(meta, dict) else {}),
+                LONE_SURROGATE_META: True,
+            }
     return json.dumps(scrubbed, ensure_ascii=False) + "\n"
 
 
