@@ -11,7 +11,8 @@ a client can tell error kinds apart without parsing prose.
     ├── CallerError              the caller can fix the call
     │   ├── InvalidArguments     arguments do not match the tool's schema
     │   ├── UnsafeValue          a value cannot be made safe for its sink
-    │   └── ObjectNotFound       a named tmux object does not exist
+    │   ├── ObjectNotFound       a named tmux object does not exist
+    │   └── SelfTeardownRefused  a teardown would remove tmuxmcp's own pane
     ├── TmuxError                tmux could not do what was asked
     │   ├── TmuxCommandFailed    tmux ran and reported an error
     │   ├── TmuxTimeout          tmux did not answer before the deadline
@@ -63,6 +64,16 @@ class ObjectNotFound(CallerError):
     """You get this when a session, window or pane id names nothing on the socket."""
 
     reference = "object-not-found"
+
+
+class SelfTeardownRefused(CallerError):
+    """You get this when a teardown tool names the pane tmuxmcp itself runs in.
+
+    This guard covers direct teardown tools only; it does not stop an
+    equivalent command typed into a pane, or another tmux client.
+    """
+
+    reference = "self-teardown-refused"
 
 
 class TmuxError(TmuxMcpError):

@@ -9,6 +9,8 @@ Order (each step can stop startup with a clear error):
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from typing import Any
 
 import msgspec
@@ -44,9 +46,15 @@ def socket_report(config: Config, socket_path: str | None) -> dict[str, Any]:
     }
 
 
-def server_report(config: Config, facts: ServerFacts) -> dict[str, Any]:
+def server_report(config: Config, facts: ServerFacts, self_pane: str | None) -> dict[str, Any]:
     """The bound server, as published."""
     return {
+        "self_teardown_guard": (
+            f"tmuxmcp runs in pane {self_pane}: teardown tools refuse it and its window "
+            "and session (teardown tools only; not pane commands or other clients)"
+            if self_pane
+            else "tmuxmcp does not run in a pane of this server"
+        ),
         "provenance": facts.provenance.value,
         "created_by_tmuxmcp": facts.created_by_tmuxmcp,
         "pid": facts.identity.pid,
@@ -57,7 +65,31 @@ def server_report(config: Config, facts: ServerFacts) -> dict[str, Any]:
     }
 
 
-def build(config: Config, facts: ServerFacts, client: TmuxClient) -> Runtime:
+def own_pane(environ: Mapping[str, str], facts: ServerFacts) -> str | None:
+    """The pane this process runs in, if it is a pane of the bound server.
+
+    tmux sets ``TMUX=<socket path>,<server pid>,<session>`` and ``TMUX_PANE``
+    for pane processes; both must point at the bound server.
+    """
+    tmux, pane = environ.get("TMUX", ""), environ.get("TMUX_PANE", "")
+    parts = tmux.split(",")
+    if len(parts) < 2 or not pane:
+        return None
+    try:
+        same_socket = os.path.realpath(parts[0]) == os.path.realpath(facts.socket_path)
+    except (OSError, ValueError):
+        return None
+    if same_socket and parts[1] == str(facts.identity.pid):
+        return pane
+    return None
+
+
+def build(
+    config: Config,
+    facts: ServerFacts,
+    client: TmuxClient,
+    environ: Mapping[str, str] | None = None,
+) -> Runtime:
     """Resolve the surface for a bound server and freeze it."""
     minimal = facts.provenance is Provenance.MINIMAL
     surface = resolve(
@@ -68,14 +100,21 @@ def build(config: Config, facts: ServerFacts, client: TmuxClient) -> Runtime:
     evidence = gather_evidence(
         [BY_NAME[name] for name in surface.tools], minimal_provenance=minimal
     )
+    self_pane = own_pane(os.environ if environ is None else environ, facts)
     published = published_surface(
         DEFINITION,
         surface,
         evidence,
         socket=socket_report(config, facts.socket_path),
-        server=server_report(config, facts),
+        server=server_report(config, facts, self_pane),
     )
-    context = ToolContext(client=client, facts=facts, published=published, nested=surface.nested)
+    context = ToolContext(
+        client=client,
+        facts=facts,
+        published=published,
+        nested=surface.nested,
+        self_pane=self_pane,
+    )
     return Runtime(config=config, surface=surface, evidence=evidence, context=context)
 
 

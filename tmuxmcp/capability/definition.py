@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from tmuxmcp.capability.model import ToolSpec
 from tmuxmcp.capability.vocabulary import Effect, OutputClass, Reach, Toolset
-from tmuxmcp.tools import inspect
+from tmuxmcp.tools import inspect, manage, snapshot, teardown
 
 OBSERVE = frozenset({Effect.OBSERVE})
+CHANGE = frozenset({Effect.CHANGE})
+DELETE = frozenset({Effect.DELETE})
 METADATA = frozenset({OutputClass.TMUX_METADATA})
+ENDS_PROCESSES = ("Every process running in the deleted panes receives SIGHUP and usually exits.",)
 
 DEFINITION: tuple[ToolSpec, ...] = (
     ToolSpec(
@@ -97,6 +100,39 @@ DEFINITION: tuple[ToolSpec, ...] = (
         result=inspect.CapturePaneResult,
     ),
     ToolSpec(
+        name="list_buffers",
+        title="List paste buffers",
+        toolset=Toolset.INSPECT,
+        reach=Reach.NONE,
+        effects=OBSERVE,
+        outputs=METADATA,
+        may_expose_secrets=False,
+        returns_untrusted_content=True,
+        summary="Lists tmux paste buffers by name and size (never their content).",
+        args=inspect.ListBuffersArgs,
+        result=inspect.ListBuffersResult,
+    ),
+    ToolSpec(
+        name="snapshot",
+        title="Snapshot",
+        toolset=Toolset.INSPECT,
+        reach=Reach.NONE,
+        effects=OBSERVE,
+        outputs=frozenset({OutputClass.TMUX_METADATA, OutputClass.TERMINAL_CONTENT}),
+        may_expose_secrets=True,
+        returns_untrusted_content=True,
+        summary=(
+            "Returns sessions, their windows, their panes and each pane's visible screen in "
+            "one call (optionally for one session_id). An operation the operator excluded is "
+            "not performed: its level and every level below it are omitted, and the result "
+            "names the omitted operations. Screen content is capped at "
+            f"{snapshot.MAX_SNAPSHOT_CONTENT_BYTES // 1024} KiB in total."
+        ),
+        args=snapshot.SnapshotArgs,
+        result=snapshot.SnapshotResult,
+        nested=snapshot.LEVELS,
+    ),
+    ToolSpec(
         name="server_info",
         title="Server info",
         toolset=Toolset.INSPECT,
@@ -112,6 +148,302 @@ DEFINITION: tuple[ToolSpec, ...] = (
         ),
         args=inspect.ServerInfoArgs,
         result=inspect.ServerInfoResult,
+    ),
+)
+
+DEFINITION += (
+    ToolSpec(
+        name="create_session",
+        title="Create session",
+        toolset=Toolset.MANAGE,
+        reach=Reach.CONFIGURED_PROCESS,
+        effects=CHANGE,
+        outputs=METADATA,
+        may_expose_secrets=False,
+        returns_untrusted_content=False,
+        summary=(
+            "Creates a detached session running tmux's default shell, optionally with a "
+            "name, start directory and size. Returns the new session, window and pane ids "
+            "and the name tmux stored."
+        ),
+        args=manage.CreateSessionArgs,
+        result=manage.Created,
+        additive=True,
+    ),
+    ToolSpec(
+        name="create_window",
+        title="Create window",
+        toolset=Toolset.MANAGE,
+        reach=Reach.CONFIGURED_PROCESS,
+        effects=CHANGE,
+        outputs=METADATA,
+        may_expose_secrets=False,
+        returns_untrusted_content=False,
+        summary=(
+            "Creates a window running the default shell at the next free index of a session, "
+            "without switching to it. Returns the new ids."
+        ),
+        args=manage.CreateWindowArgs,
+        result=manage.Created,
+        additive=True,
+    ),
+    ToolSpec(
+        name="split_pane",
+        title="Split pane",
+        toolset=Toolset.MANAGE,
+        reach=Reach.CONFIGURED_PROCESS,
+        effects=CHANGE,
+        outputs=METADATA,
+        may_expose_secrets=False,
+        returns_untrusted_content=False,
+        summary=(
+            "Splits a pane, starting the default shell in the new pane: horizontal puts it "
+            "to the right, vertical below; optional size in cells or percent. Returns the "
+            "new pane id."
+        ),
+        args=manage.SplitPaneArgs,
+        result=manage.Created,
+        additive=True,
+    ),
+    ToolSpec(
+        name="rename_session",
+        title="Rename session",
+        toolset=Toolset.MANAGE,
+        reach=Reach.NONE,
+        effects=CHANGE,
+        outputs=METADATA,
+        may_expose_secrets=False,
+        returns_untrusted_content=False,
+        summary="Renames a session; the name is stored exactly as given and returned.",
+        args=manage.RenameSessionArgs,
+        result=manage.Named,
+        repeat_safe=True,
+    ),
+    ToolSpec(
+        name="rename_window",
+        title="Rename window",
+        toolset=Toolset.MANAGE,
+        reach=Reach.NONE,
+        effects=CHANGE,
+        outputs=METADATA,
+        may_expose_secrets=False,
+        returns_untrusted_content=False,
+        summary=(
+            "Renames a window (which also turns off its automatic renaming); the name is "
+            "stored exactly as given and returned."
+        ),
+        args=manage.RenameWindowArgs,
+        result=manage.Named,
+        repeat_safe=True,
+    ),
+    ToolSpec(
+        name="set_pane_title",
+        title="Set pane title",
+        toolset=Toolset.MANAGE,
+        reach=Reach.NONE,
+        effects=CHANGE,
+        outputs=METADATA,
+        may_expose_secrets=False,
+        returns_untrusted_content=False,
+        summary=(
+            "Sets a pane's title exactly as given and returns it; the program in the pane "
+            "may change it again."
+        ),
+        args=manage.SetPaneTitleArgs,
+        result=manage.Named,
+        repeat_safe=True,
+    ),
+    ToolSpec(
+        name="select_window",
+        title="Select window",
+        toolset=Toolset.MANAGE,
+        reach=Reach.NONE,
+        effects=CHANGE,
+        outputs=METADATA,
+        may_expose_secrets=False,
+        returns_untrusted_content=False,
+        summary="Makes a window the current window of its session.",
+        args=manage.SelectWindowArgs,
+        result=manage.Done,
+        repeat_safe=True,
+    ),
+    ToolSpec(
+        name="select_pane",
+        title="Select pane",
+        toolset=Toolset.MANAGE,
+        reach=Reach.NONE,
+        effects=CHANGE,
+        outputs=METADATA,
+        may_expose_secrets=False,
+        returns_untrusted_content=False,
+        summary="Makes a pane the active pane of its window.",
+        args=manage.SelectPaneArgs,
+        result=manage.Done,
+        repeat_safe=True,
+    ),
+    ToolSpec(
+        name="select_layout",
+        title="Select layout",
+        toolset=Toolset.MANAGE,
+        reach=Reach.NONE,
+        effects=CHANGE,
+        outputs=METADATA,
+        may_expose_secrets=False,
+        returns_untrusted_content=True,
+        summary=(
+            "Arranges a window's panes in one of tmux's named layouts and returns the window."
+        ),
+        args=manage.SelectLayoutArgs,
+        result=manage.WindowResult,
+        repeat_safe=True,
+    ),
+    ToolSpec(
+        name="resize_pane",
+        title="Resize pane",
+        toolset=Toolset.MANAGE,
+        reach=Reach.NONE,
+        effects=CHANGE,
+        outputs=METADATA,
+        may_expose_secrets=True,
+        returns_untrusted_content=True,
+        summary=(
+            "Resizes a pane: to an absolute width and/or height, by moving a border in a "
+            "direction, or by toggling zoom. Returns the pane afterwards."
+        ),
+        args=manage.ResizePaneArgs,
+        result=manage.PaneResult,
+    ),
+    ToolSpec(
+        name="swap_pane",
+        title="Swap panes",
+        toolset=Toolset.MANAGE,
+        reach=Reach.NONE,
+        effects=CHANGE,
+        outputs=METADATA,
+        may_expose_secrets=False,
+        returns_untrusted_content=False,
+        summary="Exchanges the places of two panes, which may be in different windows.",
+        args=manage.SwapPaneArgs,
+        result=manage.Done,
+    ),
+    ToolSpec(
+        name="move_window",
+        title="Move window",
+        toolset=Toolset.MANAGE,
+        reach=Reach.NONE,
+        effects=frozenset({Effect.CHANGE, Effect.DELETE}),
+        outputs=METADATA,
+        may_expose_secrets=False,
+        returns_untrusted_content=True,
+        summary=(
+            "Moves a window to the next free index of a session. Moving the last window out "
+            "of a session deletes that session, which is then empty (no process ends)."
+        ),
+        args=manage.MoveWindowArgs,
+        result=manage.WindowResult,
+    ),
+    ToolSpec(
+        name="set_option",
+        title="Set option",
+        toolset=Toolset.MANAGE,
+        reach=Reach.NONE,
+        effects=CHANGE,
+        outputs=METADATA,
+        may_expose_secrets=False,
+        returns_untrusted_content=False,
+        summary=(
+            "Sets one option from a closed list whose values tmux never reads as formats, "
+            "commands or shell: history-limit, mouse, status (session); mode-keys, "
+            "monitor-activity, aggressive-resize (window); remain-on-exit, allow-rename "
+            "(pane). Options holding formats, commands, key bindings or shell commands are "
+            "not settable by any tool. Returns the value tmux reports afterwards."
+        ),
+        args=manage.SetOptionArgs,
+        result=manage.OptionSet,
+        repeat_safe=True,
+    ),
+    ToolSpec(
+        name="kill_session",
+        title="Kill session",
+        toolset=Toolset.TEARDOWN,
+        reach=Reach.NONE,
+        effects=DELETE,
+        outputs=METADATA,
+        may_expose_secrets=False,
+        returns_untrusted_content=False,
+        summary=(
+            "Deletes a session with all its windows and panes. Refuses the session that holds "
+            "tmuxmcp's own pane (a guard for teardown tools only, not for pane commands or "
+            "other clients). No tool kills the tmux server."
+        ),
+        args=teardown.KillSessionArgs,
+        result=teardown.Deleted,
+        repeat_safe=True,
+        disclosures=ENDS_PROCESSES,
+    ),
+    ToolSpec(
+        name="kill_window",
+        title="Kill window",
+        toolset=Toolset.TEARDOWN,
+        reach=Reach.NONE,
+        effects=DELETE,
+        outputs=METADATA,
+        may_expose_secrets=False,
+        returns_untrusted_content=False,
+        summary=(
+            "Deletes a window with its panes; a session's last window takes the session with "
+            "it. Refuses the window that holds tmuxmcp's own pane (teardown tools only)."
+        ),
+        args=teardown.KillWindowArgs,
+        result=teardown.Deleted,
+        repeat_safe=True,
+        disclosures=ENDS_PROCESSES,
+    ),
+    ToolSpec(
+        name="kill_pane",
+        title="Kill pane",
+        toolset=Toolset.TEARDOWN,
+        reach=Reach.NONE,
+        effects=DELETE,
+        outputs=METADATA,
+        may_expose_secrets=False,
+        returns_untrusted_content=False,
+        summary=(
+            "Deletes a pane; a window's last pane takes the window with it. Refuses "
+            "tmuxmcp's own pane (teardown tools only)."
+        ),
+        args=teardown.KillPaneArgs,
+        result=teardown.Deleted,
+        repeat_safe=True,
+        disclosures=ENDS_PROCESSES,
+    ),
+    ToolSpec(
+        name="clear_history",
+        title="Clear history",
+        toolset=Toolset.TEARDOWN,
+        reach=Reach.NONE,
+        effects=DELETE,
+        outputs=METADATA,
+        may_expose_secrets=False,
+        returns_untrusted_content=False,
+        summary="Deletes a pane's scrollback history; the visible screen stays.",
+        args=teardown.ClearHistoryArgs,
+        result=teardown.Deleted,
+        repeat_safe=True,
+    ),
+    ToolSpec(
+        name="delete_buffer",
+        title="Delete paste buffer",
+        toolset=Toolset.TEARDOWN,
+        reach=Reach.NONE,
+        effects=DELETE,
+        outputs=METADATA,
+        may_expose_secrets=False,
+        returns_untrusted_content=False,
+        summary="Deletes a tmux paste buffer by name (see list_buffers).",
+        args=teardown.DeleteBufferArgs,
+        result=teardown.Deleted,
+        repeat_safe=True,
     ),
 )
 

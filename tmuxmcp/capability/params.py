@@ -77,3 +77,58 @@ def flag(description: str) -> Meta:
 def local_int(description: str, *, ge: int, le: int) -> Meta:
     """An integer tmuxmcp uses itself (a limit), never passed to tmux."""
     return Meta(ge=ge, le=le, description=description, extra=sink(Sink.LOCAL, Encoding.NONE))
+
+
+def _name(description: str) -> Meta:
+    from tmuxmcp.sinks.names import MAX_NAME_CHARS
+
+    return Meta(
+        min_length=1,
+        max_length=MAX_NAME_CHARS,
+        description=description,
+        extra=sink(Sink.TMUX_FORMAT, Encoding.NAME_RULE),
+    )
+
+
+SessionName = Annotated[
+    str,
+    _name(
+        "Session name, stored exactly as given: no control characters, backslash, ':' or '.'; "
+        "'#' is taken literally (never a tmux format)."
+    ),
+]
+WindowName = Annotated[
+    str,
+    _name(
+        "Window name, stored exactly as given: no control characters or backslash; "
+        "'#' is taken literally (never a tmux format)."
+    ),
+]
+PaneTitle = Annotated[
+    str,
+    _name(
+        "Pane title, stored exactly as given: no control characters or backslash; "
+        "'#' is taken literally (never a tmux format)."
+    ),
+]
+StartDirectory = Annotated[
+    str,
+    Meta(
+        min_length=1,
+        max_length=4096,
+        description="An existing absolute, normalized directory for the new pane's shell.",
+        extra=sink(Sink.TMUX_FORMAT, Encoding.DIRECTORY),
+    ),
+]
+
+
+def closed(description: str, kind: Sink = Sink.FLAG) -> Meta:
+    """A value from a closed list defined by tmuxmcp."""
+    return Meta(description=description, extra=sink(kind, Encoding.CLOSED_VOCABULARY))
+
+
+def number(description: str, *, ge: int, le: int) -> Meta:
+    """An integer tmux parses as a number."""
+    return Meta(
+        ge=ge, le=le, description=description, extra=sink(Sink.NUMERIC, Encoding.VALIDATED_INTEGER)
+    )

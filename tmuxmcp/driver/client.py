@@ -36,7 +36,7 @@ from tmuxmcp.errors import (
 
 DEFAULT_TIMEOUT = 10.0
 
-_NOT_FOUND = re.compile(r"can't find (session|window|pane)[^\n]*|no current target")
+_NOT_FOUND = re.compile(r"can't find (session|window|pane)[^\n]*|no current target|no buffer \S*")
 _GONE = ("no server running", "error connecting to", "server exited unexpectedly")
 _MAX_ERROR_CHARS = 300
 

@@ -57,6 +57,12 @@ class Encoding(StrEnum):
     """Drawn from a closed list of key names; free text never reaches the key parser."""
     SHELL_QUOTE = "shell-quote"
     """Quoted for a POSIX shell running in a pane."""
+    NAME_RULE = "name-rule+format-escape"
+    """Checked by the name rule (``sinks.names``), then format-escaped."""
+    DIRECTORY = "existing-directory+format-escape"
+    """An existing absolute directory (``sinks.path``), then format-escaped."""
+    CLOSED_VOCABULARY = "closed-vocabulary"
+    """One of a fixed list of values defined by tmuxmcp."""
 
 
 __all__ = ["Encoding", "Sink"]

@@ -7,9 +7,12 @@ its handler; a test checks the two agree.
 
 from __future__ import annotations
 
-from tmuxmcp.tools import inspect
+from tmuxmcp.tools import inspect, manage, snapshot, teardown
 from tmuxmcp.tools.context import Handler
 
 HANDLERS: dict[str, Handler] = {
     **inspect.HANDLERS,
+    **snapshot.HANDLERS,
+    **manage.HANDLERS,
+    **teardown.HANDLERS,
 }

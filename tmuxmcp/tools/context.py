@@ -20,6 +20,8 @@ class ToolContext(msgspec.Struct, frozen=True, kw_only=True):
     """The published surface (CM-7), as ``server_info`` reports it."""
     nested: dict[str, tuple[str, ...]]
     """Effective nested operations of each served aggregate."""
+    self_pane: str | None = None
+    """The pane tmuxmcp itself runs in, when that pane is on the bound server."""
 
 
 Handler = Callable[[ToolContext, Any], Awaitable[msgspec.Struct]]

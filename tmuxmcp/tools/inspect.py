@@ -14,10 +14,10 @@ import msgspec
 
 from tmuxmcp.capability.params import LineNumber, PaneId, SessionId, WindowId, flag, local_int
 from tmuxmcp.driver.argv import Command, cmd
-from tmuxmcp.driver.records import RecordFormat
 from tmuxmcp.errors import InvalidArguments, ServerGone, ServerReplaced
 from tmuxmcp.sinks.target import IdKind, encode_id
 from tmuxmcp.tools.context import Handler, ToolContext
+from tmuxmcp.tools.query import list_records
 from tmuxmcp.tools.render import record_lines
 
 # -- records -------------------------------------------------------------------
@@ -71,14 +71,14 @@ class PaneInfo(msgspec.Struct, frozen=True, kw_only=True):
     history_limit: int
 
 
-_SESSION_FIELDS = {
+SESSION_FIELDS = {
     "session_id": "session_id",
     "name": "session_name",
     "windows": "session_windows",
     "attached_clients": "session_attached",
     "created": "session_created",
 }
-_WINDOW_FIELDS = {
+WINDOW_FIELDS = {
     "session_id": "session_id",
     "window_id": "window_id",
     "index": "window_index",
@@ -90,7 +90,7 @@ _WINDOW_FIELDS = {
     "layout": "window_layout",
     "zoomed": "window_zoomed_flag",
 }
-_PANE_FIELDS = {
+PANE_FIELDS = {
     "session_id": "session_id",
     "window_id": "window_id",
     "pane_id": "pane_id",
@@ -112,31 +112,10 @@ _PANE_FIELDS = {
 }
 
 
-def _typed(raw: dict[str, str], fields: dict[str, str], kind: type[msgspec.Struct]) -> Any:
-    """Convert tmux's strings to the record's field types."""
-    types = {f.name: f.type for f in msgspec.structs.fields(kind)}
-    out: dict[str, Any] = {}
-    for name, variable in fields.items():
-        value = raw[variable]
-        field_type = types[name]
-        if field_type is bool:
-            out[name] = value == "1"
-        elif field_type is int:
-            out[name] = int(value) if value.lstrip("-").isdigit() else 0
-        elif field_type == (int | None):
-            out[name] = int(value) if value.isdigit() else None
-        else:
-            out[name] = value
-    return kind(**out)
-
-
 async def _list(
     ctx: ToolContext, command: Command, fields: dict[str, str], kind: type[msgspec.Struct]
 ) -> list[Any]:
-    frame = RecordFormat(list(fields.values()))
-    command = msgspec.structs.replace(command, options=(*command.options, ("-F", frame.template)))
-    out = await ctx.client.run(command)
-    return [_typed(raw, fields, kind) for raw in frame.parse(out.stdout)]
+    return await list_records(ctx, command, fields, kind)
 
 
 # -- list_sessions ---------------------------------------------------------------
@@ -158,7 +137,7 @@ class ListSessionsResult(msgspec.Struct, frozen=True):
 
 async def list_sessions(ctx: ToolContext, args: ListSessionsArgs) -> ListSessionsResult:
     """Handler for list_sessions."""
-    sessions = await _list(ctx, cmd("list-sessions"), _SESSION_FIELDS, SessionInfo)
+    sessions = await _list(ctx, cmd("list-sessions"), SESSION_FIELDS, SessionInfo)
     return ListSessionsResult(sessions)
 
 
@@ -187,7 +166,7 @@ async def list_windows(ctx: ToolContext, args: ListWindowsArgs) -> ListWindowsRe
         command = cmd("list-windows", "-a")
     else:
         command = cmd("list-windows", t=encode_id(args.session_id, IdKind.SESSION, "session_id"))
-    return ListWindowsResult(await _list(ctx, command, _WINDOW_FIELDS, WindowInfo))
+    return ListWindowsResult(await _list(ctx, command, WINDOW_FIELDS, WindowInfo))
 
 
 # -- list_panes ------------------------------------------------------------------
@@ -222,7 +201,7 @@ async def list_panes(ctx: ToolContext, args: ListPanesArgs) -> ListPanesResult:
         )
     else:
         command = cmd("list-panes", "-a")
-    return ListPanesResult(await _list(ctx, command, _PANE_FIELDS, PaneInfo))
+    return ListPanesResult(await _list(ctx, command, PANE_FIELDS, PaneInfo))
 
 
 # -- get_pane_info ---------------------------------------------------------------
@@ -247,7 +226,7 @@ class GetPaneInfoResult(msgspec.Struct, frozen=True):
 async def get_pane_info(ctx: ToolContext, args: GetPaneInfoArgs) -> GetPaneInfoResult:
     """Handler for get_pane_info: one list-panes on the pane's window, filtered here."""
     pane_id = encode_id(args.pane_id, IdKind.PANE, "pane_id")
-    panes = await _list(ctx, cmd("list-panes", t=pane_id), _PANE_FIELDS, PaneInfo)
+    panes = await _list(ctx, cmd("list-panes", t=pane_id), PANE_FIELDS, PaneInfo)
     for pane in panes:
         if pane.pane_id == pane_id:
             return GetPaneInfoResult(pane)
@@ -347,6 +326,36 @@ async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneRe
     )
 
 
+# -- list_buffers ----------------------------------------------------------------
+
+
+class BufferInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """A paste buffer: its name and size only, never its content."""
+
+    name: str
+    size: int
+
+
+class ListBuffersArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """list_buffers takes no arguments."""
+
+
+class ListBuffersResult(msgspec.Struct, frozen=True):
+    """Every paste buffer on the server."""
+
+    buffers: list[BufferInfo]
+
+    def text_form(self) -> str:
+        """Readable form."""
+        return record_lines(self.buffers, "no buffers")
+
+
+async def list_buffers(ctx: ToolContext, args: ListBuffersArgs) -> ListBuffersResult:
+    """Handler for list_buffers."""
+    fields = {"name": "buffer_name", "size": "buffer_size"}
+    return ListBuffersResult(await _list(ctx, cmd("list-buffers"), fields, BufferInfo))
+
+
 # -- server_info -----------------------------------------------------------------
 
 
@@ -384,5 +393,6 @@ HANDLERS: dict[str, Handler] = {
     "list_panes": list_panes,
     "get_pane_info": get_pane_info,
     "capture_pane": capture_pane,
+    "list_buffers": list_buffers,
     "server_info": server_info,
 }

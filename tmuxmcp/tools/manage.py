@@ -1,0 +1,568 @@
+"""The manage toolset: create, name and arrange sessions, windows and panes.
+
+Rules kept here:
+* every target is an id through the target sink;
+* every name, title and directory goes through ``sinks.names`` or
+  ``sinks.path`` (format-escaped, checked by the version-independent rule);
+* numbers are validated integers; layouts, directions and options come from
+  closed lists;
+* new objects are created detached (``-d``), so a person attached to the
+  socket keeps their view;
+* each call is one tmux invocation; where a result reports what tmux stored,
+  the read-back query runs in that same invocation.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+
+from tmuxmcp.capability.params import (
+    PaneId,
+    PaneTitle,
+    SessionId,
+    SessionName,
+    StartDirectory,
+    WindowId,
+    WindowName,
+    closed,
+    number,
+)
+from tmuxmcp.driver.argv import Command, cmd
+from tmuxmcp.driver.records import RecordFormat
+from tmuxmcp.errors import InvalidArguments, TmuxCommandFailed
+from tmuxmcp.sinks import Sink
+from tmuxmcp.sinks.names import NameKind, encode_name
+from tmuxmcp.sinks.path import encode_directory
+from tmuxmcp.sinks.target import IdKind, encode_id
+from tmuxmcp.tools.context import Handler, ToolContext
+from tmuxmcp.tools.inspect import PANE_FIELDS, WINDOW_FIELDS, PaneInfo, WindowInfo
+from tmuxmcp.tools.query import list_records, typed_record, with_format
+from tmuxmcp.tools.render import record_line
+
+MAX_SIZE = 10_000
+"""Upper bound for widths, heights and cell counts (tmux's own limit is 10000)."""
+
+# -- creating objects ------------------------------------------------------------
+
+
+class Created(msgspec.Struct, frozen=True, kw_only=True):
+    """Ids of a new object, and the names tmux stored."""
+
+    session_id: str
+    window_id: str
+    pane_id: str
+    session_name: str
+    window_name: str
+
+    def text_form(self) -> str:
+        """Readable form."""
+        return record_line(self)
+
+
+_CREATED_FIELDS = {
+    "session_id": "session_id",
+    "window_id": "window_id",
+    "pane_id": "pane_id",
+    "session_name": "session_name",
+    "window_name": "window_name",
+}
+
+
+async def _create(ctx: ToolContext, command: Command) -> Created:
+    frame = RecordFormat(list(_CREATED_FIELDS.values()))
+    out = await ctx.client.run(with_format(command, frame))
+    records = frame.parse(out.stdout)
+    if len(records) != 1:
+        raise TmuxCommandFailed("tmux did not report the new object's ids")
+    created: Created = typed_record(records[0], _CREATED_FIELDS, Created)
+    return created
+
+
+def _directory(value: str | None, param: str) -> str | None:
+    return None if value is None else encode_directory(value, param)
+
+
+class CreateSessionArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of create_session."""
+
+    name: SessionName | None = None
+    start_directory: StartDirectory | None = None
+    width: Annotated[int, number("Window width in cells.", ge=1, le=MAX_SIZE)] | None = None
+    height: Annotated[int, number("Window height in cells.", ge=1, le=MAX_SIZE)] | None = None
+
+
+async def create_session(ctx: ToolContext, args: CreateSessionArgs) -> Created:
+    """Handler for create_session."""
+    name = None if args.name is None else encode_name(args.name, NameKind.SESSION, "name")
+    return await _create(
+        ctx,
+        cmd(
+            "new-session",
+            "-d",
+            "-P",
+            s=name,
+            c=_directory(args.start_directory, "start_directory"),
+            x=args.width,
+            y=args.height,
+        ),
+    )
+
+
+class CreateWindowArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of create_window."""
+
+    session_id: SessionId
+    name: WindowName | None = None
+    start_directory: StartDirectory | None = None
+
+
+async def create_window(ctx: ToolContext, args: CreateWindowArgs) -> Created:
+    """Handler for create_window: a new window at the session's next free index."""
+    session = encode_id(args.session_id, IdKind.SESSION, "session_id")
+    name = None if args.name is None else encode_name(args.name, NameKind.WINDOW, "name")
+    return await _create(
+        ctx,
+        cmd(
+            "new-window",
+            "-d",
+            "-P",
+            t=session + ":",
+            n=name,
+            c=_directory(args.start_directory, "start_directory"),
+        ),
+    )
+
+
+Direction = Literal["horizontal", "vertical"]
+
+
+class SplitPaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of split_pane: at most one of size_cells and size_percent."""
+
+    pane_id: PaneId
+    direction: Annotated[
+        Direction,
+        closed("horizontal: new pane to the right (tmux -h); vertical: new pane below (tmux -v)."),
+    ] = "vertical"
+    size_cells: (
+        Annotated[int, number("Size of the new pane in cells.", ge=1, le=MAX_SIZE)] | None
+    ) = None
+    size_percent: (
+        Annotated[int, number("Size of the new pane as a percentage.", ge=1, le=99)] | None
+    ) = None
+    start_directory: StartDirectory | None = None
+
+
+async def split_pane(ctx: ToolContext, args: SplitPaneArgs) -> Created:
+    """Handler for split_pane."""
+    pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
+    if args.size_cells is not None and args.size_percent is not None:
+        raise InvalidArguments("give size_cells or size_percent, not both")
+    size: str | int | None = args.size_cells
+    if args.size_percent is not None:
+        size = f"{args.size_percent}%"
+    return await _create(
+        ctx,
+        cmd(
+            "split-window",
+            "-d",
+            "-P",
+            "-h" if args.direction == "horizontal" else "-v",
+            t=pane,
+            l=size,
+            c=_directory(args.start_directory, "start_directory"),
+        ),
+    )
+
+
+# -- naming ----------------------------------------------------------------------
+
+
+class Named(msgspec.Struct, frozen=True, kw_only=True):
+    """An object's id and the name or title tmux now stores."""
+
+    id: str
+    name: str
+
+    def text_form(self) -> str:
+        """Readable form."""
+        return record_line(self)
+
+
+async def _rename(
+    ctx: ToolContext,
+    change: Command,
+    listing: Command,
+    *,
+    id_var: str,
+    name_var: str,
+    wanted: str,
+) -> Named:
+    frame = RecordFormat([id_var, name_var])
+    out = await ctx.client.run(change, with_format(listing, frame))
+    for record in frame.parse(out.stdout):
+        if record[id_var] == wanted:
+            return Named(id=wanted, name=record[name_var])
+    raise TmuxCommandFailed(f"tmux did not report {wanted} after the change")
+
+
+class RenameSessionArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of rename_session."""
+
+    session_id: SessionId
+    name: SessionName
+
+
+async def rename_session(ctx: ToolContext, args: RenameSessionArgs) -> Named:
+    """Handler for rename_session."""
+    session = encode_id(args.session_id, IdKind.SESSION, "session_id")
+    name = encode_name(args.name, NameKind.SESSION, "name")
+    return await _rename(
+        ctx,
+        cmd("rename-session", t=session, args=[name]),
+        cmd("list-sessions"),
+        id_var="session_id",
+        name_var="session_name",
+        wanted=session,
+    )
+
+
+class RenameWindowArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of rename_window."""
+
+    window_id: WindowId
+    name: WindowName
+
+
+async def rename_window(ctx: ToolContext, args: RenameWindowArgs) -> Named:
+    """Handler for rename_window (tmux also turns automatic-rename off for the window)."""
+    window = encode_id(args.window_id, IdKind.WINDOW, "window_id")
+    name = encode_name(args.name, NameKind.WINDOW, "name")
+    return await _rename(
+        ctx,
+        cmd("rename-window", t=window, args=[name]),
+        cmd("list-windows", t=window),
+        id_var="window_id",
+        name_var="window_name",
+        wanted=window,
+    )
+
+
+class SetPaneTitleArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of set_pane_title."""
+
+    pane_id: PaneId
+    title: PaneTitle
+
+
+async def set_pane_title(ctx: ToolContext, args: SetPaneTitleArgs) -> Named:
+    """Handler for set_pane_title (a program in the pane may change the title again)."""
+    pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
+    title = encode_name(args.title, NameKind.TITLE, "title")
+    return await _rename(
+        ctx,
+        cmd("select-pane", t=pane, T=title),
+        cmd("list-panes", t=pane),
+        id_var="pane_id",
+        name_var="pane_title",
+        wanted=pane,
+    )
+
+
+# -- selecting and arranging -----------------------------------------------------
+
+
+class Done(msgspec.Struct, frozen=True, kw_only=True):
+    """The object a change applied to."""
+
+    id: str
+
+    def text_form(self) -> str:
+        """Readable form."""
+        return f"done: {self.id}"
+
+
+class SelectWindowArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of select_window."""
+
+    window_id: WindowId
+
+
+async def select_window(ctx: ToolContext, args: SelectWindowArgs) -> Done:
+    """Handler for select_window: makes the window current in its session."""
+    window = encode_id(args.window_id, IdKind.WINDOW, "window_id")
+    await ctx.client.run(cmd("select-window", t=window))
+    return Done(id=window)
+
+
+class SelectPaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of select_pane."""
+
+    pane_id: PaneId
+
+
+async def select_pane(ctx: ToolContext, args: SelectPaneArgs) -> Done:
+    """Handler for select_pane: makes the pane active in its window."""
+    pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
+    await ctx.client.run(cmd("select-pane", t=pane))
+    return Done(id=pane)
+
+
+Layout = Literal["even-horizontal", "even-vertical", "main-horizontal", "main-vertical", "tiled"]
+
+
+class SelectLayoutArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of select_layout."""
+
+    window_id: WindowId
+    layout: Annotated[Layout, closed("One of tmux's named layouts.", Sink.LITERAL)]
+
+
+class WindowResult(msgspec.Struct, frozen=True):
+    """A window after the change."""
+
+    window: WindowInfo
+
+    def text_form(self) -> str:
+        """Readable form."""
+        return record_line(self.window)
+
+
+async def _window_after(ctx: ToolContext, change: Command, window: str) -> WindowResult:
+    found = await list_records(
+        ctx, cmd("list-windows", t=window), WINDOW_FIELDS, WindowInfo, before=(change,)
+    )
+    for info in found:
+        if info.window_id == window:
+            return WindowResult(info)
+    raise TmuxCommandFailed(f"tmux did not report {window} after the change")
+
+
+async def select_layout(ctx: ToolContext, args: SelectLayoutArgs) -> WindowResult:
+    """Handler for select_layout."""
+    window = encode_id(args.window_id, IdKind.WINDOW, "window_id")
+    return await _window_after(ctx, cmd("select-layout", t=window, args=[args.layout]), window)
+
+
+Side = Literal["up", "down", "left", "right"]
+_SIDE_FLAG = {"up": "-U", "down": "-D", "left": "-L", "right": "-R"}
+
+
+class ResizePaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of resize_pane: one of (width/height), (direction, amount) or zoom."""
+
+    pane_id: PaneId
+    width: Annotated[int, number("New width in cells.", ge=1, le=MAX_SIZE)] | None = None
+    height: Annotated[int, number("New height in cells.", ge=1, le=MAX_SIZE)] | None = None
+    direction: Annotated[Side, closed("Move the pane's border this way.")] | None = None
+    amount: Annotated[int, number("Cells to move the border by.", ge=1, le=MAX_SIZE)] | None = None
+    zoom: Annotated[
+        bool, closed("Toggle zoom: the pane fills its window until toggled back (tmux -Z).")
+    ] = False
+
+
+class PaneResult(msgspec.Struct, frozen=True):
+    """A pane after the change."""
+
+    pane: PaneInfo
+
+    def text_form(self) -> str:
+        """Readable form."""
+        return record_line(self.pane)
+
+
+async def _pane_after(ctx: ToolContext, change: Command, pane: str) -> PaneResult:
+    found = await list_records(
+        ctx, cmd("list-panes", t=pane), PANE_FIELDS, PaneInfo, before=(change,)
+    )
+    for info in found:
+        if info.pane_id == pane:
+            return PaneResult(info)
+    raise TmuxCommandFailed(f"tmux did not report {pane} after the change")
+
+
+async def resize_pane(ctx: ToolContext, args: ResizePaneArgs) -> PaneResult:
+    """Handler for resize_pane."""
+    pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
+    absolute = args.width is not None or args.height is not None
+    relative = args.direction is not None or args.amount is not None
+    if sum((absolute, relative, args.zoom)) != 1:
+        raise InvalidArguments(
+            "give exactly one of: width and/or height; direction (with optional amount); zoom"
+        )
+    if args.zoom:
+        change = cmd("resize-pane", "-Z", t=pane)
+    elif absolute:
+        change = cmd("resize-pane", t=pane, x=args.width, y=args.height)
+    else:
+        if args.direction is None:
+            raise InvalidArguments("amount needs a direction")
+        change = cmd("resize-pane", _SIDE_FLAG[args.direction], t=pane, args=[args.amount or 1])
+    return await _pane_after(ctx, change, pane)
+
+
+class SwapPaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of swap_pane."""
+
+    pane_id: PaneId
+    other_pane_id: PaneId
+
+
+async def swap_pane(ctx: ToolContext, args: SwapPaneArgs) -> Done:
+    """Handler for swap_pane: the two panes exchange places (and windows)."""
+    pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
+    other = encode_id(args.other_pane_id, IdKind.PANE, "other_pane_id")
+    if pane == other:
+        raise InvalidArguments("pane_id and other_pane_id must differ")
+    await ctx.client.run(cmd("swap-pane", "-d", s=pane, t=other))
+    return Done(id=pane)
+
+
+class MoveWindowArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of move_window."""
+
+    window_id: WindowId
+    session_id: SessionId
+
+
+async def move_window(ctx: ToolContext, args: MoveWindowArgs) -> WindowResult:
+    """Handler for move_window: to the next free index of the target session."""
+    window = encode_id(args.window_id, IdKind.WINDOW, "window_id")
+    session = encode_id(args.session_id, IdKind.SESSION, "session_id")
+    return await _window_after(ctx, cmd("move-window", "-d", s=window, t=session + ":"), window)
+
+
+# -- options ---------------------------------------------------------------------
+
+
+class OptionRule(msgspec.Struct, frozen=True):
+    """How one settable option is scoped and typed."""
+
+    scope: Literal["session", "window", "pane"]
+    kind: Literal["bool", "int", "choice"]
+    choices: tuple[str, ...] = ()
+    maximum: int = 0
+
+
+SETTABLE_OPTIONS: dict[str, OptionRule] = {
+    "history-limit": OptionRule("session", "int", maximum=500_000),
+    "mouse": OptionRule("session", "bool"),
+    "status": OptionRule("session", "bool"),
+    "mode-keys": OptionRule("window", "choice", ("vi", "emacs")),
+    "monitor-activity": OptionRule("window", "bool"),
+    "aggressive-resize": OptionRule("window", "bool"),
+    "remain-on-exit": OptionRule("pane", "choice", ("on", "off", "failed")),
+    "allow-rename": OptionRule("pane", "bool"),
+}
+"""The closed list of options any tool may set.
+
+Each value is a number, on/off or a fixed word: tmux never reads it as a
+format, command or shell text. Options that hold formats (status-left/right,
+*-format, automatic-rename-format, set-titles-string), commands (hooks,
+command-alias, key bindings) or shell (default-command, default-shell,
+lock-command, editor) are not settable: setting one would give the caller
+format, command or host-shell execution through tmux. automatic-rename is
+excluded because enabling it evaluates automatic-rename-format, and
+synchronize-panes because it copies input typed into one pane to every pane
+of the window. history-limit is capped to bound server memory (about 530 bytes
+per line).
+"""
+
+OptionName = Literal[
+    "history-limit",
+    "mouse",
+    "status",
+    "mode-keys",
+    "monitor-activity",
+    "aggressive-resize",
+    "remain-on-exit",
+    "allow-rename",
+]
+
+
+class SetOptionArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of set_option: the id matching the option's scope."""
+
+    option: Annotated[
+        OptionName,
+        closed(
+            "Session options: history-limit (int), mouse, status (bool). Window options: "
+            "mode-keys (vi|emacs), monitor-activity, aggressive-resize (bool). Pane options: "
+            "remain-on-exit (on|off|failed), allow-rename (bool).",
+            Sink.TMUX_FORMAT,
+        ),
+    ]
+    value: Annotated[
+        bool | int | str,
+        closed("The option's value, typed as the option requires.", Sink.LITERAL),
+    ]
+    session_id: SessionId | None = None
+    window_id: WindowId | None = None
+    pane_id: PaneId | None = None
+
+
+class OptionSet(msgspec.Struct, frozen=True, kw_only=True):
+    """The option and the value tmux now reports for it."""
+
+    target: str
+    option: str
+    value: str
+
+    def text_form(self) -> str:
+        """Readable form."""
+        return record_line(self)
+
+
+def _option_value(name: str, rule: OptionRule, value: bool | int | str) -> str:
+    if rule.kind == "bool":
+        if not isinstance(value, bool):
+            raise InvalidArguments(f"{name} takes true or false")
+        return "on" if value else "off"
+    if rule.kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= rule.maximum:
+            raise InvalidArguments(f"{name} takes an integer from 0 to {rule.maximum}")
+        return str(value)
+    if not isinstance(value, str) or value not in rule.choices:
+        raise InvalidArguments(f"{name} takes one of: {', '.join(rule.choices)}")
+    return value
+
+
+async def set_option(ctx: ToolContext, args: SetOptionArgs) -> OptionSet:
+    """Handler for set_option."""
+    rule = SETTABLE_OPTIONS[args.option]
+    given = {
+        "session": args.session_id,
+        "window": args.window_id,
+        "pane": args.pane_id,
+    }
+    if [scope for scope, value in given.items() if value is not None] != [rule.scope]:
+        raise InvalidArguments(f"{args.option} is a {rule.scope} option: give only {rule.scope}_id")
+    raw_target = given[rule.scope]
+    assert raw_target is not None
+    target = encode_id(raw_target, IdKind(rule.scope), f"{rule.scope}_id")
+    value = _option_value(args.option, rule, args.value)
+    scope_flag = {"session": (), "window": ("-w",), "pane": ("-p",)}[rule.scope]
+    out = await ctx.client.run(
+        cmd("set-option", *scope_flag, t=target, args=[args.option, value]),
+        cmd("show-options", *scope_flag, "-v", t=target, args=[args.option]),
+    )
+    return OptionSet(target=target, option=args.option, value=out.stdout.strip())
+
+
+HANDLERS: dict[str, Handler] = {
+    "create_session": create_session,
+    "create_window": create_window,
+    "split_pane": split_pane,
+    "rename_session": rename_session,
+    "rename_window": rename_window,
+    "set_pane_title": set_pane_title,
+    "select_window": select_window,
+    "select_pane": select_pane,
+    "select_layout": select_layout,
+    "resize_pane": resize_pane,
+    "swap_pane": swap_pane,
+    "move_window": move_window,
+    "set_option": set_option,
+}

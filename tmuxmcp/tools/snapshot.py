@@ -1,0 +1,260 @@
+"""``snapshot``: an inspect aggregate of sessions, windows, panes and their screens.
+
+Aggregate authority (ADR, aggregates; CM-3): the snapshot declares its nested
+operations (list_sessions, list_windows, list_panes, capture_pane) in the
+definition and performs only those left after the operator's exclusions
+(``ToolContext.nested``). The rule for an excluded operation is simple and
+strict: its level, and every level below it, is omitted, and the result says
+which operations were left out. So ``--exclude-tools capture_pane`` gives a
+snapshot with no pane content, and excluding ``list_windows`` gives sessions
+only. Its effective authority never exceeds that set.
+
+Cost: one tmux invocation for the structure and, when capture_pane is
+allowed, one more for every pane's visible screen, separated by nonce markers
+that pane programs cannot predict. Content is capped in total bytes.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+import msgspec
+
+from tmuxmcp.capability.params import SessionId
+from tmuxmcp.driver.argv import Command, cmd
+from tmuxmcp.errors import ObjectNotFound
+from tmuxmcp.sinks.target import IdKind, encode_id
+from tmuxmcp.tools.context import Handler, ToolContext
+from tmuxmcp.tools.query import list_records
+
+MAX_SNAPSHOT_CONTENT_BYTES = 1024 * 1024
+
+LEVELS = ("list_sessions", "list_windows", "list_panes", "capture_pane")
+
+
+class SnapshotPane(msgspec.Struct, kw_only=True):
+    """A pane and, when capture_pane is allowed, its visible screen."""
+
+    pane_id: str
+    index: int
+    active: bool
+    width: int
+    height: int
+    title: str
+    current_command: str
+    current_path: str
+    content: str | None = None
+
+
+class SnapshotWindow(msgspec.Struct, kw_only=True):
+    """A window and, when list_panes is allowed, its panes."""
+
+    window_id: str
+    index: int
+    name: str
+    active: bool
+    layout: str
+    panes: list[SnapshotPane] | None = None
+
+
+class SnapshotSession(msgspec.Struct, kw_only=True):
+    """A session and, when list_windows is allowed, its windows."""
+
+    session_id: str
+    name: str
+    windows: list[SnapshotWindow] | None = None
+
+
+class SnapshotArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of snapshot."""
+
+    session_id: SessionId | None = None
+
+
+class SnapshotResult(msgspec.Struct, kw_only=True):
+    """The tree, what was left out, and whether content was truncated."""
+
+    sessions: list[SnapshotSession]
+    omitted_operations: list[str]
+    content_truncated: bool
+
+    def text_form(self) -> str:
+        """Readable form: an indented tree, screens fenced."""
+        lines: list[str] = []
+        if self.omitted_operations:
+            lines.append(
+                "omitted (excluded by the operator): " + ", ".join(self.omitted_operations)
+            )
+        for s in self.sessions:
+            lines.append(f"session {s.session_id} {s.name!r}")
+            for w in s.windows or []:
+                lines.append(f"  window {w.window_id} #{w.index} {w.name!r}")
+                for p in w.panes or []:
+                    lines.append(f"    pane {p.pane_id} {p.width}x{p.height} {p.current_command!r}")
+                    if p.content is not None:
+                        lines.append("    ----- screen -----")
+                        lines.extend("    " + row for row in p.content.split("\n"))
+                        lines.append("    ------------------")
+        if self.content_truncated:
+            lines.append("[content truncated: byte cap reached]")
+        return "\n".join(lines) or "no sessions"
+
+
+class _Row(msgspec.Struct, frozen=True, kw_only=True):
+    session_id: str
+    session_name: str
+    window_id: str = ""
+    window_index: int = 0
+    window_name: str = ""
+    window_active: bool = False
+    window_layout: str = ""
+    pane_id: str = ""
+    pane_index: int = 0
+    pane_active: bool = False
+    pane_width: int = 0
+    pane_height: int = 0
+    pane_title: str = ""
+    pane_current_command: str = ""
+    pane_current_path: str = ""
+
+
+_SESSION = ("session_id", "session_name")
+_WINDOW = ("window_id", "window_index", "window_name", "window_active", "window_layout")
+_PANE = (
+    "pane_id",
+    "pane_index",
+    "pane_active",
+    "pane_width",
+    "pane_height",
+    "pane_title",
+    "pane_current_command",
+    "pane_current_path",
+)
+
+
+def _listing(depth: int, session: str | None) -> tuple[Command, tuple[str, ...]]:
+    """The one tmux listing that covers the allowed depth."""
+    fields: tuple[str, ...]
+    if depth >= 3:
+        fields = _SESSION + _WINDOW + _PANE
+        command = cmd("list-panes", "-a") if session is None else cmd("list-panes", "-s", t=session)
+    elif depth == 2:
+        fields = _SESSION + _WINDOW
+        command = cmd("list-windows", "-a") if session is None else cmd("list-windows", t=session)
+    else:
+        fields = _SESSION
+        command = cmd("list-sessions")
+    return command, fields
+
+
+def _tree(rows: list[_Row], depth: int, session: str | None) -> list[SnapshotSession]:
+    sessions: dict[str, SnapshotSession] = {}
+    windows: dict[str, SnapshotWindow] = {}
+    for row in rows:
+        if session is not None and row.session_id != session:
+            continue
+        s = sessions.setdefault(
+            row.session_id,
+            SnapshotSession(
+                session_id=row.session_id,
+                name=row.session_name,
+                windows=[] if depth >= 2 else None,
+            ),
+        )
+        if depth < 2:
+            continue
+        if row.window_id not in windows:
+            windows[row.window_id] = SnapshotWindow(
+                window_id=row.window_id,
+                index=row.window_index,
+                name=row.window_name,
+                active=row.window_active,
+                layout=row.window_layout,
+                panes=[] if depth >= 3 else None,
+            )
+            assert s.windows is not None
+            s.windows.append(windows[row.window_id])
+        if depth < 3:
+            continue
+        panes = windows[row.window_id].panes
+        assert panes is not None
+        panes.append(
+            SnapshotPane(
+                pane_id=row.pane_id,
+                index=row.pane_index,
+                active=row.pane_active,
+                width=row.pane_width,
+                height=row.pane_height,
+                title=row.pane_title,
+                current_command=row.pane_current_command,
+                current_path=row.pane_current_path,
+            )
+        )
+    return list(sessions.values())
+
+
+async def _fill_content(ctx: ToolContext, panes: list[SnapshotPane]) -> bool:
+    """Capture every pane's visible screen in one invocation; True if truncated."""
+    if not panes:
+        return False
+    nonce = secrets.token_hex(8)
+    commands: list[Command] = []
+    for index, pane in enumerate(panes):
+        commands.append(cmd("display-message", "-p", args=[f"\x1e{nonce}:{index}"]))
+        commands.append(cmd("capture-pane", "-p", t=pane.pane_id))
+    out = await ctx.client.run(*commands)
+    pieces = out.stdout.split(f"\x1e{nonce}:")
+    budget = MAX_SNAPSHOT_CONTENT_BYTES
+    truncated = False
+    for piece in pieces[1:]:
+        index_text, _, body = piece.partition("\n")
+        if not index_text.isdigit() or int(index_text) >= len(panes):
+            continue
+        text = body.removesuffix("\n")
+        size = len(text.encode("utf-8"))
+        if size > budget:
+            truncated = True
+            continue
+        budget -= size
+        panes[int(index_text)].content = text
+    return truncated
+
+
+async def snapshot(ctx: ToolContext, args: SnapshotArgs) -> SnapshotResult:
+    """Handler for snapshot."""
+    allowed = ctx.nested.get("snapshot", LEVELS)
+    depth = 0
+    for level in LEVELS:
+        if level not in allowed:
+            break
+        depth += 1
+    omitted = [level for level in LEVELS if level not in allowed]
+    session = (
+        None
+        if args.session_id is None
+        else encode_id(args.session_id, IdKind.SESSION, "session_id")
+    )
+    if depth == 0:
+        return SnapshotResult(sessions=[], omitted_operations=omitted, content_truncated=False)
+    command, fields = _listing(depth, session)
+    for attempt in range(2):
+        rows = await list_records(ctx, command, {f: f for f in fields}, _Row)
+        tree = _tree(rows, depth, session)
+        if depth < 4:
+            return SnapshotResult(
+                sessions=tree, omitted_operations=omitted, content_truncated=False
+            )
+        panes = [p for s in tree for w in s.windows or [] for p in w.panes or []]
+        try:
+            truncated = await _fill_content(ctx, panes)
+        except ObjectNotFound:
+            if attempt == 0:
+                continue  # a pane closed between the two invocations: list again
+            raise
+        return SnapshotResult(
+            sessions=tree, omitted_operations=omitted, content_truncated=truncated
+        )
+    raise AssertionError("unreachable")
+
+
+HANDLERS: dict[str, Handler] = {"snapshot": snapshot}

@@ -1,0 +1,158 @@
+"""The teardown toolset: delete sessions, windows, panes, scrollback and buffers.
+
+No tool here, or anywhere, kills the tmux server: socket-wide termination
+stays an operator action (``tmux -L tmuxmcp kill-server``), because it may
+destroy sessions the caller does not own (ADR, shutdown behaviour).
+
+Self-teardown guard: when tmuxmcp itself runs in a pane of the bound server,
+``kill_pane``, ``kill_window`` and ``kill_session`` refuse to remove that pane
+or the window or session that holds it (checked at call time: panes move).
+The guard protects against these direct teardown tools only. It does not stop
+an equivalent command typed into a pane, or any other tmux client on the
+socket, and tmuxmcp does not claim to own the objects on a shared socket; it
+acts only on the ids it is given.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+from msgspec import Meta
+
+from tmuxmcp.capability.params import PaneId, SessionId, WindowId, sink
+from tmuxmcp.driver.argv import cmd
+from tmuxmcp.driver.records import RecordFormat
+from tmuxmcp.errors import SelfTeardownRefused, UnsafeValue
+from tmuxmcp.sinks import Encoding, Sink
+from tmuxmcp.sinks.literal import encode_literal
+from tmuxmcp.sinks.target import IdKind, encode_id
+from tmuxmcp.tools.context import Handler, ToolContext
+from tmuxmcp.tools.query import with_format
+
+
+class Deleted(msgspec.Struct, frozen=True, kw_only=True):
+    """What was deleted."""
+
+    id: str
+    deleted: str
+
+    def text_form(self) -> str:
+        """Readable form."""
+        return f"deleted {self.deleted} {self.id}"
+
+
+async def _refuse_self(ctx: ToolContext, kind: IdKind, target: str) -> None:
+    """Raise if ``target`` is, or holds, the pane tmuxmcp runs in."""
+    own = ctx.self_pane
+    if own is None:
+        return
+    if kind is IdKind.PANE:
+        holder = own
+    else:
+        frame = RecordFormat(["pane_id", "window_id", "session_id"])
+        out = await ctx.client.run(with_format(cmd("list-panes", t=own), frame))
+        mine = [r for r in frame.parse(out.stdout) if r["pane_id"] == own]
+        if not mine:
+            return
+        holder = mine[0]["window_id" if kind is IdKind.WINDOW else "session_id"]
+    if holder == target:
+        raise SelfTeardownRefused(
+            f"{target} is (or holds) pane {own}, where tmuxmcp itself runs; "
+            "this guard covers teardown tools only"
+        )
+
+
+class KillSessionArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of kill_session."""
+
+    session_id: SessionId
+
+
+async def kill_session(ctx: ToolContext, args: KillSessionArgs) -> Deleted:
+    """Handler for kill_session."""
+    session = encode_id(args.session_id, IdKind.SESSION, "session_id")
+    await _refuse_self(ctx, IdKind.SESSION, session)
+    await ctx.client.run(cmd("kill-session", t=session))
+    return Deleted(id=session, deleted="session")
+
+
+class KillWindowArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of kill_window."""
+
+    window_id: WindowId
+
+
+async def kill_window(ctx: ToolContext, args: KillWindowArgs) -> Deleted:
+    """Handler for kill_window (killing a session's last window ends that session)."""
+    window = encode_id(args.window_id, IdKind.WINDOW, "window_id")
+    await _refuse_self(ctx, IdKind.WINDOW, window)
+    await ctx.client.run(cmd("kill-window", t=window))
+    return Deleted(id=window, deleted="window")
+
+
+class KillPaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of kill_pane."""
+
+    pane_id: PaneId
+
+
+async def kill_pane(ctx: ToolContext, args: KillPaneArgs) -> Deleted:
+    """Handler for kill_pane (killing a window's last pane ends that window)."""
+    pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
+    await _refuse_self(ctx, IdKind.PANE, pane)
+    await ctx.client.run(cmd("kill-pane", t=pane))
+    return Deleted(id=pane, deleted="pane")
+
+
+class ClearHistoryArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of clear_history."""
+
+    pane_id: PaneId
+
+
+async def clear_history(ctx: ToolContext, args: ClearHistoryArgs) -> Deleted:
+    """Handler for clear_history: drops the pane's scrollback (not its visible screen)."""
+    pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
+    await ctx.client.run(cmd("clear-history", t=pane))
+    return Deleted(id=pane, deleted="scrollback of pane")
+
+
+BufferName = Annotated[
+    str,
+    Meta(
+        min_length=1,
+        max_length=200,
+        description="A tmux paste buffer name, as list_buffers reports it.",
+        extra=sink(Sink.LITERAL, Encoding.ARGV_ONLY),
+    ),
+]
+
+
+def encode_buffer_name(value: str, param: str) -> str:
+    """Buffer names are literal; control characters are refused as unlistable."""
+    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in value):
+        raise UnsafeValue(f"`{param}` contains a control character")
+    return encode_literal(value, param)
+
+
+class DeleteBufferArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of delete_buffer."""
+
+    buffer: BufferName
+
+
+async def delete_buffer(ctx: ToolContext, args: DeleteBufferArgs) -> Deleted:
+    """Handler for delete_buffer."""
+    name = encode_buffer_name(args.buffer, "buffer")
+    await ctx.client.run(cmd("delete-buffer", b=name))
+    return Deleted(id=name, deleted="buffer")
+
+
+HANDLERS: dict[str, Handler] = {
+    "kill_session": kill_session,
+    "kill_window": kill_window,
+    "kill_pane": kill_pane,
+    "clear_history": clear_history,
+    "delete_buffer": delete_buffer,
+}
