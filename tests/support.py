@@ -169,3 +169,89 @@ def raw_exchange(
             proc.kill()
             _, stderr = proc.communicate()
     return replies, stderr
+
+
+class RawClient:
+    """A synchronous newline-JSON MCP client over a tmuxmcp subprocess.
+
+    For hypothesis properties, which run examples synchronously against one
+    long-lived server. Each call waits for its reply with a deadline.
+    """
+
+    def __init__(self, env: dict[str, str], *args: str) -> None:
+        import selectors
+
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "tmuxmcp", *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            text=True,
+        )
+        self._selector = selectors.DefaultSelector()
+        assert self.proc.stdout is not None
+        self._selector.register(self.proc.stdout, selectors.EVENT_READ)
+        self._next = 0
+        self.request(
+            "initialize",
+            {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"},
+            },
+        )
+        self.notify("notifications/initialized")
+
+    def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        """Send a notification."""
+        import json
+
+        assert self.proc.stdin is not None
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        self.proc.stdin.write(json.dumps(message) + "\n")
+        self.proc.stdin.flush()
+
+    def request(self, method: str, params: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:
+        """Send a request and return its reply (result or error)."""
+        import json
+        import time
+
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self._next += 1
+        wanted = self._next
+        self.proc.stdin.write(
+            json.dumps({"jsonrpc": "2.0", "id": wanted, "method": method, "params": params}) + "\n"
+        )
+        self.proc.stdin.flush()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if not self._selector.select(timeout=0.1):
+                continue
+            line = self.proc.stdout.readline()
+            if not line:
+                raise AssertionError("tmuxmcp closed its output")
+            reply: dict[str, Any] = json.loads(line)
+            if reply.get("id") == wanted:
+                return reply
+        raise AssertionError(f"no reply to {method} within {timeout} s")
+
+    def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """``tools/call``; returns the JSON-RPC result (which may have isError)."""
+        reply = self.request("tools/call", {"name": name, "arguments": arguments})
+        if "error" in reply:
+            raise AssertionError(f"protocol error: {reply['error']}")
+        result: dict[str, Any] = reply["result"]
+        return result
+
+    def close(self) -> str:
+        """Close stdin, wait for exit; return stderr."""
+        self._selector.close()
+        try:
+            _, stderr = self.proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            _, stderr = self.proc.communicate()
+        return stderr

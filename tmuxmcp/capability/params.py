@@ -93,14 +93,15 @@ def _name(description: str) -> Meta:
 SessionName = Annotated[
     str,
     _name(
-        "Session name, stored exactly as given: no control characters, backslash, ':' or '.'; "
+        "Session name, stored exactly as given: no control characters, backslash, '$', ':' "
+        "or '.'; "
         "'#' is taken literally (never a tmux format)."
     ),
 ]
 WindowName = Annotated[
     str,
     _name(
-        "Window name, stored exactly as given: no control characters or backslash; "
+        "Window name, stored exactly as given: no control characters, backslash or '$'; "
         "'#' is taken literally (never a tmux format)."
     ),
 ]

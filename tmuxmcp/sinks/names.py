@@ -7,11 +7,14 @@ What tmux does after format expansion (research/tmux-sinks.md §0, §3):
   keeps them, rejects control characters and accepts the empty name;
 * window names: vis-encoded (``\\t`` -> ``\\\\t``, ``\\`` -> ``\\\\``), so control
   characters and backslashes do not round-trip;
+* session and window names: ``$`` is stored as ``\\$`` (measured on 3.3a; found
+  by the hypothesis round-trip property);
 * pane titles: set as given after expansion (3.7+ also cleans them).
 
 Rule, the same on every tmux version: a name or title is 1 to
 ``MAX_NAME_CHARS`` characters with no control character (C0, DEL, C1) and no
-backslash; a session name also has no ``:`` or ``.``. Such a value is stored
+backslash; a session or window name also has no ``$``; a session name also
+has no ``:`` or ``.``. Such a value is stored
 exactly as given on every version; anything else is rejected with a message
 that says which character to remove. The accepted value is then format-escaped
 (``sinks.format``) so ``#(...)`` never runs and ``#{...}`` never expands.
@@ -55,6 +58,10 @@ def encode_name(value: str, kind: NameKind, param: str) -> str:
         raise UnsafeValue(
             f"`{param}` contains a backslash; tmux stores it doubled, "
             f"so a {kind} may not contain one"
+        )
+    if kind is not NameKind.TITLE and "$" in value:
+        raise UnsafeValue(
+            f"`{param}` contains '$'; tmux stores it as '\\$', so a {kind} may not contain one"
         )
     if kind is NameKind.SESSION and (":" in value or "." in value):
         raise UnsafeValue(
