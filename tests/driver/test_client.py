@@ -1,0 +1,275 @@
+"""``driver.client``: every call is ``tmux -u -N <socket>``, checked against the bound server.
+
+ADR 0001 CM-1: tmuxmcp acts only on the server it bound to at startup. A call
+after that server died is ``ServerGone``; a call answered by a different
+server is ``ServerReplaced``; ``-N`` means no call can start a server.
+Research §3: a missing object is reported by tmux ("can't find pane") and is
+a caller mistake, ``ObjectNotFound``. Results are read back with bare tmux.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import shutil
+
+import pytest
+import trio
+
+from tests.support import DEDICATED, PrivateTmux
+from tmuxmcp.driver import binding
+from tmuxmcp.driver.argv import cmd
+from tmuxmcp.driver.client import (
+    ServerIdentity,
+    TmuxClient,
+    TmuxOutput,
+    classify_failure,
+    decode,
+)
+from tmuxmcp.driver.socket import select_socket
+from tmuxmcp.errors import (
+    ObjectNotFound,
+    ServerGone,
+    ServerReplaced,
+    TmuxCommandFailed,
+    TmuxTimeout,
+)
+from tmuxmcp.sinks.keys import MAX_LITERAL_CHUNK_BYTES
+
+
+def _tmux_binary() -> str:
+    found = shutil.which("tmux")
+    assert found is not None
+    return os.path.realpath(found)
+
+
+def _client(tmux: PrivateTmux) -> TmuxClient:
+    return TmuxClient(_tmux_binary(), select_socket(None, None), tmux.env, timeout=10)
+
+
+def _kill_server(tmux: PrivateTmux) -> None:
+    """``kill-server``, then wait (with a deadline) until the process has exited.
+
+    ``kill-server`` returns before the server has gone, and a client started in
+    that window can still reach the dying server. A pidfd becomes readable
+    when the process exits, so this waits without polling.
+    """
+    pid = int(tmux.server_pid())
+    fd = os.pidfd_open(pid)
+    try:
+        tmux.bare("kill-server")
+        readable, _, _ = select.select([fd], [], [], 10)
+        assert readable, "the tmux server did not exit within 10 s"
+    finally:
+        os.close(fd)
+
+
+def _no_server(tmux: PrivateTmux) -> bool:
+    done = tmux.bare("list-sessions", check=False)
+    return done.returncode != 0 and (
+        "no server running" in done.stderr or "error connecting" in done.stderr
+    )
+
+
+# ------------------------------------------------------------------------ pure
+
+
+def test_every_call_forbids_starting_a_server() -> None:
+    client = TmuxClient("/usr/bin/tmux", select_socket("work", None), {"A": "1"})
+    assert client.base_argv() == ["/usr/bin/tmux", "-u", "-N", "-L", "work"]
+    assert client.bound is None
+    assert client.env == {"A": "1"}
+
+
+async def test_run_before_bind_is_a_programming_error() -> None:
+    client = TmuxClient("/nonexistent/tmux", select_socket(None, None), {})
+    with pytest.raises(RuntimeError, match="before bind"):
+        await client.run(cmd("list-sessions"))
+
+
+@pytest.mark.parametrize(
+    ("stderr", "error"),
+    [
+        ("no server running on /tmp/tmux-0/tmuxmcp\n", ServerGone),
+        ("error connecting to /tmp/tmux-0/tmuxmcp (No such file or directory)\n", ServerGone),
+        ("server exited unexpectedly\n", ServerGone),
+        ("can't find pane: %999\n", ObjectNotFound),
+        ("can't find window: @9\n", ObjectNotFound),
+        ("can't find session: $9\n", ObjectNotFound),
+        ("no current target\n", ObjectNotFound),
+        ("no buffer tmxbuf\n", ObjectNotFound),
+        ("unknown command: frobnicate\n", TmuxCommandFailed),
+        ("command too long\n", TmuxCommandFailed),
+        ("", TmuxCommandFailed),
+    ],
+)
+def test_classify_failure(stderr: str, error: type[Exception]) -> None:
+    assert type(classify_failure(stderr, select_socket(None, None))) is error
+
+
+def test_gone_messages_name_the_socket_selection_not_tmux_paths() -> None:
+    gone = classify_failure("no server running on /secret/tmux-0/x\n", select_socket(None, None))
+    assert isinstance(gone, ServerGone)
+    assert "-L tmuxmcp" in gone.message
+    assert "/secret" not in gone.message
+
+
+def test_failure_text_is_collapsed_and_bounded() -> None:
+    failed = classify_failure("bad\n\n  thing\t" + "x" * 1000, select_socket(None, None))
+    assert isinstance(failed, TmuxCommandFailed)
+    assert "bad thing x" in failed.message
+    assert "\n" not in failed.message
+    assert len(failed.message) < 400
+    empty = classify_failure("", select_socket(None, None))
+    assert "no error text" in str(empty)
+
+
+def test_decode_replaces_invalid_utf8() -> None:
+    assert decode(b"a\xffb\xc3\xa9") == "a\ufffdbé"
+
+
+# ----------------------------------------------------------------- real tmux
+
+
+async def test_run_returns_only_the_commands_output(private_tmux: PrivateTmux) -> None:
+    client = _client(private_tmux)
+    await binding.establish(client)
+    out = await client.run(
+        cmd("display-message", "-p", args=["one"]), cmd("display-message", "-p", args=["two;"])
+    )
+    assert out == TmuxOutput("one\ntwo;\n")
+    assert await client.run() == TmuxOutput("")
+
+
+@pytest.mark.parametrize(
+    ("target_flag", "command", "value"),
+    [("t", "list-panes", "%999"), ("t", "list-windows", "$999"), ("t", "list-panes", "@999")],
+)
+async def test_a_missing_target_is_object_not_found(
+    private_tmux: PrivateTmux, target_flag: str, command: str, value: str
+) -> None:
+    client = _client(private_tmux)
+    await binding.establish(client)
+    with pytest.raises(ObjectNotFound) as info:
+        await client.run(cmd(command, **{target_flag: value}))
+    assert info.value.reference == "object-not-found"
+
+
+async def test_a_tmux_error_is_command_failed(private_tmux: PrivateTmux) -> None:
+    ids = private_tmux.new_session("c")
+    client = _client(private_tmux)
+    await binding.establish(client)
+    with pytest.raises(TmuxCommandFailed, match="too many arguments"):
+        await client.run(cmd("rename-window", t=ids["window_id"], args=["a", "b"]))
+    name = private_tmux.bare("list-windows", "-t", ids["session_id"], "-F", "#{window_name}")
+    assert name.stdout != "a\n"
+
+
+async def test_stdin_reaches_tmux(private_tmux: PrivateTmux) -> None:
+    """``load-buffer -`` with bytes on stdin: the path for large or binary text (research §4)."""
+    client = _client(private_tmux)
+    await binding.establish(client)
+    data = "x;\n#{pane_id} #(true) é\n" * 2000  # larger than one argv message
+    await client.run(cmd("load-buffer", b="tmxbuf", args=["-"]), stdin=data.encode())
+    assert private_tmux.bare("show-buffer", "-b", "tmxbuf").stdout == data
+
+
+async def test_a_killed_server_makes_calls_fail_with_server_gone(private_tmux: PrivateTmux) -> None:
+    client = _client(private_tmux)
+    await binding.establish(client)
+    _kill_server(private_tmux)
+    with pytest.raises(ServerGone) as info:
+        await client.run(cmd("list-sessions"))
+    assert info.value.reference == "tmux-server-gone"
+    assert _no_server(private_tmux)
+
+
+async def test_no_call_starts_a_server(private_tmux: PrivateTmux) -> None:
+    """``-N``: even commands that would start a server (``start-server``, ``new-session``) don't."""
+    client = _client(private_tmux)
+    await binding.establish(client)
+    _kill_server(private_tmux)
+    for command in (cmd("start-server"), cmd("new-session", "-d")):
+        with pytest.raises(ServerGone):
+            await client.run(command)
+        with pytest.raises(ServerGone):
+            await client.run_unbound([command])
+        assert _no_server(private_tmux)
+    # Control: the same command without -N would have started one.
+    private_tmux.bare("-f", "/dev/null", "new-session", "-d")
+    assert not _no_server(private_tmux)
+
+
+async def test_a_restarted_server_is_server_replaced(private_tmux: PrivateTmux) -> None:
+    client = _client(private_tmux)
+    facts = await binding.establish(client)
+    _kill_server(private_tmux)
+    private_tmux.start_foreign_server()
+    assert int(private_tmux.server_pid()) != facts.identity.pid
+    with pytest.raises(ServerReplaced) as info:
+        await client.run(cmd("list-sessions"))
+    assert info.value.reference == "tmux-server-replaced"
+    assert "restart tmuxmcp" in info.value.message
+
+
+async def test_a_call_refused_as_server_replaced_has_no_effect_on_the_new_server(
+    private_tmux: PrivateTmux,
+) -> None:
+    """CM-1 / ``ServerReplaced``: tmuxmcp "refuses to act on another" server.
+
+    BUG (tmuxmcp/driver/client.py ``TmuxClient.run``): the identity probe and
+    the commands are sent in the same tmux invocation and the identity is only
+    compared *after* tmux has run everything, so the "refused" commands have
+    already changed the replacement server. This test fails until the probe
+    gates execution (see the report).
+    """
+    client = _client(private_tmux)
+    await binding.establish(client)
+    _kill_server(private_tmux)
+    ids = private_tmux.new_session("theirs")  # someone else's server now owns the socket
+    with pytest.raises(ServerReplaced):
+        await client.run(cmd("rename-session", t=ids["session_id"], args=["renamed-by-tmuxmcp"]))
+    names = private_tmux.bare("list-sessions", "-F", "#{session_name}").stdout
+    assert names == "theirs\n"
+
+
+async def test_a_same_pid_server_with_another_start_time_is_replaced(
+    private_tmux: PrivateTmux,
+) -> None:
+    """The identity is pid *and* start time, so pid reuse cannot pass the check."""
+    client = _client(private_tmux)
+    facts = await binding.establish(client)
+    client.bind(ServerIdentity(facts.identity.pid, facts.identity.start_time - 1))
+    with pytest.raises(ServerReplaced):
+        await client.run(cmd("list-sessions"))
+
+
+async def test_a_blocked_call_times_out_and_the_server_keeps_serving(
+    private_tmux: PrivateTmux,
+) -> None:
+    client = _client(private_tmux)
+    facts = await binding.establish(client)
+    start = trio.current_time()
+    with pytest.raises(TmuxTimeout):
+        await client.run(cmd("wait-for", args=["tmxchan"]), seconds=0.5)
+    assert trio.current_time() - start < 5
+    out = await client.run(cmd("display-message", "-p", args=["#{pid}"]))
+    assert out.stdout == f"{facts.identity.pid}\n"
+
+
+async def test_a_maximal_literal_chunk_fits_in_one_tmux_command(private_tmux: PrivateTmux) -> None:
+    """``MAX_LITERAL_CHUNK_BYTES`` leaves room for the identity probe and the argv escapes.
+
+    Research §2 "Message size": the packed argv must be at most 16364 bytes.
+    """
+    ids = private_tmux.new_session("chunk", DEDICATED, "cat")
+    client = _client(private_tmux)
+    await binding.establish(client)
+    worst = "a" * (MAX_LITERAL_CHUNK_BYTES - 1) + ";"  # the escape adds one byte
+    emoji = "😀" * (MAX_LITERAL_CHUNK_BYTES // 4)
+    for chunk in (worst, emoji):
+        assert len(chunk.encode()) == MAX_LITERAL_CHUNK_BYTES
+        await client.run(cmd("send-keys", "-l", t=ids["pane_id"], args=[chunk]))
+    # Control: the limit is real, so the assertion above can fail.
+    with pytest.raises(TmuxCommandFailed, match=r"too long|failed to send"):
+        await client.run(cmd("send-keys", "-l", t=ids["pane_id"], args=["a" * 16400]))
