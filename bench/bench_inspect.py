@@ -24,7 +24,15 @@ What it measures, and the rules it keeps:
   server whose ``--tmux`` is a wrapper script that logs each exec, so the
   wrapper's cost never reaches the latency numbers.
 * Rule 6: cold start is measured on fresh server processes: spawn to the
-  ``initialize`` result, and spawn to a completed ``tools/list``.
+  ``initialize`` result, and spawn to a completed ``tools/list``. Each run is
+  followed by interpreter-only runs (``python -c pass``, bare imports), so the
+  import floor is read under the same load.
+* Rule 7: CPU is accounted per tool call, to say which process pays: this
+  process (SDK client) by ``process_time``; the server and the tmux clients
+  it reaps from ``/proc/<pid>/stat`` (10 ms ticks, averaged over the loop);
+  the bare tmux clients from ``os.times`` children. Off Linux, n/a.
+* Rule 8: two round trips that spawn nothing (``ping``, ``tools/call`` of an
+  unknown name) give the MCP stack's own floor on the same session.
 
 Run ``python bench/bench_inspect.py --help``; bench/README.md explains the output.
 """
@@ -51,13 +59,11 @@ from typing import Any
 import trio
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult
 
 import tmuxmcp
-
-# The tool modules' field tables (private, but importing them keeps the bare
-# baseline asking tmux for exactly the fields the tools ask for).
-from tmuxmcp.tools.inspect import _PANE_FIELDS, _SESSION_FIELDS, _WINDOW_FIELDS
+from tmuxmcp.tools import inspect as inspect_tools
 
 LABEL = "tmuxmcp"
 FILLER = "lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod"
@@ -84,6 +90,46 @@ def summary(seconds: Sequence[float]) -> dict[str, float]:
         "min_ms": ms[0],
         "max_ms": ms[-1],
     }
+
+
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def proc_cpu(pid: int | None) -> tuple[float, float] | None:
+    """(own, reaped children) CPU seconds of ``pid`` from /proc; None off Linux."""
+    if pid is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rpartition(")")[2].split()
+    except OSError:
+        return None
+    # After "pid (comm)": state is field 3, utime..cstime are fields 14..17.
+    utime, stime, cutime, cstime = (int(x) for x in fields[11:15])
+    return (utime + stime) / _TICK, (cutime + cstime) / _TICK
+
+
+def child_server_pid() -> int | None:
+    """The pid of the tmuxmcp server this process spawned (Linux /proc only)."""
+    me = os.getpid()
+    try:
+        tasks = os.listdir(f"/proc/{me}/task")
+    except OSError:
+        return None
+    for task in tasks:
+        try:
+            with open(f"/proc/{me}/task/{task}/children") as f:
+                kids = f.read().split()
+        except OSError:
+            continue
+        for kid in kids:
+            try:
+                with open(f"/proc/{kid}/cmdline", "rb") as f:
+                    if b"tmuxmcp" in f.read():
+                        return int(kid)
+            except OSError:
+                continue
+    return None
 
 
 # -- private tmux ----------------------------------------------------------------
@@ -146,7 +192,13 @@ def fill_pane(tmux: PrivateTmux, lines: int, width: int, height: int) -> dict[st
 # -- the cases -------------------------------------------------------------------
 
 
-def _template(fields: dict[str, str]) -> str:
+def _template(table: str) -> str:
+    """A plain ``-F`` template of the tmux variables one of the tools asks for.
+
+    Reading the tool's own field table keeps the baseline asking tmux for
+    exactly the same fields (the tables were private before they were public).
+    """
+    fields = getattr(inspect_tools, table, None) or getattr(inspect_tools, f"_{table}")
     return "\x1f".join(f"#{{{variable}}}" for variable in fields.values())
 
 
@@ -166,16 +218,16 @@ def cases(ids: dict[str, str], scrollback: int) -> list[Case]:
     pane = ids["pane_id"]
     return [
         Case("list_sessions", "list_sessions", {},
-             ("list-sessions", "-F", _template(_SESSION_FIELDS)),
+             ("list-sessions", "-F", _template("SESSION_FIELDS")),
              lambda s: len(s["sessions"]) == 1),
         Case("list_windows", "list_windows", {},
-             ("list-windows", "-a", "-F", _template(_WINDOW_FIELDS)),
+             ("list-windows", "-a", "-F", _template("WINDOW_FIELDS")),
              lambda s: len(s["windows"]) == 1),
         Case("list_panes", "list_panes", {},
-             ("list-panes", "-a", "-F", _template(_PANE_FIELDS)),
+             ("list-panes", "-a", "-F", _template("PANE_FIELDS")),
              lambda s: len(s["panes"]) == 1),
         Case("get_pane_info", "get_pane_info", {"pane_id": pane},
-             ("list-panes", "-t", pane, "-F", _template(_PANE_FIELDS)),
+             ("list-panes", "-t", pane, "-F", _template("PANE_FIELDS")),
              lambda s: s["pane"]["pane_id"] == pane),
         Case("capture_pane visible", "capture_pane", {"pane_id": pane},
              ("capture-pane", "-p", "-t", pane),
@@ -234,10 +286,11 @@ def bare_call(tmux: PrivateTmux, argv: list[str]) -> str:
 
 async def latency(
     tmux: PrivateTmux, todo: list[Case], iterations: int, warmup: int
-) -> dict[str, Any]:
-    """Tool and bare latency per case, interleaved ABBA."""
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Per case: tool and bare latency, interleaved ABBA, and CPU per call; then the floor."""
     results: dict[str, Any] = {}
     async with serve(tmux.env) as session:
+        pid = child_server_pid()
         for case in todo:
             argv = tmux.argv(*case.bare)
             for _ in range(warmup):
@@ -247,20 +300,42 @@ async def latency(
                 raise SystemExit(f"bench: {case.row} returned an unexpected result")
             tool_s: list[float] = []
             bare_s: list[float] = []
+            client_cpu = 0.0
             gc.collect()
+            server_before, children_before = proc_cpu(pid), os.times()
             for i in range(iterations):
                 for side in ("tool", "bare") if i % 2 == 0 else ("bare", "tool"):
                     if side == "tool":
+                        cpu = time.process_time()
                         start = time.perf_counter()
                         result = await session.call_tool(case.tool, case.arguments)
                         tool_s.append(time.perf_counter() - start)
+                        client_cpu += time.process_time() - cpu
                         if result.is_error:
                             structured(case, result)
                     else:
                         start = time.perf_counter()
                         bare_call(tmux, argv)
                         bare_s.append(time.perf_counter() - start)
+            server_after, children_after = proc_cpu(pid), os.times()
             tool, bare = summary(tool_s), summary(bare_s)
+            bare_children = (
+                children_after.children_user
+                + children_after.children_system
+                - children_before.children_user
+                - children_before.children_system
+            )
+            cpu_ms: dict[str, float | None] = {
+                "client_sdk": 1000 * client_cpu / iterations,
+                "server": None,
+                "tmux_client_of_tool": None,
+                "tmux_client_bare": 1000 * bare_children / iterations,
+            }
+            if server_before is not None and server_after is not None:
+                cpu_ms["server"] = 1000 * (server_after[0] - server_before[0]) / iterations
+                cpu_ms["tmux_client_of_tool"] = (
+                    1000 * (server_after[1] - server_before[1]) / iterations
+                )
             results[case.row] = {
                 "tool": case.tool,
                 "arguments": case.arguments,
@@ -270,8 +345,33 @@ async def latency(
                 "bare_ms": bare,
                 "ratio_median": tool["median_ms"] / bare["median_ms"],
                 "ratio_p90": tool["p90_ms"] / bare["p90_ms"],
+                "cpu_ms_per_call": cpu_ms,
             }
-    return results
+        floor = await transport_floor(session, iterations)
+    return results, floor
+
+
+async def transport_floor(session: ClientSession, iterations: int) -> dict[str, Any]:
+    """Round trips that spawn nothing: what the MCP stack alone costs."""
+    ping: list[float] = []
+    unknown: list[float] = []
+    for i in range(iterations + 10):
+        start = time.perf_counter()
+        await session.send_ping()
+        elapsed = time.perf_counter() - start
+        if i >= 10:
+            ping.append(elapsed)
+        start = time.perf_counter()
+        try:
+            await session.call_tool("no_such_tool", {})
+        except MCPError:
+            pass
+        else:
+            raise SystemExit("bench: a call to an unknown tool did not fail")
+        elapsed = time.perf_counter() - start
+        if i >= 10:
+            unknown.append(elapsed)
+    return {"ping": summary(ping), "tools/call of an unknown name": summary(unknown)}
 
 
 async def processes(tmux: PrivateTmux, todo: list[Case], calls: int) -> dict[str, Any]:
@@ -303,11 +403,21 @@ async def processes(tmux: PrivateTmux, todo: list[Case], calls: int) -> dict[str
     return {"calls_per_tool": calls, "startup_spawns": startup, "per_call": per_call}
 
 
-async def cold_start(tmux: PrivateTmux, runs: int) -> dict[str, Any]:
-    """Fresh server processes: spawn to initialize, spawn to tools/list."""
+# Each snippet ends in os._exit: interpreter teardown of the SDK's module graph
+# takes a few hundred ms and is not part of a cold start (see shutdown instead).
+FLOOR_SNIPPETS = (
+    ("python -c pass", "import os; os._exit(0)"),
+    ("import tmuxmcp.cli", "import os, tmuxmcp.cli; os._exit(0)"),
+    ("import tmuxmcp.server (mcp SDK)", "import os, tmuxmcp.server; os._exit(0)"),
+)
+
+
+async def cold_start(tmux: PrivateTmux, runs: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Fresh servers (spawn to initialize, to tools/list), interleaved with import floors."""
     to_init: list[float] = []
     to_list: list[float] = []
     shutdown: list[float] = []
+    floors: dict[str, list[float]] = {label: [] for label, _ in FLOOR_SNIPPETS}
     params = server_params(tmux.env)
     for _ in range(runs):
         start = time.perf_counter()
@@ -321,30 +431,19 @@ async def cold_start(tmux: PrivateTmux, runs: int) -> dict[str, Any]:
             to_list.append(time.perf_counter() - start)
             closing = time.perf_counter()
         shutdown.append(time.perf_counter() - closing)
-    return {
+        # Interpreter start and import cost alone, for reading the numbers above.
+        for label, code in FLOOR_SNIPPETS:
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code], env=tmux.env, check=True)
+            floors[label].append(time.perf_counter() - start)
+    cold = {
         "runs": runs,
         "tools_listed": len(listed.tools),
         "spawn_to_initialize_ms": summary(to_init),
         "spawn_to_tools_list_ms": summary(to_list),
         "shutdown_ms": summary(shutdown),
     }
-
-
-def import_floor(tmux: PrivateTmux, runs: int) -> dict[str, Any]:
-    """Interpreter start and import cost alone, for reading the cold start."""
-    out: dict[str, Any] = {}
-    for label, code in (
-        ("python -c pass", "pass"),
-        ("import tmuxmcp.cli", "import tmuxmcp.cli"),
-        ("import tmuxmcp.server", "import tmuxmcp.server"),
-    ):
-        times = []
-        for _ in range(runs):
-            start = time.perf_counter()
-            subprocess.run([sys.executable, "-c", code], env=tmux.env, check=True)
-            times.append(time.perf_counter() - start)
-        out[label] = summary(times)
-    return out
+    return cold, {label: summary(times) for label, times in floors.items()}
 
 
 # -- report ----------------------------------------------------------------------
@@ -372,12 +471,17 @@ def verdicts(result: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def _ms(value: float | None) -> str:
+    return "   n/a" if value is None else f"{value:>6.2f}"
+
+
 def table(result: dict[str, Any]) -> str:
     """The plain-text report."""
     meta = result["meta"]
     lines = [
-        f"tmuxmcp {meta['tmuxmcp']}  {meta['tmux']}  mcp {meta['mcp']}  "
-        f"Python {meta['python']}  {meta['cpus']} CPUs  load {meta['loadavg']}",
+        f"tmuxmcp {meta['tmuxmcp']} ({meta['commit']}{', dirty' if meta['dirty'] else ''})  "
+        f"{meta['tmux']}  mcp {meta['mcp']}  Python {meta['python']}  {meta['cpus']} CPUs  "
+        f"load {meta['loadavg']}",
         f"latency: {meta['iterations']} calls per row after {meta['warmup']} warm-up, "
         "tool and bare interleaved (ABBA); milliseconds",
         "",
@@ -392,6 +496,20 @@ def table(result: dict[str, Any]) -> str:
             f"{r['ratio_median']:>8.2f}x {r['ratio_p90']:>5.2f}x {per_call[row]:>9.2f} "
             f"{r['bare_stdout_bytes'] / 1024:>8.1f}"
         )
+    lines += [
+        "",
+        "CPU ms per tool call (means over the same loop)",
+        f"{'call':<25} {'SDK client':>10} {'server':>8} {'its tmux':>9} {'bare tmux':>10}",
+    ]
+    for row, r in result["latency"].items():
+        c = r["cpu_ms_per_call"]
+        lines.append(
+            f"{row:<25} {_ms(c['client_sdk']):>10} {_ms(c['server']):>8} "
+            f"{_ms(c['tmux_client_of_tool']):>9} {_ms(c['tmux_client_bare']):>10}"
+        )
+    lines += ["", "MCP round trips that spawn nothing (same session)"]
+    for label, s in result["floor"].items():
+        lines.append(f"  {label:<40} {s['median_ms']:>6.2f} ms   p90 {s['p90_ms']:>6.2f} ms")
     cold = result["cold_start"]
     lines += [
         "",
@@ -423,15 +541,19 @@ def metadata(tmux: PrivateTmux, ns: argparse.Namespace) -> dict[str, Any]:
     tmux_version = subprocess.run(
         [tmux.binary, "-V"], capture_output=True, text=True, check=False
     ).stdout.strip()
-    commit = subprocess.run(
-        ["git", "-C", os.path.dirname(os.path.abspath(__file__)), "rev-parse", "--short", "HEAD"],
-        capture_output=True,
-        text=True,
-        check=False,
-    ).stdout.strip()
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", "-C", repo, *args], capture_output=True, text=True, check=False
+        ).stdout.strip()
+
+    commit = git("rev-parse", "--short", "HEAD")
+    dirty = bool(git("status", "--porcelain", "--untracked-files=no", "--", "tmuxmcp"))
     return {
         "tmuxmcp": tmuxmcp.__version__,
         "commit": commit or None,
+        "dirty": dirty,
         "tmux": tmux_version,
         "mcp": version("mcp"),
         "trio": version("trio"),
@@ -481,10 +603,9 @@ async def run(tmux: PrivateTmux, ns: argparse.Namespace) -> dict[str, Any]:
     ids = fill_pane(tmux, ns.lines, ns.width, ns.height)
     todo = cases(ids, ns.scrollback)
     result: dict[str, Any] = {"meta": metadata(tmux, ns), "pane": ids}
-    result["latency"] = await latency(tmux, todo, ns.iterations, ns.warmup)
+    result["latency"], result["floor"] = await latency(tmux, todo, ns.iterations, ns.warmup)
     result["processes"] = await processes(tmux, todo, ns.count_calls)
-    result["cold_start"] = await cold_start(tmux, ns.cold_starts)
-    result["import_floor"] = import_floor(tmux, 5)
+    result["cold_start"], result["import_floor"] = await cold_start(tmux, ns.cold_starts)
     result["targets"] = verdicts(result)
     return result
 

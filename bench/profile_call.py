@@ -20,12 +20,15 @@ server.call    ``tmuxmcp.server.call``: msgspec argument decoding, text form,
 in-memory SDK  ``mcp.Client(server, mode="legacy")``: the SDK's server and
                client dispatch, result validation and the client's
                output-schema check, without pipes or JSON text
+stdio          the benchmark's tool call: a ``python -m tmuxmcp`` child and
+               the SDK stdio client, adding JSON text, pipes, the server's
+               worker-thread file IO and a second process
 =============  ==============================================================
 
-The stdio column of ``bench_inspect.py`` adds JSON text, pipes, the server's
-worker-thread file IO and a second process to the last layer. Layers are
-timed round-robin within each iteration (the order rotates), so noise is
-shared. ``--cprofile ROW`` additionally profiles ``server.call`` for one row.
+A last row times ``ping`` in memory and over stdio: the MCP stack with no
+tool at all. Layers are timed round-robin within each iteration (the order
+rotates), so noise is shared. ``--cprofile ROW`` additionally profiles
+``server.call`` for one row.
 
 Run: ``python bench/profile_call.py [--iterations N] [--cprofile "capture_pane scrollback"]``
 """
@@ -39,13 +42,14 @@ import pstats
 import shutil
 import tempfile
 import time
+import warnings
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import msgspec
 import trio
-from bench_inspect import Case, PrivateTmux, bare_call, cases, fill_pane, summary
-from mcp import Client
+from bench_inspect import Case, PrivateTmux, bare_call, cases, fill_pane, serve, summary
+from mcp import Client, ClientSession
 
 from tmuxmcp import runtime, server
 from tmuxmcp.capability.definition import BY_NAME
@@ -82,7 +86,12 @@ class Recorder:
 
 
 def layers(
-    case: Case, tmux: PrivateTmux, state: runtime.Runtime, rec: Recorder, sdk: Client
+    case: Case,
+    tmux: PrivateTmux,
+    state: runtime.Runtime,
+    rec: Recorder,
+    sdk: Client,
+    stdio: ClientSession,
 ) -> dict[str, Timed]:
     """The timed callables of one case, innermost first."""
     bare_argv = tmux.argv(*case.bare)
@@ -112,6 +121,9 @@ def layers(
     async def in_memory() -> object:
         return await sdk.call_tool(case.tool, case.arguments)
 
+    async def over_stdio() -> object:
+        return await stdio.call_tool(case.tool, case.arguments)
+
     return {
         "bare": bare,
         "exact argv": exact_argv,
@@ -120,6 +132,7 @@ def layers(
         "handler": handler,
         "server.call": call,
         "in-memory SDK": in_memory,
+        "stdio": over_stdio,
     }
 
 
@@ -132,25 +145,36 @@ async def measure(
     rec = Recorder()
     rec.install()
     out: dict[str, dict[str, dict[str, float]]] = {}
-    async with Client(server.build_server(state), mode="legacy") as sdk:
+    async with (
+        Client(server.build_server(state), mode="legacy") as sdk,
+        serve(tmux.env) as stdio,
+    ):
         for case in todo:
             await server.call(state, case.tool, case.arguments)  # records argv and commands
-            timed = layers(case, tmux, state, rec, sdk)
-            names = list(timed)
-            samples: dict[str, list[float]] = {name: [] for name in names}
-            for name in names:  # warm-up
-                for _ in range(5):
-                    await timed[name]()
-            for i in range(iterations):
-                shift = i % len(names)
-                for name in names[shift:] + names[:shift]:
-                    start = time.perf_counter()
-                    await timed[name]()
-                    samples[name].append(time.perf_counter() - start)
-            out[case.row] = {name: summary(s) for name, s in samples.items()}
+            timed = layers(case, tmux, state, rec, sdk, stdio)
+            out[case.row] = await round_robin(timed, iterations)
             if case.row == profile_row:
                 await profile(state, case, iterations)
+        out["ping (no tool)"] = await round_robin(
+            {"in-memory SDK": sdk.send_ping, "stdio": stdio.send_ping}, iterations
+        )
     return out
+
+
+async def round_robin(timed: dict[str, Timed], iterations: int) -> dict[str, dict[str, float]]:
+    """Time every layer once per iteration, rotating the order."""
+    names = list(timed)
+    samples: dict[str, list[float]] = {name: [] for name in names}
+    for name in names:  # warm-up
+        for _ in range(5):
+            await timed[name]()
+    for i in range(iterations):
+        shift = i % len(names)
+        for name in names[shift:] + names[:shift]:
+            start = time.perf_counter()
+            await timed[name]()
+            samples[name].append(time.perf_counter() - start)
+    return {name: summary(s) for name, s in samples.items()}
 
 
 async def profile(state: runtime.Runtime, case: Case, iterations: int) -> None:
@@ -166,13 +190,16 @@ async def profile(state: runtime.Runtime, case: Case, iterations: int) -> None:
 
 
 def report(results: dict[str, dict[str, dict[str, float]]]) -> str:
-    """Median (p90) in ms, and each layer's added median over the one inside it."""
+    """Median ms per layer, and each layer's added median over the one inside it."""
     names = list(next(iter(results.values())))
     lines = ["median ms (added over the previous layer)", ""]
     lines.append(f"{'call':<25}" + "".join(f"{n:>16}" for n in names))
     for row, by_layer in results.items():
         cells, previous = [], None
         for name in names:
+            if name not in by_layer:
+                cells.append(f"{'':>16}")
+                continue
             med = by_layer[name]["median_ms"]
             added = "" if previous is None else f"({med - previous:+.2f})"
             cells.append(f"{med:>8.2f}{added:>8}")
@@ -189,6 +216,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--lines", type=int, default=12000)
     p.add_argument("--scrollback", type=int, default=10000)
     ns = p.parse_args(argv)
+    # In-memory Client warns that ping is legacy-only; this client is legacy.
+    warnings.filterwarnings("ignore", message="ping is removed")
     directory = tempfile.mkdtemp(prefix="tmp", dir="/tmp")
     tmux = PrivateTmux(directory)
     os.environ.pop("TMUX", None)
