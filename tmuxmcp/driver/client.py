@@ -36,7 +36,9 @@ from tmuxmcp.errors import (
 
 DEFAULT_TIMEOUT = 10.0
 
-_NOT_FOUND = re.compile(r"can't find (session|window|pane)[^\n]*|no current target|no buffer \S*")
+_NOT_FOUND = re.compile(
+    r"can't find (session|window|pane)[^\n]*|no current target|(unknown|no) buffer[^\n]*"
+)
 _GONE = ("no server running", "error connecting to", "server exited unexpectedly")
 _MAX_ERROR_CHARS = 300
 

@@ -1,0 +1,194 @@
+"""The teardown toolset and the self-teardown guard, over stdio on real tmux."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import trio
+
+from tests.support import PrivateTmux, error_text, serve, structured
+
+
+def _exists(tmux: PrivateTmux, target: str) -> bool:
+    kind = {"$": "has-session", "@": "list-panes", "%": "list-panes"}[target[0]]
+    return tmux.bare(kind, "-t", target, check=False).returncode == 0
+
+
+async def test_kill_tools_delete_only_what_they_name(private_tmux: PrivateTmux) -> None:
+    async with serve(private_tmux) as session:
+        keep = private_tmux.new_session("keep")
+        doomed = private_tmux.new_session("doomed")
+        lower = private_tmux.bare(
+            "split-window", "-d", "-t", doomed["pane_id"], "-P", "-F", "#{pane_id}"
+        ).stdout.strip()
+        second = private_tmux.bare(
+            "new-window", "-d", "-t", doomed["session_id"] + ":", "-P", "-F", "#{window_id}"
+        ).stdout.strip()
+        before = private_tmux.bare("list-panes", "-a", "-F", "#{pane_id}").stdout.split()
+
+        assert structured(await session.call_tool("kill_pane", {"pane_id": lower}))["id"] == lower
+        assert not _exists(private_tmux, lower)
+        structured(await session.call_tool("kill_window", {"window_id": second}))
+        assert not _exists(private_tmux, second)
+        structured(await session.call_tool("kill_session", {"session_id": doomed["session_id"]}))
+        assert not _exists(private_tmux, doomed["session_id"])
+        after = private_tmux.bare("list-panes", "-a", "-F", "#{pane_id}").stdout.split()
+        assert after == [keep["pane_id"]]
+        assert set(before) - set(after) == {lower, doomed["pane_id"]} | (
+            set(before) - {keep["pane_id"], lower, doomed["pane_id"]}
+        )
+        again = await session.call_tool("kill_session", {"session_id": doomed["session_id"]})
+        assert error_text(again).startswith("[object-not-found]")
+
+
+async def test_no_tool_kills_the_server(private_tmux: PrivateTmux) -> None:
+    async with serve(private_tmux) as session:
+        names = {t.name for t in (await session.list_tools()).tools}
+    assert "kill_server" not in names
+    assert not any("server" in n and n.startswith("kill") for n in names)
+
+
+async def test_clear_history_and_delete_buffer(private_tmux: PrivateTmux) -> None:
+    async with serve(private_tmux) as session:
+        ids = private_tmux.new_session("h")
+        pane = ids["pane_id"]
+        private_tmux.bare("send-keys", "-t", pane, "seq 1 200", "Enter")
+        with trio.fail_after(10):
+            while (
+                int(
+                    private_tmux.bare("display-message", "-p", "-t", pane, "#{history_size}").stdout
+                )
+                < 100
+            ):
+                await trio.sleep(0.02)
+        structured(await session.call_tool("clear_history", {"pane_id": pane}))
+        assert (
+            private_tmux.bare("display-message", "-p", "-t", pane, "#{history_size}").stdout.strip()
+            == "0"
+        )
+        private_tmux.bare("set-buffer", "-b", "mine\\;", "secret")  # bare argv: escape ";"
+        private_tmux.bare("set-buffer", "-b", "other", "x")
+        buffers = structured(await session.call_tool("list_buffers", {}))["buffers"]
+        assert {"name": "mine;", "size": 6} in buffers
+        assert all("secret" not in json.dumps(b) for b in buffers), "content is never listed"
+        structured(await session.call_tool("delete_buffer", {"buffer": "mine;"}))
+        left = private_tmux.bare("list-buffers", "-F", "#{buffer_name}").stdout.split()
+        assert left == ["other"]
+        missing = await session.call_tool("delete_buffer", {"buffer": "mine;"})
+        assert error_text(missing).startswith("[object-not-found]")
+
+
+async def test_teardown_is_off_by_default_on_an_existing_server(private_tmux: PrivateTmux) -> None:
+    """CM-3: unknown provenance needs teardown named by the operator."""
+    private_tmux.start_foreign_server()
+    async with serve(private_tmux) as session:
+        names = {t.name for t in (await session.list_tools()).tools}
+        assert "kill_session" not in names
+        assert "create_session" in names
+    async with serve(private_tmux, "--toolsets", "inspect,teardown") as session:
+        names = {t.name for t in (await session.list_tools()).tools}
+        assert {"kill_session", "list_panes"} <= names
+        assert "create_session" not in names
+    async with serve(private_tmux, "--include-tools", "kill_pane") as session:
+        names = {t.name for t in (await session.list_tools()).tools}
+        assert "kill_pane" in names
+        assert "kill_session" not in names
+
+
+def _fifo_server(tmux: PrivateTmux) -> tuple[str, str, str]:
+    """Start tmuxmcp *inside a pane* of the dedicated socket, speaking MCP over FIFOs."""
+    inbox = os.path.join(tmux.directory, "in")
+    outbox = os.path.join(tmux.directory, "out")
+    os.mkfifo(inbox)
+    os.mkfifo(outbox)
+    # The pane's shell stays the pane process and runs tmuxmcp as its child, so
+    # tmuxmcp inherits TMUX and TMUX_PANE exactly as any pane program does.
+    command = (
+        f"{sys.executable} -m tmuxmcp --toolsets all "
+        f"<{inbox} >{outbox} 2>{tmux.directory}/err; true"
+    )
+    ids = tmux.bare(
+        "new-session",
+        "-d",
+        "-s",
+        "host",
+        "-P",
+        "-F",
+        "#{session_id} #{window_id} #{pane_id}",
+        "sh",
+        "-c",
+        command,
+    ).stdout.split()
+    return ids[0], ids[1], ids[2]
+
+
+async def test_self_teardown_guard_with_tmuxmcp_running_in_a_pane(
+    private_tmux: PrivateTmux,
+) -> None:
+    """tmuxmcp refuses to kill its own pane, window and session (teardown tools only)."""
+    private_tmux.bare(
+        "-f", "/dev/null", "start-server", ";", "set-option", "-s", "exit-empty", "off"
+    )
+    own_session, own_window, own_pane = _fifo_server(private_tmux)
+    other = private_tmux.new_session("other")
+    inbox = os.path.join(private_tmux.directory, "in")
+    outbox = os.path.join(private_tmux.directory, "out")
+    requests = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "fifo", "version": "0"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+    calls = [
+        ("kill_pane", {"pane_id": own_pane}),
+        ("kill_window", {"window_id": own_window}),
+        ("kill_session", {"session_id": own_session}),
+        ("server_info", {}),
+        ("kill_pane", {"pane_id": other["pane_id"]}),
+    ]
+    for number, (name, arguments) in enumerate(calls, start=2):
+        requests.append(
+            {
+                "jsonrpc": "2.0",
+                "id": number,
+                "method": "tools/call",
+                "params": {"name": name, "arguments": arguments},
+            }
+        )
+    replies: dict[int, dict[str, object]] = {}
+
+    def exchange() -> None:
+        with open(inbox, "w") as send, open(outbox) as receive:
+            for message in requests:
+                send.write(json.dumps(message) + "\n")
+                send.flush()
+                if "id" in message:
+                    reply = json.loads(receive.readline())
+                    replies[reply["id"]] = reply
+
+    with trio.fail_after(30):
+        await trio.to_thread.run_sync(exchange)
+
+    assert all("result" in reply for reply in replies.values()), replies
+    for number in (2, 3, 4):
+        result = replies[number]["result"]
+        assert isinstance(result, dict)
+        assert result["isError"] is True
+        assert result["content"][0]["text"].startswith("[self-teardown-refused]")
+    assert _exists(private_tmux, own_pane)
+    info = replies[5]["result"]
+    assert isinstance(info, dict)
+    assert own_pane in info["structuredContent"]["info"]["server"]["self_teardown_guard"]
+    killed = replies[6]["result"]
+    assert isinstance(killed, dict)
+    assert killed["isError"] is False
+    assert not _exists(private_tmux, other["pane_id"])
