@@ -54,13 +54,12 @@ class PrivateTmux:
         """Start a server *not* created by tmuxmcp, holding one session."""
         self.bare("-f", "/dev/null", "new-session", "-d", "-s", "foreign", label=label)
 
-    def new_session(
-        self, name: str = "s", label: str = DEDICATED, command: Sequence[str] = ("sh",)
-    ) -> dict[str, str]:
-        """Create a 80x24 session with bare tmux running ``command``; return its ids.
+    def new_session(self, name: str = "s", label: str = DEDICATED, *extra: str) -> dict[str, str]:
+        """Create a 80x24 session with bare tmux; return its ids.
 
-        The default is plain ``sh``: it reads no rc files, so typed input is
-        never eaten by a slow interactive start-up.
+        ``extra`` is appended to the new-session argv (flags, then a command).
+        Without it the pane runs plain ``sh``: it reads no rc files, so typed
+        input is never eaten by a slow interactive start-up.
         """
         out = self.bare(
             "new-session",
@@ -74,7 +73,7 @@ class PrivateTmux:
             "-P",
             "-F",
             "#{session_id} #{window_id} #{pane_id}",
-            *command,
+            *(extra or ("sh",)),
             label=label,
         ).stdout.split()
         return {"session_id": out[0], "window_id": out[1], "pane_id": out[2]}

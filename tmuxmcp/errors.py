@@ -21,8 +21,9 @@ a client can tell error kinds apart without parsing prose.
     │   └── ServerReplaced       a different tmux server now owns the socket
     └── ConfigError              the operator's startup configuration is invalid
 
-Rule: messages never include caller payloads or environment data; they name
-the parameter and say what to change.
+Rule: messages never include payloads (text, commands, keys) or environment
+data; they name the parameter and say what to change. A message may quote
+tmux's own one-line error, which can repeat an id or name the caller sent.
 """
 
 from __future__ import annotations

@@ -136,11 +136,9 @@ async def test_losing_the_start_race_is_never_claimed_as_minimal(
     no server, another process starts one with ``-f /dev/null`` (as a second
     tmuxmcp, or anyone copying the documented command, would).
 
-    BUG (tmuxmcp/driver/binding.py ``establish``): ``start-server`` then
-    silently joins that server (and turns its ``exit-empty`` off), and because
-    it too reports ``/dev/null`` as its config, establish claims ``minimal``
-    and ``created_by_tmuxmcp`` for a server it did not start. This test fails
-    until establish proves that its own client started the server.
+    ``start-server`` silently joins that server, which also reports
+    ``/dev/null`` as its config; only the start nonce proves who started it
+    (found by this test: the first version claimed ``minimal`` here).
     """
     real_probe = binding.probe
     raced: list[str] = []
@@ -178,12 +176,9 @@ async def test_establish_never_replaces_a_file_that_is_not_a_socket(
 ) -> None:
     """An operator's mistyped ``--socket-path`` must not destroy a file.
 
-    BUG (tmuxmcp/driver/socket.py ``select_socket`` / binding.py
-    ``establish``): connecting to a regular file fails, so ``establish``
-    starts a server there, and tmux unlinks whatever is at the path to bind
-    its socket. The file's contents are lost. This test fails until an
-    existing non-socket path is refused (ConfigError or an error from
-    ``establish``).
+    Connecting to a regular file fails, and a server started there would
+    unlink it to bind its socket; ``select_socket`` refuses such a path
+    (found by this test: the first version destroyed the file).
     """
     path = Path(private_tmux.directory, "notes.txt")
     path.write_text("precious\n")

@@ -217,11 +217,9 @@ async def test_a_call_refused_as_server_replaced_has_no_effect_on_the_new_server
 ) -> None:
     """CM-1 / ``ServerReplaced``: tmuxmcp "refuses to act on another" server.
 
-    BUG (tmuxmcp/driver/client.py ``TmuxClient.run``): the identity probe and
-    the commands are sent in the same tmux invocation and the identity is only
-    compared *after* tmux has run everything, so the "refused" commands have
-    already changed the replacement server. This test fails until the probe
-    gates execution (see the report).
+    The gate option set at binding does not exist on a replacement server, so
+    tmux drops the whole command list there (found by this test: the first
+    version compared identities only after tmux had run everything).
     """
     client = _client(private_tmux)
     await binding.establish(client)

@@ -23,6 +23,8 @@ from collections.abc import Sequence
 
 import msgspec
 
+from tmuxmcp.sinks._text import require_argv_text
+
 Value = str | int
 
 _FLAG = re.compile(r"-[A-Za-z]")
@@ -37,7 +39,10 @@ def escape_element(element: str) -> str:
 def _render_value(value: Value) -> str:
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         raise TypeError(f"tmux argument must be str or int, not {type(value).__name__}")
-    return str(value) if isinstance(value, int) else escape_element(value)
+    if isinstance(value, int):
+        return str(value)
+    # Backstop: sink encoders reject NUL first; argv cannot carry one at all.
+    return escape_element(require_argv_text(value, "argument"))
 
 
 class Command(msgspec.Struct, frozen=True):

@@ -6,27 +6,39 @@
 * Otherwise tmuxmcp starts one itself with a minimal configuration
   (``-f /dev/null``) and ``exit-empty off``, so the server stays up with zero
   sessions instead of exiting at once; the operator stops it with
-  ``tmux -L tmuxmcp kill-server``. If the server that then answers reports a
-  configuration file other than ``/dev/null`` another process won the start
-  race, and provenance is ``unknown`` again.
+  ``tmux -L tmuxmcp kill-server``. The starting client carries a random
+  ``TMUXMCP_START`` value in its environment, which a new server copies into
+  its global environment. Only if the server that then answers holds that
+  value (and reports no configuration file but ``/dev/null``) did this
+  process start it; otherwise another process won the start race and
+  provenance is ``unknown``. The variable is removed again at once.
 
-Every later call is checked against the identity recorded here (see
-``client``). When the server dies or is replaced, calls fail with
-``ServerGone`` or ``ServerReplaced``; tmuxmcp never restarts a server by
-itself, so a ``minimal`` claim always refers to the server it started.
+Binding sets one server option, ``@tmuxmcp_<nonce>``, to the server's pid and
+start time. Every later call is gated on it (see ``client``): when the server
+dies or is replaced, calls fail with ``ServerGone`` or ``ServerReplaced`` and
+nothing runs on a replacement. tmuxmcp never restarts a server by itself, so a
+``minimal`` claim always refers to the server it started.
 """
 
 from __future__ import annotations
 
+import secrets
 from enum import StrEnum
 
 import msgspec
 
 from tmuxmcp.driver import _spawn
 from tmuxmcp.driver.argv import cmd, render
-from tmuxmcp.driver.client import ServerIdentity, TmuxClient, classify_failure, decode
+from tmuxmcp.driver.client import (
+    IDENTITY_FORMAT,
+    ServerIdentity,
+    TmuxClient,
+    classify_failure,
+    decode,
+    parse_identity,
+)
 from tmuxmcp.driver.records import RecordFormat
-from tmuxmcp.errors import ServerGone, TmuxCommandFailed
+from tmuxmcp.errors import ServerGone, ServerReplaced, TmuxCommandFailed
 
 MINIMAL_CONFIG = "/dev/null"
 
@@ -67,8 +79,15 @@ async def probe(client: TmuxClient) -> dict[str, str] | None:
     return records[0]
 
 
-async def start_minimal_server(client: TmuxClient) -> None:
-    """Start a server with no configuration that stays up with zero sessions."""
+START_VARIABLE = "TMUXMCP_START"
+
+
+async def start_minimal_server(client: TmuxClient) -> str:
+    """Start a server with no configuration that stays up with zero sessions.
+
+    Returns the start nonce that a server started by this call holds.
+    """
+    nonce = secrets.token_hex(16)
     argv = [
         client.binary,
         "-u",
@@ -77,9 +96,36 @@ async def start_minimal_server(client: TmuxClient) -> None:
         *client.socket.argv(),
         *render([cmd("start-server"), cmd("set-option", "-s", args=["exit-empty", "off"])]),
     ]
-    done = await _spawn.run_argv(argv, env=client.env, seconds=client.timeout)
+    done = await _spawn.run_argv(
+        argv, env={**client.env, START_VARIABLE: nonce}, seconds=client.timeout
+    )
     if done.returncode != 0:
         raise classify_failure(decode(done.stderr), client.socket)
+    return nonce
+
+
+async def started_by_us(client: TmuxClient, nonce: str) -> bool:
+    """True if the answering server holds our start nonce; removes the variable."""
+    try:
+        out = await client.run_unbound([cmd("show-environment", "-g", args=[START_VARIABLE])])
+    except TmuxCommandFailed:
+        return False  # "unknown variable": a server someone else started
+    await client.run_unbound([cmd("set-environment", "-g", "-u", args=[START_VARIABLE])])
+    return out.stdout.strip() == f"{START_VARIABLE}={nonce}"
+
+
+async def mark(client: TmuxClient) -> ServerIdentity:
+    """Set the gate option to the answering server's identity and return it."""
+    out = await client.run_unbound(
+        [
+            cmd("set-option", "-s", "-F", args=[client.marker, IDENTITY_FORMAT]),
+            cmd("show-options", "-s", "-v", args=[client.marker]),
+        ]
+    )
+    identity = parse_identity(out.stdout.strip())
+    if identity is None:
+        raise TmuxCommandFailed("the tmux server did not report its identity")
+    return identity
 
 
 async def establish(client: TmuxClient) -> ServerFacts:
@@ -87,13 +133,15 @@ async def establish(client: TmuxClient) -> ServerFacts:
     facts = await probe(client)
     created = False
     if facts is None:
-        await start_minimal_server(client)
-        created = True
+        nonce = await start_minimal_server(client)
+        created = await started_by_us(client, nonce)
         facts = await probe(client)
         if facts is None:
             raise ServerGone(f"tmux exited right after starting on {client.socket.describe()}")
     minimal = created and facts["config_files"] in ("", MINIMAL_CONFIG)
-    identity = ServerIdentity(int(facts["pid"]), int(facts["start_time"]))
+    identity = await mark(client)
+    if identity != ServerIdentity(int(facts["pid"]), int(facts["start_time"])):
+        raise ServerReplaced("the tmux server changed while tmuxmcp was binding to it")
     client.bind(identity)
     return ServerFacts(
         identity=identity,

@@ -7,10 +7,14 @@ Every invocation is ``tmux -u -N <socket> <commands>``:
   silently create a server whose configuration tmuxmcp did not choose;
 * the socket flags come from the startup selection and nothing else.
 
-Each call is prefixed, in the same tmux process, by an identity probe
-(``display-message -p`` of the server's pid and start time). If the answer is
-not the server bound at startup the call is refused with ``ServerReplaced``,
-so the provenance decided at startup is never claimed for another server.
+Each call is prefixed, in the same tmux process, by a gate: ``show-options -s
+-v @tmuxmcp_<nonce>``, a server option that ``binding.establish`` set on the
+bound server to that server's pid and start time. On any other server the
+option does not exist, the gate fails, and tmux drops the rest of the command
+list, so nothing runs there; the call is refused with ``ServerReplaced``. If
+the option holds another identity (copied, or a reused pid) the call is
+refused too. The provenance decided at startup is therefore never claimed for,
+or acted on, another server.
 
 tmux's error text is mapped to the exception tree here: missing objects become
 ``ObjectNotFound`` (a caller mistake), a missing server ``ServerGone``.
@@ -91,6 +95,8 @@ class TmuxClient:
         self.env = dict(env)
         self.timeout = timeout
         self.bound: ServerIdentity | None = None
+        self.marker = f"@tmuxmcp_{secrets.token_hex(8)}"
+        """The server option that identifies the bound server (set by binding)."""
 
     def base_argv(self) -> list[str]:
         """``tmux -u -N <socket>``: the prefix of every call."""
@@ -123,18 +129,24 @@ class TmuxClient:
         bound = self.bound
         if bound is None:
             raise RuntimeError("TmuxClient.run before bind()")
-        marker = secrets.token_hex(8)
-        probe = cmd("display-message", "-p", args=[f"{marker}:#{{pid}}:#{{start_time}}"])
+        gate = cmd("show-options", "-s", "-v", args=[self.marker])
         done = await _spawn.run_argv(
-            [*self.base_argv(), *render([probe, *commands])],
+            [*self.base_argv(), *render([gate, *commands])],
             env=self.env,
             seconds=self.timeout if seconds is None else seconds,
             stdin=stdin,
         )
         head, _, rest = done.stdout.partition(b"\n")
-        seen = _parse_identity(decode(head), marker)
+        seen = parse_identity(decode(head))
         if seen is None:
-            raise classify_failure(decode(done.stderr), self.socket)
+            stderr = decode(done.stderr)
+            if self.marker in stderr:
+                raise ServerReplaced(
+                    f"the tmux server on {self.socket.describe()} is not the one tmuxmcp bound "
+                    "to at startup (it was restarted or replaced); nothing was run on it; "
+                    "restart tmuxmcp"
+                )
+            raise classify_failure(stderr, self.socket)
         if seen != bound:
             raise ServerReplaced(
                 f"the tmux server on {self.socket.describe()} is not the one tmuxmcp bound "
@@ -145,11 +157,13 @@ class TmuxClient:
         return TmuxOutput(decode(rest))
 
 
-def _parse_identity(line: str, marker: str) -> ServerIdentity | None:
-    prefix = marker + ":"
-    if not line.startswith(prefix):
-        return None
-    pid, _, start = line[len(prefix) :].partition(":")
+IDENTITY_FORMAT = "#{pid}:#{start_time}"
+"""What the gate option holds: the bound server's pid and start time."""
+
+
+def parse_identity(line: str) -> ServerIdentity | None:
+    """``"<pid>:<start_time>"`` as an identity, or None."""
+    pid, _, start = line.partition(":")
     if not (pid.isdigit() and start.isdigit()):
         return None
     return ServerIdentity(int(pid), int(start))

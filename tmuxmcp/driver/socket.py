@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from enum import StrEnum
 
 import msgspec
@@ -69,6 +70,15 @@ def select_socket(name: str | None, path: str | None) -> SocketSelection:
             )
         if not os.path.isdir(os.path.dirname(normal)):
             raise ConfigError("--socket-path must be in an existing directory")
+        # tmux unlinks whatever is at the path before binding its socket, so a
+        # mistyped path must never name a file tmuxmcp would destroy.
+        try:
+            mode = os.lstat(normal).st_mode
+        except FileNotFoundError:
+            pass
+        else:
+            if not stat.S_ISSOCK(mode):
+                raise ConfigError("--socket-path names an existing file that is not a socket")
         return SocketSelection(SocketKind.PATH, normal)
     label = DEFAULT_SOCKET_NAME if name is None else name
     if not _LABEL.fullmatch(label):

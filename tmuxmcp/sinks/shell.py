@@ -16,7 +16,8 @@ import re
 
 from tmuxmcp.sinks._text import require_argv_text
 
-_SAFE_WORD = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")
+# A leading '=' is expanded by zsh (=cmd -> its path), so it is quoted.
+_SAFE_WORD = re.compile(r"[A-Za-z0-9_@%+:,./-][A-Za-z0-9_@%+=:,./-]*")
 
 
 def quote_word(value: str, param: str) -> str:
