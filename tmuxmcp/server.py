@@ -42,6 +42,7 @@ from tmuxmcp.capability.schema import object_schema
 from tmuxmcp.errors import TmuxMcpError
 from tmuxmcp.runtime import Runtime
 from tmuxmcp.tools import HANDLERS
+from tmuxmcp.tools.context import Progress
 from tmuxmcp.transport import LONE_SURROGATE_META, GuardedStdin
 
 log = logging.getLogger("tmuxmcp")
@@ -103,6 +104,7 @@ async def call(
     arguments: dict[str, Any] | None,
     *,
     lone_surrogate: bool = False,
+    progress: Progress | None = None,
 ) -> CallToolResult:
     """Run one tool call on the frozen surface (raises MCPError for unknown names)."""
     if name not in runtime.surface.tools:
@@ -117,8 +119,11 @@ async def call(
         args = msgspec.convert(arguments or {}, spec.args)
     except msgspec.ValidationError as exc:
         return _error(f"[invalid-arguments] {exc}; see the tool's input schema")
+    context = runtime.context
+    if progress is not None:
+        context = msgspec.structs.replace(context, progress=progress)
     try:
-        result = await HANDLERS[name](runtime.context, args)
+        result = await HANDLERS[name](context, args)
     except TmuxMcpError as exc:
         return _error(exc.for_client())
     except Exception:
@@ -143,7 +148,13 @@ def build_server(runtime: Runtime) -> Server[Any]:
         ctx: ServerRequestContext[Any], params: CallToolRequestParams
     ) -> CallToolResult:
         marked = bool((params.meta or {}).get(LONE_SURROGATE_META))
-        return await call(runtime, params.name, params.arguments, lone_surrogate=marked)
+        return await call(
+            runtime,
+            params.name,
+            params.arguments,
+            lone_surrogate=marked,
+            progress=ctx.session.report_progress,
+        )
 
     return Server(
         "tmuxmcp",

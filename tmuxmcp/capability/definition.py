@@ -447,4 +447,10 @@ DEFINITION += (
     ),
 )
 
+# -- execute toolset ---------------------------------------------------------------
+DEFINITION += ()
+
+# -- waiting and searching (inspect) -----------------------------------------------
+DEFINITION += ()
+
 BY_NAME: dict[str, ToolSpec] = {spec.name: spec for spec in DEFINITION}

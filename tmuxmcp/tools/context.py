@@ -1,4 +1,8 @@
-"""What a tool handler receives besides its arguments."""
+"""What a tool handler receives besides its arguments.
+
+One ``ToolContext`` is built at startup; the dispatcher gives each call a
+copy whose ``progress`` reports to that call's client (``server.call``).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,12 @@ import msgspec
 
 from tmuxmcp.driver.binding import ServerFacts
 from tmuxmcp.driver.client import TmuxClient
+
+Progress = Callable[[float, float | None, str | None], Awaitable[None]]
+
+
+async def _no_progress(progress: float, total: float | None, message: str | None) -> None:
+    return None
 
 
 class ToolContext(msgspec.Struct, frozen=True, kw_only=True):
@@ -22,6 +32,8 @@ class ToolContext(msgspec.Struct, frozen=True, kw_only=True):
     """Effective nested operations of each served aggregate."""
     self_pane: str | None = None
     """The pane tmuxmcp itself runs in, when that pane is on the bound server."""
+    progress: Progress = _no_progress
+    """Report progress of this call (a no-op unless the client sent a progressToken)."""
 
 
 Handler = Callable[[ToolContext, Any], Awaitable[msgspec.Struct]]
