@@ -53,6 +53,11 @@ def _selection_flags(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="deadline for each tmux call (env TMUXMCP_TIMEOUT; default 10)",
     )
+    group.add_argument(
+        "--audit-log",
+        metavar="PATH",
+        help="append one redacted JSON line per tool call (env TMUXMCP_AUDIT_LOG)",
+    )
 
 
 def parser() -> argparse.ArgumentParser:
@@ -86,6 +91,7 @@ def _config(ns: argparse.Namespace):  # type: ignore[no-untyped-def]
             include_tools=ns.include_tools,
             exclude_tools=ns.exclude_tools,
             timeout=ns.timeout,
+            audit_log=ns.audit_log,
         ),
         os.environ,
     )

@@ -13,6 +13,7 @@ contacted, so a bad configuration exits before serving.
 | --include-tools   | TMUXMCP_INCLUDE_TOOLS   |                            |
 | --exclude-tools   | TMUXMCP_EXCLUDE_TOOLS   |                            |
 | --timeout         | TMUXMCP_TIMEOUT         | 10 seconds per tmux call   |
+| --audit-log       | TMUXMCP_AUDIT_LOG       | none                       |
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     request: SurfaceRequest
     timeout: float
     env: dict[str, str]
+    audit_log: str | None = None
 
 
 class Options(msgspec.Struct, kw_only=True):
@@ -52,6 +54,7 @@ class Options(msgspec.Struct, kw_only=True):
     include_tools: str | None = None
     exclude_tools: str | None = None
     timeout: str | None = None
+    audit_log: str | None = None
 
 
 def split_list(value: str | None) -> tuple[str, ...]:
@@ -117,4 +120,5 @@ def load(options: Options, environ: Mapping[str, str]) -> Config:
         request=request,
         timeout=_timeout(pick(options.timeout, "TMUXMCP_TIMEOUT")),
         env=child_environment(environ),
+        audit_log=pick(options.audit_log, "TMUXMCP_AUDIT_LOG") or None,
     )

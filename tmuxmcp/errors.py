@@ -12,6 +12,7 @@ a client can tell error kinds apart without parsing prose.
     │   ├── InvalidArguments     arguments do not match the tool's schema
     │   ├── UnsafeValue          a value cannot be made safe for its sink
     │   ├── ObjectNotFound       a named tmux object does not exist
+    │   ├── PaneNotReady         the pane cannot take a shell command now
     │   └── SelfTeardownRefused  a teardown would remove tmuxmcp's own pane
     ├── TmuxError                tmux could not do what was asked
     │   ├── TmuxCommandFailed    tmux ran and reported an error
@@ -65,6 +66,16 @@ class ObjectNotFound(CallerError):
     """You get this when a session, window or pane id names nothing on the socket."""
 
     reference = "object-not-found"
+
+
+class PaneNotReady(CallerError):
+    """You get this when run_command names a pane that is not at a shell prompt.
+
+    For example an editor, a pager, a dead pane, or a pane in copy mode:
+    tmuxmcp refuses rather than typing a command into it.
+    """
+
+    reference = "pane-not-ready"
 
 
 class SelfTeardownRefused(CallerError):

@@ -15,6 +15,7 @@ from typing import Any
 
 import msgspec
 
+from tmuxmcp.audit import AuditLog
 from tmuxmcp.capability.annotations import Evidence, gather_evidence
 from tmuxmcp.capability.definition import BY_NAME, DEFINITION
 from tmuxmcp.capability.manifest import published_surface
@@ -33,6 +34,7 @@ class Runtime(msgspec.Struct, frozen=True, kw_only=True):
     surface: Surface
     evidence: Evidence
     context: ToolContext
+    audit: AuditLog | None = None
 
 
 def socket_report(config: Config, socket_path: str | None) -> dict[str, Any]:
@@ -115,7 +117,8 @@ def build(
         nested=surface.nested,
         self_pane=self_pane,
     )
-    return Runtime(config=config, surface=surface, evidence=evidence, context=context)
+    audit = AuditLog(config.audit_log) if config.audit_log else None
+    return Runtime(config=config, surface=surface, evidence=evidence, context=context, audit=audit)
 
 
 def new_client(config: Config) -> TmuxClient:

@@ -18,6 +18,7 @@ leak their text (research/mcp-sdk-2.md). This module closes each gap:
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 import msgspec
@@ -106,7 +107,46 @@ async def call(
     lone_surrogate: bool = False,
     progress: Progress | None = None,
 ) -> CallToolResult:
-    """Run one tool call on the frozen surface (raises MCPError for unknown names)."""
+    """Run one tool call on the frozen surface and audit it.
+
+    Raises MCPError for a name outside the surface (hidden or nonexistent).
+    """
+    began = time.monotonic()
+    outcome = "cancelled"  # replaced unless trio.Cancelled unwinds through here
+    spec = BY_NAME.get(name) if name in runtime.surface.tools else None
+    try:
+        result = await _dispatch(runtime, name, arguments, lone_surrogate, progress)
+    except MCPError:
+        outcome = "unknown-tool"
+        raise
+    else:
+        outcome = _outcome(result)
+        return result
+    finally:
+        if runtime.audit is not None:
+            runtime.audit.record(
+                tool=name,
+                spec=spec,
+                arguments=arguments,
+                outcome=outcome,
+                duration=time.monotonic() - began,
+            )
+
+
+def _outcome(result: CallToolResult) -> str:
+    if not result.is_error:
+        return "ok"
+    text = getattr(result.content[0], "text", "") if result.content else ""
+    return text[1 : text.index("]")] if text.startswith("[") and "]" in text else "error"
+
+
+async def _dispatch(
+    runtime: Runtime,
+    name: str,
+    arguments: dict[str, Any] | None,
+    lone_surrogate: bool,
+    progress: Progress | None,
+) -> CallToolResult:
     if name not in runtime.surface.tools:
         raise _unknown(name)
     spec = BY_NAME[name]

@@ -149,6 +149,7 @@ async def test_self_teardown_guard_with_tmuxmcp_running_in_a_pane(
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
     ]
     calls = [
+        ("respawn_pane", {"pane_id": own_pane}),
         ("kill_pane", {"pane_id": own_pane}),
         ("kill_window", {"window_id": own_window}),
         ("kill_session", {"session_id": own_session}),
@@ -179,16 +180,16 @@ async def test_self_teardown_guard_with_tmuxmcp_running_in_a_pane(
         await trio.to_thread.run_sync(exchange)
 
     assert all("result" in reply for reply in replies.values()), replies
-    for number in (2, 3, 4):
+    for number in (2, 3, 4, 5):
         result = replies[number]["result"]
         assert isinstance(result, dict)
         assert result["isError"] is True
         assert result["content"][0]["text"].startswith("[self-teardown-refused]")
     assert _exists(private_tmux, own_pane)
-    info = replies[5]["result"]
+    info = replies[6]["result"]
     assert isinstance(info, dict)
     assert own_pane in info["structuredContent"]["info"]["server"]["self_teardown_guard"]
-    killed = replies[6]["result"]
+    killed = replies[7]["result"]
     assert isinstance(killed, dict)
     assert killed["isError"] is False
     assert not _exists(private_tmux, other["pane_id"])

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from tmuxmcp.capability.model import ToolSpec
 from tmuxmcp.capability.vocabulary import Effect, OutputClass, Reach, Toolset
-from tmuxmcp.tools import inspect, manage, snapshot, teardown
+from tmuxmcp.tools import commands, execute, inspect, manage, snapshot, teardown
 
 OBSERVE = frozenset({Effect.OBSERVE})
 CHANGE = frozenset({Effect.CHANGE})
@@ -448,7 +448,109 @@ DEFINITION += (
 )
 
 # -- execute toolset ---------------------------------------------------------------
-DEFINITION += ()
+TERMINAL = frozenset({OutputClass.TERMINAL_CONTENT})
+DELIVERY = (
+    "Anything it delivers can make the pane program act with the tmux user's authority; "
+    "disabling other tools does not contain it.",
+)
+
+DEFINITION += (
+    ToolSpec(
+        name="send_keys",
+        title="Send keys",
+        toolset=Toolset.EXECUTE,
+        reach=Reach.PANE_INPUT,
+        effects=CHANGE,
+        outputs=METADATA,
+        may_expose_secrets=False,
+        returns_untrusted_content=False,
+        summary=(
+            "Sends named keys (Enter, Escape, Tab, arrows, Home/End, PageUp/PageDown, F1-F12, "
+            "C-a..C-z, M- combinations) to a pane, optionally repeated. Free text is never "
+            "parsed as key names: use send_text. If the pane is in copy or view mode the "
+            "keys act on that mode, which is how to leave it."
+        ),
+        args=execute.SendKeysArgs,
+        result=execute.Delivered,
+        disclosures=DELIVERY,
+    ),
+    ToolSpec(
+        name="send_text",
+        title="Send text",
+        toolset=Toolset.EXECUTE,
+        reach=Reach.PANE_INPUT,
+        effects=CHANGE,
+        outputs=METADATA,
+        may_expose_secrets=False,
+        returns_untrusted_content=False,
+        summary=(
+            "Types text into the program in a pane byte for byte (up to 1 MiB, through a tmux "
+            "paste buffer), optionally as a bracketed paste and followed by Enter. Control "
+            "characters are refused: send them with send_keys. The text goes to the program "
+            "even when the pane shows copy or view mode; it is never read as key bindings."
+        ),
+        args=execute.SendTextArgs,
+        result=execute.Delivered,
+        disclosures=DELIVERY,
+    ),
+    ToolSpec(
+        name="run_command",
+        title="Run command",
+        toolset=Toolset.EXECUTE,
+        reach=Reach.PANE_COMMAND,
+        effects=CHANGE,
+        outputs=TERMINAL,
+        may_expose_secrets=True,
+        returns_untrusted_content=True,
+        summary=(
+            "Runs a shell command in the shell of a pane (never on the host outside tmux), "
+            "waits for it without polling, and returns its exit status, its own output "
+            "(recovered from scrollback when longer than the screen, capped, truncation "
+            "reported), the duration and whether it timed out. On timeout the command keeps "
+            "running. Refuses panes that are not at a POSIX shell prompt. A leading space "
+            "keeps the command out of shell history where the shell is configured for that "
+            "(best effort)."
+        ),
+        args=commands.RunCommandArgs,
+        result=commands.RunCommandResult,
+        disclosures=DELIVERY,
+    ),
+    ToolSpec(
+        name="paste_buffer",
+        title="Paste buffer",
+        toolset=Toolset.EXECUTE,
+        reach=Reach.PANE_INPUT,
+        effects=CHANGE,
+        outputs=METADATA,
+        may_expose_secrets=False,
+        returns_untrusted_content=False,
+        summary=(
+            "Pastes a tmux paste buffer into a pane (line feeds become carriage returns), "
+            "optionally as a bracketed paste. The buffer is kept."
+        ),
+        args=execute.PasteBufferArgs,
+        result=execute.Delivered,
+        disclosures=DELIVERY,
+    ),
+    ToolSpec(
+        name="respawn_pane",
+        title="Respawn pane",
+        toolset=Toolset.EXECUTE,
+        reach=Reach.CONFIGURED_PROCESS,
+        effects=frozenset({Effect.CHANGE, Effect.DELETE}),
+        outputs=METADATA,
+        may_expose_secrets=False,
+        returns_untrusted_content=False,
+        summary=(
+            "Kills the process running in a pane and starts the pane's configured command "
+            "again (its default shell unless it was created with another command). Refuses "
+            "tmuxmcp's own pane (a guard for direct tools only)."
+        ),
+        args=execute.RespawnPaneArgs,
+        result=execute.Delivered,
+        disclosures=ENDS_PROCESSES,
+    ),
+)
 
 # -- waiting and searching (inspect) -----------------------------------------------
 DEFINITION += ()

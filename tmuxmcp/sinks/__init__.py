@@ -63,6 +63,13 @@ class Encoding(StrEnum):
     """An existing absolute directory (``sinks.path``), then format-escaped."""
     CLOSED_VOCABULARY = "closed-vocabulary"
     """One of a fixed list of values defined by tmuxmcp."""
+    PASTE_BUFFER = "paste-buffer"
+    """Sent on stdin to ``load-buffer -`` and written to the pane by ``paste-buffer``:
+    raw bytes to the program, no key-name parsing, no mode key bindings, no argv
+    size limit; control characters are refused."""
+    PANE_SHELL_TEXT = "pane-shell-text"
+    """Typed verbatim into the pane's own shell (through a paste buffer) inside a
+    generated wrapper; it is a command and does whatever it says."""
 
 
 __all__ = ["Encoding", "Sink"]

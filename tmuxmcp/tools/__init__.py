@@ -7,7 +7,7 @@ its handler; a test checks the two agree.
 
 from __future__ import annotations
 
-from tmuxmcp.tools import inspect, manage, snapshot, teardown
+from tmuxmcp.tools import commands, execute, inspect, manage, snapshot, teardown
 from tmuxmcp.tools.context import Handler
 
 HANDLERS: dict[str, Handler] = {
@@ -15,4 +15,6 @@ HANDLERS: dict[str, Handler] = {
     **snapshot.HANDLERS,
     **manage.HANDLERS,
     **teardown.HANDLERS,
+    **execute.HANDLERS,
+    **commands.HANDLERS,
 }

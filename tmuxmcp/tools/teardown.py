@@ -42,7 +42,7 @@ class Deleted(msgspec.Struct, frozen=True, kw_only=True):
         return f"deleted {self.deleted} {self.id}"
 
 
-async def _refuse_self(ctx: ToolContext, kind: IdKind, target: str) -> None:
+async def refuse_self_teardown(ctx: ToolContext, kind: IdKind, target: str) -> None:
     """Raise if ``target`` is, or holds, the pane tmuxmcp runs in."""
     own = ctx.self_pane
     if own is None:
@@ -72,7 +72,7 @@ class KillSessionArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, k
 async def kill_session(ctx: ToolContext, args: KillSessionArgs) -> Deleted:
     """Handler for kill_session."""
     session = encode_id(args.session_id, IdKind.SESSION, "session_id")
-    await _refuse_self(ctx, IdKind.SESSION, session)
+    await refuse_self_teardown(ctx, IdKind.SESSION, session)
     await ctx.client.run(cmd("kill-session", t=session))
     return Deleted(id=session, deleted="session")
 
@@ -86,7 +86,7 @@ class KillWindowArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw
 async def kill_window(ctx: ToolContext, args: KillWindowArgs) -> Deleted:
     """Handler for kill_window (killing a session's last window ends that session)."""
     window = encode_id(args.window_id, IdKind.WINDOW, "window_id")
-    await _refuse_self(ctx, IdKind.WINDOW, window)
+    await refuse_self_teardown(ctx, IdKind.WINDOW, window)
     await ctx.client.run(cmd("kill-window", t=window))
     return Deleted(id=window, deleted="window")
 
@@ -100,7 +100,7 @@ class KillPaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_o
 async def kill_pane(ctx: ToolContext, args: KillPaneArgs) -> Deleted:
     """Handler for kill_pane (killing a window's last pane ends that window)."""
     pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
-    await _refuse_self(ctx, IdKind.PANE, pane)
+    await refuse_self_teardown(ctx, IdKind.PANE, pane)
     await ctx.client.run(cmd("kill-pane", t=pane))
     return Deleted(id=pane, deleted="pane")
 

@@ -1,0 +1,299 @@
+"""The execute toolset end to end over stdio: bytes arrive exactly, commands report status."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import trio
+
+from tests.support import PrivateTmux, error_text, serve, structured
+
+HOSTILE = (
+    'quote\' "dq" ;semi; #{pane_id} #(touch SENTINEL) $(touch SENTINEL) `id` '
+    "back\\slash é☺日 trailing;"
+)
+
+
+def _raw_reader(tmux: PrivateTmux, count: int) -> tuple[str, str, str]:
+    """A pane whose program stores exactly ``count`` raw bytes it reads."""
+    out = os.path.join(tmux.directory, "received")
+    done = os.path.join(tmux.directory, "done")
+    ready = os.path.join(tmux.directory, "ready")
+    # Bytes written after `stty raw` wait in the terminal until head reads them.
+    script = f"stty raw -echo; touch {ready}; head -c {count} > {out}; touch {done}; sleep 30"
+    ids = tmux.new_session("reader", "tmuxmcp", "sh", "-c", script)
+    return ids["pane_id"], out, done
+
+
+async def _wait_file(path: str) -> None:
+    with trio.fail_after(15):
+        while not os.path.exists(path):
+            await trio.sleep(0.02)
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
+async def _ready(tmux: PrivateTmux, pane: str) -> None:
+    """Wait until the reader's terminal is in raw mode."""
+    await _wait_file(os.path.join(tmux.directory, "ready"))
+
+
+async def test_send_text_arrives_byte_exact(private_tmux: PrivateTmux) -> None:
+    sentinel = os.path.join(private_tmux.directory, "sentinel")
+    text = HOSTILE.replace("SENTINEL", sentinel)
+    expected = text.encode() + b"\r"
+    async with serve(private_tmux) as session:
+        pane, out, done = _raw_reader(private_tmux, len(expected))
+        await _ready(private_tmux, pane)
+        result = structured(
+            await session.call_tool("send_text", {"pane_id": pane, "text": text, "enter": True})
+        )
+        assert result["pane_id"] == pane
+        await _wait_file(done)
+    assert _read(out) == expected
+    assert not os.path.exists(sentinel)
+    leftover = private_tmux.bare("list-buffers", "-F", "#{buffer_name}").stdout
+    assert "tmuxmcp-" not in leftover, "the paste buffer is deleted after use"
+
+
+async def test_large_text_goes_through_a_buffer(private_tmux: PrivateTmux) -> None:
+    """Far over tmux's 16 KiB command limit, still exact."""
+    text = ("0123456789abcdef;#{x}é" * 6000)[:100_000]
+    expected = text.encode()
+    async with serve(private_tmux) as session:
+        pane, out, done = _raw_reader(private_tmux, len(expected))
+        await _ready(private_tmux, pane)
+        structured(await session.call_tool("send_text", {"pane_id": pane, "text": text}))
+        await _wait_file(done)
+    assert _read(out) == expected
+
+
+async def test_text_in_copy_mode_is_not_read_as_bindings(private_tmux: PrivateTmux) -> None:
+    expected = b"q hello q\r"
+    async with serve(private_tmux) as session:
+        pane, out, done = _raw_reader(private_tmux, len(expected))
+        await _ready(private_tmux, pane)
+        private_tmux.bare("copy-mode", "-t", pane)
+        assert (
+            private_tmux.bare("display-message", "-p", "-t", pane, "#{pane_in_mode}").stdout.strip()
+            == "1"
+        )
+        structured(
+            await session.call_tool(
+                "send_text", {"pane_id": pane, "text": "q hello q", "enter": True}
+            )
+        )
+        await _wait_file(done)
+    assert _read(out) == expected
+
+
+async def test_control_characters_are_refused_with_a_pointer_to_send_keys(
+    private_tmux: PrivateTmux,
+) -> None:
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("c")["pane_id"]
+        for text in ("line\nbreak", "esc\x1b[31m", "tab\t", "del\x7f", "c1\x9b"):
+            message = error_text(
+                await session.call_tool("send_text", {"pane_id": pane, "text": text})
+            )
+            assert message.startswith("[unsafe-value]")
+            assert "send_keys" in message
+
+
+async def test_send_keys_sends_exactly_the_named_keys(private_tmux: PrivateTmux) -> None:
+    expected = b"\r\t\x01\x1b[A\x7f\x1bx" * 2
+    async with serve(private_tmux) as session:
+        pane, out, done = _raw_reader(private_tmux, len(expected))
+        await _ready(private_tmux, pane)
+        keys = ["Enter", "Tab", "C-a", "Up", "BSpace", "M-x"]
+        structured(
+            await session.call_tool("send_keys", {"pane_id": pane, "keys": keys, "repeat": 2})
+        )
+        await _wait_file(done)
+        for bad in (["hello"], ["Enter;"], ["0x41"], []):
+            text = error_text(await session.call_tool("send_keys", {"pane_id": pane, "keys": bad}))
+            assert text.startswith("[invalid-arguments]")
+    assert _read(out) == expected
+
+
+async def test_paste_buffer(private_tmux: PrivateTmux) -> None:
+    expected = b"from buffer\r"
+    async with serve(private_tmux) as session:
+        pane, out, done = _raw_reader(private_tmux, len(expected))
+        await _ready(private_tmux, pane)
+        private_tmux.bare("set-buffer", "-b", "clip", "from buffer\n")
+        structured(await session.call_tool("paste_buffer", {"pane_id": pane, "buffer": "clip"}))
+        await _wait_file(done)
+        assert "clip" in private_tmux.bare("list-buffers", "-F", "#{buffer_name}").stdout
+    assert _read(out) == expected
+
+
+async def test_run_command_status_and_own_output(private_tmux: PrivateTmux) -> None:
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("run")["pane_id"]
+        private_tmux.bare("send-keys", "-t", pane, "echo EARLIER-NOISE", "Enter")
+        quiet = structured(
+            await session.call_tool("run_command", {"pane_id": pane, "command": "true"})
+        )
+        assert (quiet["exit_status"], quiet["output"], quiet["completed"]) == (0, "", True)
+        one = structured(
+            await session.call_tool("run_command", {"pane_id": pane, "command": "echo hello"})
+        )
+        assert one["output"] == "hello"
+        failed = structured(
+            await session.call_tool("run_command", {"pane_id": pane, "command": "sh -c 'exit 42'"})
+        )
+        assert failed["exit_status"] == 42
+        long = structured(
+            await session.call_tool("run_command", {"pane_id": pane, "command": "seq 1 150"})
+        )
+        assert long["output"].split("\n") == [str(n) for n in range(1, 151)]
+        assert long["output_truncated"] is False
+        tricky = structured(
+            await session.call_tool(
+                "run_command", {"pane_id": pane, "command": "printf '%s' 'a;b #{pane_id}'"}
+            )
+        )
+        assert tricky["output"] == "a;b #{pane_id}"
+        multi = structured(
+            await session.call_tool("run_command", {"pane_id": pane, "command": "cd /tmp\npwd"})
+        )
+        assert multi["output"] == "/tmp"
+        assert "EARLIER-NOISE" not in json.dumps([quiet, one, long, multi])
+        capped = structured(
+            await session.call_tool(
+                "run_command", {"pane_id": pane, "command": "seq 1 150", "max_output_bytes": 8}
+            )
+        )
+        assert capped["output_truncated"] is True
+        assert capped["output"].endswith("150")
+        assert len(capped["output"].encode()) <= 8
+
+
+def _waiting_tmux_clients(tmux: PrivateTmux) -> list[str]:
+    found = subprocess.run(
+        ["pgrep", "-af", "wait-for tmuxmcp-"], capture_output=True, text=True, check=False
+    ).stdout
+    return [line for line in found.splitlines() if tmux.directory in line or "-N" in line]
+
+
+async def test_run_command_timeout_and_cancel_leave_no_tmux_child(
+    private_tmux: PrivateTmux,
+) -> None:
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("slow")["pane_id"]
+        with trio.fail_after(10):
+            result = structured(
+                await session.call_tool(
+                    "run_command", {"pane_id": pane, "command": "sleep 3", "timeout": 0.5}
+                )
+            )
+        assert result["timed_out"] is True
+        assert result["completed"] is False
+        assert result["exit_status"] is None
+        assert not _waiting_tmux_clients(private_tmux)
+        assert (
+            private_tmux.bare(
+                "display-message", "-p", "-t", pane, "#{pane_current_command}"
+            ).stdout.strip()
+            == "sleep"
+        )
+        with trio.fail_after(15):
+            while (
+                private_tmux.bare(
+                    "display-message", "-p", "-t", pane, "#{pane_current_command}"
+                ).stdout.strip()
+                != "sh"
+            ):
+                await trio.sleep(0.05)
+        with trio.move_on_after(0.7) as scope:
+            await session.call_tool("run_command", {"pane_id": pane, "command": "sleep 3"})
+        assert scope.cancelled_caught
+        with trio.fail_after(5):
+            while _waiting_tmux_clients(private_tmux):
+                await trio.sleep(0.02)
+
+
+async def test_run_command_reports_progress(private_tmux: PrivateTmux) -> None:
+    seen: list[float] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append(progress)
+
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("p")["pane_id"]
+        result = await session.call_tool(
+            "run_command",
+            {"pane_id": pane, "command": "sleep 2.3", "timeout": 10},
+            progress_callback=on_progress,
+        )
+        assert structured(result)["exit_status"] == 0
+    assert len(seen) >= 2
+    assert seen == sorted(seen)
+
+
+async def test_run_command_refuses_panes_not_at_a_shell(private_tmux: PrivateTmux) -> None:
+    async with serve(private_tmux) as session:
+        busy = private_tmux.new_session("busy", "tmuxmcp", "sleep", "30")["pane_id"]
+        text = error_text(
+            await session.call_tool("run_command", {"pane_id": busy, "command": "ls"})
+        )
+        assert text.startswith("[pane-not-ready]")
+        assert "sleep" in text
+        shell = private_tmux.new_session("mode")["pane_id"]
+        private_tmux.bare("copy-mode", "-t", shell)
+        text = error_text(
+            await session.call_tool("run_command", {"pane_id": shell, "command": "ls"})
+        )
+        assert "copy or view mode" in text
+        for bad in ("", "echo\x1b[2J", "a\tb"):
+            text = error_text(
+                await session.call_tool("run_command", {"pane_id": shell, "command": bad})
+            )
+            assert text.startswith(("[unsafe-value]", "[invalid-arguments]"))
+
+
+async def test_respawn_pane_restarts_the_process(private_tmux: PrivateTmux) -> None:
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("r")["pane_id"]
+        before = private_tmux.bare("display-message", "-p", "-t", pane, "#{pane_pid}").stdout
+        structured(await session.call_tool("respawn_pane", {"pane_id": pane}))
+        after = private_tmux.bare("display-message", "-p", "-t", pane, "#{pane_pid}").stdout
+        assert before != after
+
+
+async def test_audit_log_has_one_redacted_line_per_call(private_tmux: PrivateTmux) -> None:
+    log = os.path.join(private_tmux.directory, "audit.jsonl")
+    secret = "hunter2-SECRET-payload"
+    async with serve(private_tmux, "--audit-log", log) as session:
+        pane = private_tmux.new_session("a")["pane_id"]
+        await session.call_tool("send_text", {"pane_id": pane, "text": secret})
+        await session.call_tool("run_command", {"pane_id": pane, "command": f"echo {secret}"})
+        await session.call_tool("send_keys", {"pane_id": pane, "keys": ["C-u"]})
+        await session.call_tool("capture_pane", {"pane_id": "bad id"})
+    with open(log) as f:
+        raw = f.read()
+    lines = [json.loads(line) for line in raw.splitlines()]
+    assert [entry["tool"] for entry in lines] == [
+        "send_text",
+        "run_command",
+        "send_keys",
+        "capture_pane",
+    ]
+    assert secret not in raw
+    assert "C-u" not in raw
+    assert lines[0]["arguments"]["pane_id"] == pane
+    assert lines[0]["arguments"]["text"] == {
+        "redacted": True,
+        "length": len(secret),
+        "hmac": lines[0]["arguments"]["text"]["hmac"],
+    }
+    assert lines[0]["outcome"] == "ok"
+    assert lines[3]["outcome"] == "invalid-arguments"
+    assert all(entry["duration_ms"] >= 0 for entry in lines)
+    assert oct(os.stat(log).st_mode & 0o777) == "0o600"

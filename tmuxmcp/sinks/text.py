@@ -1,0 +1,59 @@
+"""Text for pane programs: what ``send_text`` and ``run_command`` deliver.
+
+Delivery path (research/tmux-sinks.md §4, "arbitrary text, safe path"): the
+text goes on stdin to ``load-buffer -b <unique> -`` and is written to the pane
+by ``paste-buffer -d -r``. That path has no argv size limit, never reaches the
+key-name parser, and skips mode key tables: a pane in copy or view mode does
+not read the text as key bindings (the program underneath receives it).
+
+What can never be made safe here, and is refused:
+* control characters (C0 such as ESC, TAB, CR and LF; DEL; C1): they are keys,
+  not text. ESC could close a bracketed paste early on tmux <= 3.6, and tmux
+  >= 3.7 rewrites controls in pastes. Send them with ``send_keys``;
+* NUL and lone surrogates (not text at all).
+
+Shell commands (``run_command``) may contain LF between lines, nothing else.
+"""
+
+from __future__ import annotations
+
+from tmuxmcp.errors import UnsafeValue
+from tmuxmcp.sinks._text import require_argv_text
+
+MAX_TEXT_BYTES = 1024 * 1024
+MAX_COMMAND_BYTES = 64 * 1024
+
+
+def _controls(value: str, allowed: str) -> list[str]:
+    return [ch for ch in value if (ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F) and ch not in allowed]
+
+
+def encode_text(value: str, param: str) -> bytes:
+    """Validate text for a pane program; return the bytes to paste."""
+    require_argv_text(value, param)
+    found = _controls(value, "")
+    if found:
+        raise UnsafeValue(
+            f"`{param}` contains control character U+{ord(found[0]):04X}; "
+            "send keys such as Enter, Tab or Escape with send_keys"
+        )
+    data = value.encode("utf-8")
+    if len(data) > MAX_TEXT_BYTES:
+        raise UnsafeValue(f"`{param}` is longer than {MAX_TEXT_BYTES} bytes")
+    return data
+
+
+def encode_command(value: str, param: str) -> str:
+    """Validate a shell command for a pane's shell (LF allowed between lines)."""
+    require_argv_text(value, param)
+    if not value.strip():
+        raise UnsafeValue(f"`{param}` is empty")
+    found = _controls(value, "\n")
+    if found:
+        raise UnsafeValue(
+            f"`{param}` contains control character U+{ord(found[0]):04X}; "
+            "only newlines may separate lines of a command"
+        )
+    if len(value.encode("utf-8")) > MAX_COMMAND_BYTES:
+        raise UnsafeValue(f"`{param}` is longer than {MAX_COMMAND_BYTES} bytes")
+    return value

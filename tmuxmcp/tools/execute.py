@@ -1,0 +1,205 @@
+"""The execute toolset: keys and text for pane programs, shell commands in panes.
+
+These tools carry real authority: whatever they deliver runs with the tmux
+user's authority (CM-7). They never start a host-side shell (CM-6): a command
+runs in the shell already running in the pane.
+
+* ``send_keys``: key names from a closed vocabulary only (``sinks.keys``).
+* ``send_text`` and ``paste_buffer``: written to the pane through a tmux paste
+  buffer (``sinks.text``), so the text never reaches the key-name parser or a
+  mode's key bindings, and has no argv size limit.
+* ``run_command``: see ``commands``; it shares the paste path.
+* ``respawn_pane``: restarts the pane's configured process; the
+  self-teardown guard applies because the old process dies.
+"""
+
+from __future__ import annotations
+
+import secrets
+from enum import Enum
+from typing import Annotated
+
+import msgspec
+from msgspec import Meta
+
+from tmuxmcp.capability.params import PaneId, flag, sink
+from tmuxmcp.driver.argv import Command, cmd
+from tmuxmcp.errors import InvalidArguments
+from tmuxmcp.sinks import Encoding, Sink
+from tmuxmcp.sinks.keys import KEY_VOCABULARY, encode_key_name
+from tmuxmcp.sinks.target import IdKind, encode_id
+from tmuxmcp.sinks.text import MAX_TEXT_BYTES, encode_text
+from tmuxmcp.tools.context import Handler, ToolContext
+from tmuxmcp.tools.teardown import BufferName, encode_buffer_name, refuse_self_teardown
+
+KeyName = Enum("KeyName", {name: name for name in sorted(KEY_VOCABULARY)}, type=str)  # type: ignore[misc]
+"""The closed key vocabulary as a JSON-schema enum."""
+
+MAX_KEYS = 200
+
+
+def buffer_name() -> str:
+    """A paste-buffer name no other client will pick."""
+    return f"tmuxmcp-{secrets.token_hex(8)}"
+
+
+def paste_commands(pane: str, *, bracketed: bool, enter: bool, name: str) -> list[Command]:
+    """Paste the buffer ``name`` (already loaded) into ``pane``, then maybe Enter.
+
+    ``-d`` deletes the buffer after pasting; ``-r`` keeps bytes as they are.
+    Enter is a CR pasted on its own, outside any bracket, so it is a key press
+    for the program even after a bracketed paste, and never a mode binding.
+    """
+    commands = [cmd("paste-buffer", "-d", "-r", *(["-p"] if bracketed else []), b=name, t=pane)]
+    if enter:
+        cr = name + "-enter"
+        commands += [
+            cmd("set-buffer", b=cr, args=["\r"]),
+            cmd("paste-buffer", "-d", "-r", b=cr, t=pane),
+        ]
+    return commands
+
+
+class Delivered(msgspec.Struct, frozen=True, kw_only=True):
+    """What was delivered to which pane (never the payload itself)."""
+
+    pane_id: str
+    delivered: str
+
+    def text_form(self) -> str:
+        """Readable form."""
+        return f"{self.delivered} -> {self.pane_id}"
+
+
+# -- send_keys -------------------------------------------------------------------
+
+
+class SendKeysArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of send_keys."""
+
+    pane_id: PaneId
+    keys: Annotated[
+        list[KeyName],
+        Meta(
+            min_length=1,
+            max_length=MAX_KEYS,
+            description=(
+                "Key names, sent in order: Enter, Escape, Tab, BTab, BSpace, Space, Up, Down, "
+                "Left, Right, Home, End, PageUp, PageDown, Insert, DC, F1-F12, C-a..C-z, "
+                "M-a..M-z, M-0..M-9. For text use send_text."
+            ),
+            extra=sink(Sink.KEYS, Encoding.KEY_VOCABULARY),
+        ),
+    ]
+    repeat: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=50,
+            description="Send the whole key list this many times.",
+            extra=sink(Sink.LOCAL, Encoding.NONE),
+        ),
+    ] = 1
+
+
+async def send_keys(ctx: ToolContext, args: SendKeysArgs) -> Delivered:
+    """Handler for send_keys; keys pass through the pane's mode key table if it is in a mode."""
+    pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
+    names = [encode_key_name(key.value, "keys") for key in args.keys] * args.repeat
+    if len(names) > MAX_KEYS:
+        raise InvalidArguments(f"keys times repeat must be at most {MAX_KEYS}")
+    await ctx.client.run(cmd("send-keys", t=pane, args=names))
+    return Delivered(pane_id=pane, delivered=f"{len(names)} keys")
+
+
+# -- send_text -------------------------------------------------------------------
+
+
+Text = Annotated[
+    str,
+    Meta(
+        max_length=MAX_TEXT_BYTES,
+        description=(
+            f"Text typed into the pane program exactly as given, up to {MAX_TEXT_BYTES} bytes. "
+            "No control characters (newline, tab, escape...): send those with send_keys."
+        ),
+        extra=sink(Sink.KEYS, Encoding.PASTE_BUFFER),
+    ),
+]
+
+
+class SendTextArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of send_text."""
+
+    pane_id: PaneId
+    text: Text
+    enter: Annotated[bool, flag("Press Enter after the text.")] = False
+    bracketed_paste: Annotated[
+        bool,
+        flag(
+            "Wrap the text in bracketed-paste markers if the program enabled them "
+            "(tmux paste-buffer -p), so editors and shells treat it as pasted."
+        ),
+    ] = False
+
+
+async def send_text(ctx: ToolContext, args: SendTextArgs) -> Delivered:
+    """Handler for send_text: one tmux invocation, the text on its stdin."""
+    pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
+    data = encode_text(args.text, "text")
+    name = buffer_name()
+    await ctx.client.run(
+        cmd("load-buffer", b=name, args=["-"]),
+        *paste_commands(pane, bracketed=args.bracketed_paste, enter=args.enter, name=name),
+        stdin=data,
+    )
+    return Delivered(
+        pane_id=pane, delivered=f"{len(data)} bytes" + (" and Enter" if args.enter else "")
+    )
+
+
+# -- paste_buffer ----------------------------------------------------------------
+
+
+class PasteBufferArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of paste_buffer."""
+
+    pane_id: PaneId
+    buffer: BufferName
+    bracketed_paste: Annotated[
+        bool, flag("Use bracketed-paste markers if the program enabled them (tmux -p).")
+    ] = False
+
+
+async def paste_buffer(ctx: ToolContext, args: PasteBufferArgs) -> Delivered:
+    """Handler for paste_buffer: the buffer is kept; line feeds become carriage returns."""
+    pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
+    name = encode_buffer_name(args.buffer, "buffer")
+    flags = ["-p"] if args.bracketed_paste else []
+    await ctx.client.run(cmd("paste-buffer", *flags, b=name, t=pane))
+    return Delivered(pane_id=pane, delivered=f"buffer {name}")
+
+
+# -- respawn_pane ----------------------------------------------------------------
+
+
+class RespawnPaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of respawn_pane."""
+
+    pane_id: PaneId
+
+
+async def respawn_pane(ctx: ToolContext, args: RespawnPaneArgs) -> Delivered:
+    """Handler for respawn_pane: kills the pane's process and starts its configured one."""
+    pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
+    await refuse_self_teardown(ctx, IdKind.PANE, pane)
+    await ctx.client.run(cmd("respawn-pane", "-k", t=pane))
+    return Delivered(pane_id=pane, delivered="respawned")
+
+
+HANDLERS: dict[str, Handler] = {
+    "send_keys": send_keys,
+    "send_text": send_text,
+    "paste_buffer": paste_buffer,
+    "respawn_pane": respawn_pane,
+}
