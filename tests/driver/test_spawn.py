@@ -3,8 +3,12 @@
 Promises under test: argv only, never a shell; exactly the given environment;
 no stdin unless bytes are given; stdout and stderr captured; on timeout or
 cancellation the child is SIGKILLed *and reaped* before the call returns;
-OS errors become ``TmuxUnavailable`` and deadlines ``TmuxTimeout``. The
-spawner is generic, so these tests run ordinary programs, not tmux.
+OS errors become ``TmuxUnavailable`` and deadlines ``TmuxTimeout``; no
+descriptor leaks, in the parent or into the child. The spawner is generic, so
+these tests run ordinary programs, not tmux.
+
+Every test runs twice: on the Linux pidfd path (``posix_spawn``) and on the
+``trio.run_process`` fallback, which both must keep the same promises.
 """
 
 from __future__ import annotations
@@ -13,13 +17,38 @@ import os
 import shlex
 import shutil
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import trio
 
+from tmuxmcp.driver import _spawn
 from tmuxmcp.driver._spawn import Completed, run_argv
 from tmuxmcp.errors import TmuxError, TmuxTimeout, TmuxUnavailable
+
+CHOSEN_AT_IMPORT = _spawn.USE_PIDFD
+
+
+def _pidfd_works() -> bool:
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+    except (AttributeError, OSError):
+        return False
+    return True
+
+
+@pytest.fixture(autouse=True, params=["pidfd", "run_process"])
+def mechanism(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run the test on one of the two spawn mechanisms."""
+    if request.param == "pidfd":
+        if not _pidfd_works():
+            pytest.skip("no pidfd_open on this platform or kernel")
+        monkeypatch.setattr(_spawn, "USE_PIDFD", True)
+    else:
+        monkeypatch.setattr(_spawn, "USE_PIDFD", False)
+    return str(request.param)
 
 
 def _which(program: str) -> str:
@@ -169,3 +198,154 @@ def test_completed_is_frozen() -> None:
     done = Completed(0, b"", b"")
     with pytest.raises(AttributeError):
         done.returncode = 1  # type: ignore[misc]
+
+
+# -- the pidfd path's own promises, checked on both mechanisms -------------------
+
+
+def test_linux_uses_the_pidfd_path() -> None:
+    """The fast path is not silently off where the kernel supports it."""
+    assert CHOSEN_AT_IMPORT is _spawn._pidfd_available()
+    if sys.platform == "linux" and _pidfd_works():
+        assert CHOSEN_AT_IMPORT
+
+
+def _open_fds() -> set[str]:
+    return set(os.listdir("/proc/self/fd"))
+
+
+async def test_megabytes_of_stdin_and_stdout_round_trip() -> None:
+    data = os.urandom(6 * 1024 * 1024)
+    done = await run_argv([_which("cat")], env=ENV, seconds=30, stdin=data)
+    assert done.returncode == 0
+    assert done.stdout == data
+    assert done.stderr == b""
+
+
+async def test_stderr_filled_before_stdout_does_not_deadlock(tmp_path: Path) -> None:
+    """Both pipes are drained at once: a child may fill stderr while we wait on stdout."""
+    blob = tmp_path / "blob"
+    data = os.urandom(3 * 1024 * 1024)
+    blob.write_bytes(data)
+    quoted = shlex.quote(str(blob))
+    done = await run_argv([SH, "-c", f"cat {quoted} >&2; cat {quoted}"], env=ENV, seconds=30)
+    assert done.returncode == 0
+    assert done.stdout == data
+    assert done.stderr == data
+
+
+async def test_stdin_the_child_never_reads_is_not_an_error() -> None:
+    done = await run_argv([_which("true")], env=ENV, seconds=20, stdin=b"x" * (4 * 1024 * 1024))
+    assert done == Completed(returncode=0, stdout=b"", stderr=b"")
+
+
+async def test_death_by_signal_is_a_negative_returncode() -> None:
+    done = await run_argv([SH, "-c", "printf before; kill -9 $$"], env=ENV, seconds=10)
+    assert done.returncode == -signal.SIGKILL
+    assert done.stdout == b"before"
+
+
+async def test_child_inherits_no_descriptor_beyond_the_standard_three() -> None:
+    leaky = os.open(os.devnull, os.O_RDONLY)
+    os.set_inheritable(leaky, True)
+    try:
+        script = f'for fd in 0 1 2 {leaky}; do [ -e /proc/$$/fd/$fd ] && printf "$fd "; done'
+        done = await run_argv([SH, "-c", script], env=ENV, seconds=10)
+    finally:
+        os.close(leaky)
+    assert done.stdout == b"0 1 2 "
+
+
+async def test_child_gets_default_sigpipe_and_an_empty_signal_mask() -> None:
+    """Python ignores SIGPIPE and SIGXFSZ; a child must not inherit that."""
+    done = await run_argv([_which("cat"), "/proc/self/status"], env=ENV, seconds=10)
+    status = dict(
+        line.split(":\t", 1) for line in done.stdout.decode().splitlines() if ":\t" in line
+    )
+    ignored = int(status["SigIgn"], 16)
+    assert not ignored & (1 << (signal.SIGPIPE - 1))
+    assert not ignored & (1 << (signal.SIGXFSZ - 1))
+    assert int(status["SigBlk"], 16) == 0
+
+
+async def _cancel_once_started(argv: list[str], fifo: Path, stdin: bytes | None = None) -> int:
+    """Run ``argv``, which writes its pid into ``fifo``; cancel it; return the pid."""
+    seen: list[BaseException] = []
+
+    async def call() -> None:
+        try:
+            await run_argv(argv, env=ENV, seconds=60, stdin=stdin)
+        except BaseException as exc:
+            seen.append(exc)
+            raise
+
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(call)
+            text = await trio.to_thread.run_sync(fifo.read_text, abandon_on_cancel=True)
+            nursery.cancel_scope.cancel()
+    assert len(seen) == 1
+    assert _only_cancelled(seen[0])
+    return int(text)
+
+
+async def test_cancellation_mid_read_kills_reaps_and_closes(tmp_path: Path) -> None:
+    """Output has begun arriving when the caller gives up."""
+    fifo = tmp_path / "pid"
+    os.mkfifo(fifo)
+    before = _open_fds()
+    script = f"head -c 200000 /dev/zero; echo $$ > {shlex.quote(str(fifo))}; exec sleep 30"
+    pid = await _cancel_once_started([SH, "-c", script], fifo)
+    _assert_reaped(pid)
+    assert _open_fds() == before
+
+
+async def test_cancellation_mid_write_kills_reaps_and_closes(tmp_path: Path) -> None:
+    """The child never reads its megabytes of stdin; the feeder is blocked when cancelled."""
+    fifo = tmp_path / "pid"
+    os.mkfifo(fifo)
+    before = _open_fds()
+    script = f"echo $$ > {shlex.quote(str(fifo))}; exec sleep 30"
+    pid = await _cancel_once_started([SH, "-c", script], fifo, stdin=b"y" * (8 * 1024 * 1024))
+    _assert_reaped(pid)
+    assert _open_fds() == before
+
+
+async def test_no_descriptor_leaks_over_many_calls(tmp_path: Path) -> None:
+    """Every path closes what it opened: success, failure, stdin, timeout, spawn error."""
+    missing = str(tmp_path / "missing")
+    cat, true = _which("cat"), _which("true")
+    await run_argv([true], env=ENV, seconds=10)  # let trio open its own lazy descriptors
+    before = _open_fds()
+    for i in range(60):
+        assert (await run_argv([SH, "-c", "echo x; exit 4"], env=ENV, seconds=10)).returncode == 4
+        assert (await run_argv([cat], env=ENV, seconds=10, stdin=b"%d" % i)).stdout == b"%d" % i
+        await run_argv([true], env=ENV, seconds=10, stdin=b"")
+        with pytest.raises(TmuxUnavailable):
+            await run_argv([missing], env=ENV, seconds=10)
+        if i % 20 == 0:
+            with pytest.raises(TmuxTimeout):
+                await run_argv([_which("sleep"), "30"], env=ENV, seconds=0.05)
+    assert _open_fds() == before
+
+
+def test_pipes_avoid_the_standard_range_when_it_has_gaps(mechanism: str) -> None:
+    """With fds 0 and 2 closed, new pipes land there; the file actions must still be right."""
+    code = f"""if True:
+        import os, trio
+        from tmuxmcp.driver import _spawn
+        _spawn.USE_PIDFD = {mechanism == "pidfd"}
+        os.close(0)
+        os.close(2)
+        async def main():
+            done = await _spawn.run_argv(
+                ["{_which("sh")}", "-c", "cat; printf err >&2"],
+                env={{}}, seconds=10, stdin=b"in",
+            )
+            os.write(1, repr(done).encode())
+        trio.run(main)
+    """
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, check=False, timeout=60
+    )
+    assert done.stdout == b"Completed(returncode=0, stdout=b'in', stderr=b'err')", done
