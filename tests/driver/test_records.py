@@ -182,3 +182,45 @@ async def test_program_set_titles_parse_exactly_via_list_panes(private_tmux: Pri
         {"pane_id": second["pane_id"], "pane_title": "abcde", "session_id": second["session_id"]},
     ]
     assert not os.path.exists(sentinel)
+
+
+def _parse_with_regex(frame: RecordFormat, text: str) -> list[dict[str, str]]:
+    """The parser before it moved to str.find: the reference for the framing rules."""
+    nonce = frame.template[1:17]
+    start, sep, end = "\x1e" + nonce, "\x1f" + nonce, "\x1d" + nonce
+    records = []
+    for match in re.finditer(re.escape(start) + "(.*?)" + re.escape(end), text, re.S):
+        values = match.group(1).split(sep)
+        if len(values) != len(frame.fields):
+            raise TmuxCommandFailed("tmux returned a record tmuxmcp could not parse")
+        records.append(dict(zip(frame.fields, values, strict=True)))
+    return records
+
+
+_MARKED = st.lists(st.one_of(_HOSTILE, st.sampled_from(["START", "SEP", "END"])), max_size=30)
+
+
+@given(_MARKED)
+def test_parse_agrees_with_the_regex_reference_on_any_text(pieces: list[str]) -> None:
+    """Same records, or the same error, on text with stray, missing and nested markers."""
+    frame = RecordFormat(FIELDS)
+    nonce = frame.template[1:17]
+    marks = {"START": "\x1e" + nonce, "SEP": "\x1f" + nonce, "END": "\x1d" + nonce}
+    text = "".join(marks.get(piece, piece) for piece in pieces)
+    try:
+        expected: list[dict[str, str]] | type[TmuxCommandFailed] = _parse_with_regex(frame, text)
+    except TmuxCommandFailed:
+        expected = TmuxCommandFailed
+    if expected is TmuxCommandFailed:
+        with pytest.raises(TmuxCommandFailed):
+            frame.parse(text)
+    else:
+        assert frame.parse(text) == expected
+
+
+def test_a_second_start_before_the_end_is_part_of_the_value() -> None:
+    """A frame runs from a start marker to the first end marker, as the regex did."""
+    frame = RecordFormat(("pane_id",))
+    nonce = frame.template[1:17]
+    text = f"\x1e{nonce}a\x1e{nonce}b\x1d{nonce}"
+    assert frame.parse(text) == [{"pane_id": f"a\x1e{nonce}b"}]

@@ -11,6 +11,12 @@ error rather than a misparse.
 Templates are built from constant field names only; caller data never enters
 a ``-F`` format. Build a new ``RecordFormat`` for every call: the nonce is
 visible in the tmux client's argv while it runs, so it must not be reused.
+
+Parsing uses ``str.find`` and ``str.split``, not a regular expression: a
+pattern per nonce cost more to compile than the parse itself, and each one
+evicted another entry from ``re``'s shared cache. A frame is the text from a
+start marker to the first end marker after it, the same as the non-greedy
+``start(.*?)end`` it replaces.
 """
 
 from __future__ import annotations
@@ -37,14 +43,20 @@ class RecordFormat:
         self._sep = f"\x1f{nonce}"
         self._end = f"\x1d{nonce}"
         self.template = self._start + self._sep.join(f"#{{{name}}}" for name in fields) + self._end
-        self._frame = re.compile(re.escape(self._start) + "(.*?)" + re.escape(self._end), re.S)
 
     def parse(self, text: str) -> list[dict[str, str]]:
         """Every framed record in ``text``, as field name to value."""
+        start, end, sep, fields = self._start, self._end, self._sep, self.fields
         records = []
-        for match in self._frame.finditer(text):
-            values = match.group(1).split(self._sep)
-            if len(values) != len(self.fields):
+        at = text.find(start)
+        while at >= 0:
+            body = at + len(start)
+            stop = text.find(end, body)
+            if stop < 0:
+                break  # an unterminated frame: no end marker follows, so none of the rest is read
+            values = text[body:stop].split(sep)
+            if len(values) != len(fields):
                 raise TmuxCommandFailed("tmux returned a record tmuxmcp could not parse")
-            records.append(dict(zip(self.fields, values, strict=True)))
+            records.append(dict(zip(fields, values, strict=True)))
+            at = text.find(start, stop + len(end))
         return records

@@ -7,6 +7,8 @@ tmux text themselves.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -16,22 +18,46 @@ from tmuxmcp.driver.records import RecordFormat
 from tmuxmcp.tools.context import ToolContext
 
 
+def _as_bool(value: str) -> bool:
+    return value == "1"
+
+
+def _as_int(value: str) -> int:
+    return int(value) if value.lstrip("-").isdigit() else 0
+
+
+def _as_optional_int(value: str) -> int | None:
+    return int(value) if value.isdigit() else None
+
+
+def _as_str(value: str) -> str:
+    return value
+
+
+@functools.cache
+def _readers(kind: type[msgspec.Struct]) -> dict[str, Callable[[str], Any]]:
+    """Per field of ``kind``, how to read tmux's string for it.
+
+    Cached per record type: ``msgspec.structs.fields`` resolves the type
+    annotations on every call, which cost more than the rest of a record.
+    """
+    readers: dict[str, Callable[[str], Any]] = {}
+    for field in msgspec.structs.fields(kind):
+        if field.type is bool:
+            readers[field.name] = _as_bool
+        elif field.type is int:
+            readers[field.name] = _as_int
+        elif field.type == (int | None):
+            readers[field.name] = _as_optional_int
+        else:
+            readers[field.name] = _as_str
+    return readers
+
+
 def typed_record(raw: dict[str, str], fields: dict[str, str], kind: type[msgspec.Struct]) -> Any:
     """Convert tmux's strings to ``kind``'s field types (bool, int, int | None, str)."""
-    types = {f.name: f.type for f in msgspec.structs.fields(kind)}
-    out: dict[str, Any] = {}
-    for name, variable in fields.items():
-        value = raw[variable]
-        field_type = types[name]
-        if field_type is bool:
-            out[name] = value == "1"
-        elif field_type is int:
-            out[name] = int(value) if value.lstrip("-").isdigit() else 0
-        elif field_type == (int | None):
-            out[name] = int(value) if value.isdigit() else None
-        else:
-            out[name] = value
-    return kind(**out)
+    readers = _readers(kind)
+    return kind(**{name: readers[name](raw[variable]) for name, variable in fields.items()})
 
 
 def with_format(command: Command, frame: RecordFormat) -> Command:
