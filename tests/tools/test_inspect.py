@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from unittest import mock
+
 import trio
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.support import PrivateTmux, error_text, serve, structured
+from tmuxmcp.tools import inspect
 
 
 async def _wait_for(tmux: PrivateTmux, pane: str, needle: str) -> None:
@@ -160,3 +165,33 @@ async def test_server_info_publishes_socket_provenance_and_surface(
     assert {t["name"] for t in body["surface"]["tools"]} == listed
     assert body["surface"]["excluded_tools"] == ["list_windows"]
     assert any("not a sandbox" in notice for notice in body["notices"])
+
+
+def _captured_by_walking_lines(raw: str, max_lines: int | None) -> tuple[str, int, int, str | None]:
+    """The capture rules as first written: split, cap, join. The fast path must agree."""
+    lines = raw.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    kept, by = inspect._cap(lines, max_lines)
+    return "\n".join(kept), len(kept), len(lines), by
+
+
+@given(
+    st.text(st.sampled_from(["\n", "\r", "a", " ", "é", "☺", "😀", "\ufffd"]), max_size=60),
+    st.one_of(st.none(), st.integers(1, 12)),
+    st.integers(1, 80),
+)
+def test_capture_fast_path_agrees_with_walking_every_line(
+    raw: str, max_lines: int | None, cap: int
+) -> None:
+    """Same text, counts and truncation for any output, line limit and byte cap."""
+    with mock.patch.object(inspect, "MAX_CAPTURE_BYTES", cap):
+        assert inspect._captured(raw, max_lines) == _captured_by_walking_lines(raw, max_lines)
+
+
+def test_capture_just_under_and_at_the_byte_cap() -> None:
+    cap = inspect.MAX_CAPTURE_BYTES
+    under = "x" * (cap - 2) + "\n"  # cap - 1 bytes: one line of cap - 1 bytes with its newline
+    assert inspect._captured(under, None) == ("x" * (cap - 2), 1, 1, None)
+    over = "y\n" + "x" * (cap - 1) + "\n"  # the last line alone fills the cap
+    assert inspect._captured(over, None) == ("x" * (cap - 1), 1, 2, "max_bytes")

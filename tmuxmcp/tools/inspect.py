@@ -300,6 +300,28 @@ def _cap(lines: list[str], max_lines: int | None) -> tuple[list[str], str | None
     return lines, by
 
 
+def _utf8_size(text: str) -> int:
+    # isascii() reads a flag CPython keeps on every str: O(1) for the usual capture.
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
+
+
+def _captured(raw: str, max_lines: int | None) -> tuple[str, int, int, str | None]:
+    """tmux's output as (text, lines kept, lines captured, truncated by)."""
+    # Lines are the pieces of raw.split("\n") less a final empty one.
+    count = raw.count("\n") + (0 if raw == "" or raw.endswith("\n") else 1)
+    if (max_lines is None or count <= max_lines) and _utf8_size(raw) < MAX_CAPTURE_BYTES:
+        # Nothing can be cut: the kept lines, one newline each, take at most
+        # the output's bytes plus one. Splitting 10,000 lines and measuring
+        # each cost more than the rest of the call; the text is the output
+        # less its final newline, exactly what joining the lines gives.
+        return (raw[:-1] if raw.endswith("\n") else raw), count, count, None
+    lines = raw.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    kept, by = _cap(lines, max_lines)
+    return "\n".join(kept), len(kept), len(lines), by
+
+
 async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneResult:
     """Handler for capture_pane."""
     pane_id = encode_id(args.pane_id, IdKind.PANE, "pane_id")
@@ -311,16 +333,12 @@ async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneRe
     if args.include_escapes:
         flags.append("-e")
     out = await ctx.client.run(cmd("capture-pane", *flags, t=pane_id, S=args.start, E=args.end))
-    raw = out.stdout
-    lines = raw.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    kept, by = _cap(lines, args.max_lines)
+    text, kept, captured, by = _captured(out.stdout, args.max_lines)
     return CapturePaneResult(
         pane_id=pane_id,
-        text="\n".join(kept),
-        lines=len(kept),
-        captured_lines=len(lines),
+        text=text,
+        lines=kept,
+        captured_lines=captured,
         truncated=by is not None,
         truncated_by=by,
     )
