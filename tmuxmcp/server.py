@@ -44,7 +44,7 @@ from tmuxmcp.errors import TmuxMcpError
 from tmuxmcp.runtime import Runtime
 from tmuxmcp.tools import HANDLERS
 from tmuxmcp.tools.context import Progress
-from tmuxmcp.transport import LONE_SURROGATE_META, GuardedStdin
+from tmuxmcp.transport import LONE_SURROGATE_META, open_stdio
 
 log = logging.getLogger("tmuxmcp")
 
@@ -211,6 +211,8 @@ async def serve_stdio(runtime: Runtime) -> None:
     from mcp.server.stdio import stdio_server
 
     server = build_server(runtime)
-    stdin: Any = GuardedStdin()
-    async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+    async with (
+        open_stdio() as (stdin, stdout),
+        stdio_server(stdin=stdin, stdout=stdout) as (read_stream, write_stream),
+    ):
         await server.run(read_stream, write_stream, server.create_initialization_options())
