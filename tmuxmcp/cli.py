@@ -8,18 +8,20 @@ would publish. Heavy imports (mcp) happen only in ``serve``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 import trio
 
 import tmuxmcp
 from tmuxmcp.errors import ConfigError, TmuxMcpError
 
-COMMANDS = ("serve", "surface", "manifest")
+COMMANDS = ("serve", "surface", "manifest", "verify")
 
 
 def _selection_flags(parser: argparse.ArgumentParser) -> None:
@@ -68,7 +70,7 @@ def parser() -> argparse.ArgumentParser:
         epilog="With no command, `serve` runs.",
     )
     top.add_argument("--version", action="version", version=f"tmuxmcp {tmuxmcp.__version__}")
-    sub = top.add_subparsers(dest="command", metavar="{serve,surface,manifest}")
+    sub = top.add_subparsers(dest="command", metavar="{serve,surface,manifest,verify}")
     serve = sub.add_parser("serve", help="run the MCP server on stdio (the default)")
     _selection_flags(serve)
     surface = sub.add_parser(
@@ -76,6 +78,11 @@ def parser() -> argparse.ArgumentParser:
     )
     _selection_flags(surface)
     sub.add_parser("manifest", help="print the whole capability definition as JSON, then exit")
+    verify = sub.add_parser(
+        "verify",
+        help="check the sink claims against this tmux on a throwaway socket; exit 1 if one fails",
+    )
+    verify.add_argument("--tmux", metavar="PATH", help="tmux executable (env TMUXMCP_TMUX)")
     return top
 
 
@@ -99,6 +106,24 @@ def _config(ns: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 def _print_json(data: object) -> None:
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def _exit_after_serving() -> NoReturn:
+    """End the process at once, now that serving is over.
+
+    Interpreter teardown of the SDK's module graph takes 0.3 s and has
+    nothing left to do. ``trio.run`` has returned, so every task has ended,
+    every tmux child was reaped and every response was handed to the kernel;
+    the wire's descriptors are restored; the audit log writes unbuffered.
+    What Python still buffers (stdout, stderr, log handlers) is flushed here.
+    The only other exit hook is multiprocessing's, which tmuxmcp never uses.
+    """
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+    os._exit(0)
 
 
 async def _serve(ns: argparse.Namespace) -> None:
@@ -131,10 +156,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tmuxmcp.capability.manifest import definition_manifest
 
             _print_json(definition_manifest(DEFINITION))
+        elif ns.command == "verify":
+            from tmuxmcp import verify
+
+            return verify.main(ns.tmux or os.environ.get("TMUXMCP_TMUX"))
         elif ns.command == "surface":
             trio.run(_surface, ns)
         else:
             trio.run(_serve, ns)
+            _exit_after_serving()
     except ConfigError as exc:
         sys.stderr.write(f"tmuxmcp: error: {exc.message}\n")
         return 2
