@@ -7,12 +7,14 @@ How it works (three tmux processes on the normal path):
    else is refused with ``pane-not-ready`` rather than typed into;
 2. one invocation types, through a paste buffer, a line of the form
    `` printf '\\n%s%s\\n' TMXS <n>; { <command>
-   }; printf '%s%s %d\\n' TMXE <n> "$?"; <tmux> -S <socket> wait-for -S <chan>``
+   }; printf '%s%s %d\\n' TMXE <n> "$?"; (<tmux> -S <socket> wait-for -S <chan> &)``
    where ``<n>`` is a fresh random nonce. The leading space asks the shell to
    keep the line out of its history (best-effort hygiene: bash with
    HISTCONTROL=ignorespace or ignoreboth, zsh with HIST_IGNORE_SPACE);
 3. one invocation blocks in ``wait-for <chan>`` until the pane's shell
-   signals the channel (no polling), then captures the pane.
+   signals the channel (no polling), then captures the pane. The signalling
+   tmux client runs in a background subshell, so the shell is back at its
+   prompt (and a following run_command finds it there) at once.
 
 Markers: the printed start line is ``TMXS<n>`` (after a newline, because a
 shell may print its continuation prompt just before it) and the end line ends with
@@ -168,8 +170,8 @@ def wrapper(command: str, nonce: str, *, tmux: str, socket: str, suppress: bool)
     return (
         f"{prefix}printf '\\n%s%s\\n' TMXS {nonce}; {{ {command}\n}}; "
         f"printf '%s%s %d\\n' TMXE {nonce} \"$?\"; "
-        f"{quote_word(tmux, 'tmux')} -S {quote_word(socket, 'socket')} "
-        f"wait-for -S tmuxmcp-{nonce}\n"
+        f"({quote_word(tmux, 'tmux')} -S {quote_word(socket, 'socket')} "
+        f"wait-for -S tmuxmcp-{nonce} &)\n"
     )
 
 

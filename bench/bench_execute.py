@@ -1,0 +1,167 @@
+"""Benchmark: run_command round trip over real stdio, next to its bare tmux floor.
+
+A benchmark, not a test: it prints a table (and JSON with ``--json``) and
+exits 0 whether or not the target is met.
+
+* The tool: ``run_command`` with ``echo hi`` in a pane running plain ``sh``,
+  timed as the MCP client sees it (official SDK client, stdio, trio).
+* The floor: the same work done with bare tmux commands from this process, the
+  way a careful script would: ``send-keys -l`` of an equivalent nonce-marked
+  line plus ``Enter``, ``wait-for`` on the channel the line signals, and
+  ``capture-pane``. Three tmux processes, no MCP.
+* Tool and floor alternate (ABBA) in one loop so noise hits both alike, on one
+  private ``TMUX_TMPDIR`` (never the user's tmux).
+* tmux processes per call are counted in a separate phase with a ``--tmux``
+  wrapper script that logs each exec by tmuxmcp (the pane's own ``wait-for -S``
+  client, which the floor runs too, is not counted).
+
+Target (issue 4): tool median within 1.2x of the floor, at most three tmux
+processes per call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import trio
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+
+def _env(directory: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
+    env["TMUX_TMPDIR"] = directory
+    return env
+
+
+def _tmux(env: dict[str, str], *args: str) -> str:
+    return subprocess.run(
+        ["tmux", "-L", "tmuxmcp", *args], capture_output=True, text=True, env=env, check=True
+    ).stdout
+
+
+def bare_round_trip(env: dict[str, str], pane: str, tmux: str, socket: str) -> float:
+    """send-keys + wait-for + capture-pane, as a script would do it."""
+    nonce = secrets.token_hex(8)
+    line = (
+        f" printf '\\n%s%s\\n' TMXS {nonce}; {{ echo hi; }}; printf '%s%s %d\\n' TMXE {nonce} "
+        f'"$?"; {tmux} -S {socket} wait-for -S tmuxmcp-{nonce}'
+    )
+    began = time.perf_counter()
+    _tmux(env, "send-keys", "-t", pane, "-l", "--", line)
+    _tmux(env, "send-keys", "-t", pane, "Enter")
+    _tmux(env, "wait-for", f"tmuxmcp-{nonce}")
+    out = _tmux(env, "capture-pane", "-p", "-J", "-t", pane, "-S", "-200")
+    elapsed = time.perf_counter() - began
+    assert f"TMXE{nonce} 0" in out
+    return elapsed
+
+
+async def measure(iterations: int, count_processes: bool) -> dict[str, object]:
+    directory = tempfile.mkdtemp(prefix="tmxb", dir="/tmp")
+    env = _env(directory)
+    args = ["-m", "tmuxmcp"]
+    log = os.path.join(directory, "execs")
+    if count_processes:
+        wrapper = os.path.join(directory, "tmux-wrapper")
+        real = shutil.which("tmux")
+        with open(wrapper, "w") as f:
+            # Count only tmuxmcp's own children: the pane's shell also runs this
+            # wrapper (for wait-for -S) and has TMUX_PANE set; tmuxmcp's children don't.
+            f.write(f'#!/bin/sh\n[ -n "$TMUX_PANE" ] || echo x >> "{log}"\nexec "{real}" "$@"\n')
+        os.chmod(wrapper, 0o755)
+        args += ["--tmux", wrapper]
+    params = StdioServerParameters(command=sys.executable, args=args, env=env)
+    try:
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            pane = _tmux(
+                env, "new-session", "-d", "-x", "120", "-y", "40", "-P", "-F", "#{pane_id}", "sh"
+            ).strip()
+            socket = _tmux(env, "display-message", "-p", "#{socket_path}").strip()
+            tmux = shutil.which("tmux") or "tmux"
+            tool: list[float] = []
+            bare: list[float] = []
+
+            async def tool_call() -> None:
+                began = time.perf_counter()
+                result = await session.call_tool(
+                    "run_command", {"pane_id": pane, "command": "echo hi"}
+                )
+                tool.append(time.perf_counter() - began)
+                assert result.structured_content, result
+                assert result.structured_content["output"] == "hi", result.structured_content
+
+            for _ in range(5):
+                await tool_call()
+                bare_round_trip(env, pane, tmux, socket)
+            tool.clear()
+            if count_processes and os.path.exists(log):
+                os.unlink(log)
+            for index in range(iterations):
+                if index % 2:
+                    await tool_call()
+                    if not count_processes:
+                        bare.append(bare_round_trip(env, pane, tmux, socket))
+                else:
+                    if not count_processes:
+                        bare.append(bare_round_trip(env, pane, tmux, socket))
+                    await tool_call()
+            result: dict[str, object] = {"tool_ms": [t * 1000 for t in tool]}
+            if count_processes:
+                with open(log) as f:
+                    result["tmux_per_call"] = len(f.readlines()) / iterations
+            else:
+                result["bare_ms"] = [b * 1000 for b in bare]
+            return result
+    finally:
+        subprocess.run(
+            ["tmux", "-L", "tmuxmcp", "kill-server"], env=env, check=False, capture_output=True
+        )
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def _p90(values: list[float]) -> float:
+    return statistics.quantiles(values, n=10)[-1]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--iterations", type=int, default=60)
+    parser.add_argument("--json", help="also write the results here")
+    ns = parser.parse_args()
+    timing = trio.run(measure, ns.iterations, False)
+    counting = trio.run(measure, 20, True)
+    tool = timing["tool_ms"]
+    bare = timing["bare_ms"]
+    assert isinstance(tool, list) and isinstance(bare, list)
+    ratio = statistics.median(tool) / statistics.median(bare)
+    print(f"run_command 'echo hi', {ns.iterations} calls, milliseconds")
+    print(f"{'':22}{'median':>10}{'p90':>10}")
+    print(f"{'tool (MCP, stdio)':22}{statistics.median(tool):10.2f}{_p90(tool):10.2f}")
+    print(f"{'bare floor (3 tmux)':22}{statistics.median(bare):10.2f}{_p90(bare):10.2f}")
+    print(
+        f"ratio (median)        {ratio:.2f}x   target <= 1.2x  {'PASS' if ratio <= 1.2 else 'FAIL'}"
+    )
+    per_call = counting["tmux_per_call"]
+    print(
+        f"tmux processes per call: {per_call}   target <= 3  "
+        f"{'PASS' if isinstance(per_call, float) and per_call <= 3 else 'FAIL'}"
+    )
+    if ns.json:
+        with open(ns.json, "w") as f:
+            json.dump({"timing": timing, "processes": counting, "ratio": ratio}, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
