@@ -228,7 +228,8 @@ async def snapshot(ctx: ToolContext, args: SnapshotArgs) -> SnapshotResult:
         if level not in allowed:
             break
         depth += 1
-    omitted = [level for level in LEVELS if level not in allowed]
+    # Everything not performed: the excluded operation and every level below it.
+    omitted = list(LEVELS[depth:])
     session = (
         None
         if args.session_id is None

@@ -1,0 +1,66 @@
+"""The snapshot aggregate: its nested authority follows the operator's exclusions."""
+
+from __future__ import annotations
+
+import trio
+
+from tests.support import PrivateTmux, serve, structured
+
+
+async def _wait_for(tmux: PrivateTmux, pane: str, needle: str) -> None:
+    with trio.fail_after(10):
+        while needle not in tmux.bare("capture-pane", "-p", "-t", pane).stdout:
+            await trio.sleep(0.02)
+
+
+async def test_snapshot_tree_with_screens(private_tmux: PrivateTmux) -> None:
+    async with serve(private_tmux) as session:
+        a = private_tmux.new_session("alpha")
+        b = private_tmux.new_session("beta")
+        lower = private_tmux.bare(
+            "split-window", "-d", "-t", b["pane_id"], "-P", "-F", "#{pane_id}", "sh"
+        ).stdout.strip()
+        private_tmux.bare("send-keys", "-t", a["pane_id"], "echo ALPHA-SCREEN", "Enter")
+        await _wait_for(private_tmux, a["pane_id"], "\nALPHA-SCREEN")
+        snap = structured(await session.call_tool("snapshot", {}))
+        assert snap["omitted_operations"] == []
+        sessions = {s["session_id"]: s for s in snap["sessions"]}
+        assert set(sessions) == {a["session_id"], b["session_id"]}
+        beta_panes = [
+            p["pane_id"] for w in sessions[b["session_id"]]["windows"] for p in w["panes"]
+        ]
+        assert sorted(beta_panes) == sorted([b["pane_id"], lower])
+        alpha_pane = sessions[a["session_id"]]["windows"][0]["panes"][0]
+        expected = private_tmux.bare("capture-pane", "-p", "-t", a["pane_id"]).stdout
+        assert alpha_pane["content"] == expected.removesuffix("\n")
+        only_b = structured(await session.call_tool("snapshot", {"session_id": b["session_id"]}))
+        assert [s["session_id"] for s in only_b["sessions"]] == [b["session_id"]]
+
+
+async def test_excluding_capture_pane_removes_content_from_the_aggregate(
+    private_tmux: PrivateTmux,
+) -> None:
+    """ADR aggregates / CM-3: an exclusion removes the nested operation's authority."""
+    async with serve(private_tmux, "--exclude-tools", "capture_pane") as session:
+        private_tmux.new_session("x")
+        tools = {t.name: t for t in (await session.list_tools()).tools}
+        assert "capture_pane" not in tools
+        description = tools["snapshot"].description or ""
+        assert "Excluded by the operator, so never invoked: capture_pane." in description
+        snap = structured(await session.call_tool("snapshot", {}))
+        info = structured(await session.call_tool("server_info", {}))
+    assert snap["omitted_operations"] == ["capture_pane"]
+    panes = [p for s in snap["sessions"] for w in s["windows"] for p in w["panes"]]
+    assert panes
+    assert all(p["content"] is None for p in panes)
+    entry = next(t for t in info["info"]["surface"]["tools"] if t["name"] == "snapshot")
+    assert entry["nested_operations"] == ["list_sessions", "list_windows", "list_panes"]
+    assert entry["excluded_nested_operations"] == ["capture_pane"]
+
+
+async def test_excluding_a_listing_omits_every_level_below(private_tmux: PrivateTmux) -> None:
+    async with serve(private_tmux, "--exclude-tools", "list_windows") as session:
+        ids = private_tmux.new_session("y")
+        snap = structured(await session.call_tool("snapshot", {}))
+    assert snap["omitted_operations"] == ["list_windows", "list_panes", "capture_pane"]
+    assert snap["sessions"] == [{"session_id": ids["session_id"], "name": "y", "windows": None}]
