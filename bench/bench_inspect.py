@@ -348,6 +348,10 @@ async def latency(
                 "cpu_ms_per_call": cpu_ms,
             }
         floor = await transport_floor(session, iterations)
+    ping = floor["ping"]["median_ms"]
+    for r in results.values():
+        # The MCP round trip itself is in the tool's time but not in bare's.
+        r["server_added_ms"] = r["tool_ms"]["median_ms"] - r["bare_ms"]["median_ms"] - ping
     return results, floor
 
 
@@ -486,16 +490,22 @@ def table(result: dict[str, Any]) -> str:
         "tool and bare interleaved (ABBA); milliseconds",
         "",
         f"{'call':<25} {'tool med':>9} {'p90':>7} {'bare med':>9} {'p90':>7} "
-        f"{'ratio med':>9} {'p90':>6} {'tmux/call':>9} {'out KiB':>8}",
+        f"{'ratio med':>9} {'p90':>6} {'added':>6} {'tmux/call':>9} {'out KiB':>8}",
     ]
     per_call = result["processes"]["per_call"]
     for row, r in result["latency"].items():
         lines.append(
             f"{row:<25} {r['tool_ms']['median_ms']:>9.2f} {r['tool_ms']['p90_ms']:>7.2f} "
             f"{r['bare_ms']['median_ms']:>9.2f} {r['bare_ms']['p90_ms']:>7.2f} "
-            f"{r['ratio_median']:>8.2f}x {r['ratio_p90']:>5.2f}x {per_call[row]:>9.2f} "
+            f"{r['ratio_median']:>8.2f}x {r['ratio_p90']:>5.2f}x "
+            f"{r['server_added_ms']:>6.2f} {per_call[row]:>9.2f} "
             f"{r['bare_stdout_bytes'] / 1024:>8.1f}"
         )
+    ping = result["floor"]["ping"]["median_ms"]
+    lines += [
+        f"added: tool med - bare med - ping med ({ping:.2f} ms), i.e. what tmuxmcp and the "
+        "SDK's tools/call path add over a round trip that does nothing"
+    ]
     lines += [
         "",
         "CPU ms per tool call (means over the same loop)",

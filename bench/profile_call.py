@@ -12,7 +12,7 @@ bare           ``subprocess.run`` of the bare tmux command (the benchmark's
 exact argv     ``subprocess.run`` of the argv tmuxmcp really spawns
                (``-u -N``, identity probe, nonce-framed ``-F`` template)
 run_argv       the same argv through ``driver._spawn.run_argv``
-               (``trio.run_process``)
+               (``posix_spawn`` + pidfd on Linux, else ``trio.run_process``)
 client.run     ``TmuxClient.run``: renders argv, checks the identity, decodes
 handler        the tool handler: parses records, builds the result Struct
 server.call    ``tmuxmcp.server.call``: msgspec argument decoding, text form,
@@ -21,8 +21,8 @@ in-memory SDK  ``mcp.Client(server, mode="legacy")``: the SDK's server and
                client dispatch, result validation and the client's
                output-schema check, without pipes or JSON text
 stdio          the benchmark's tool call: a ``python -m tmuxmcp`` child and
-               the SDK stdio client, adding JSON text, pipes, the server's
-               worker-thread file IO and a second process
+               the SDK stdio client, adding JSON text, pipes (read and
+               written on the server's event loop) and a second process
 =============  ==============================================================
 
 A last row times ``ping`` in memory and over stdio: the MCP stack with no

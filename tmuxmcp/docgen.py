@@ -150,8 +150,8 @@ def scenarios() -> tuple[Scenario, ...]:
         ),
         Scenario(
             "no-process",
-            "server started by tmuxmcp, surface without process-reach tools "
-            "(e.g. `--toolsets inspect`)",
+            "server started by tmuxmcp, no tool on the surface starts or drives a process "
+            "(e.g. `--toolsets inspect,teardown`)",
             no_process,
             True,
         ),
