@@ -553,6 +553,80 @@ DEFINITION += (
 )
 
 # -- waiting and searching (inspect) -----------------------------------------------
-DEFINITION += ()
+# Imported here so this block stays self-contained (one block per toolset).
+from tmuxmcp.tools import waiting  # noqa: E402
+
+BOUNDED = (
+    "Patterns are matched by tmuxmcp (literal text, or RE2 regular expressions, which run "
+    "in time linear in the input), never by tmux. Pattern length, the bytes scanned and "
+    "the matching time per scan are bounded; exceeding the matching budget is reported as "
+    "match-timeout, never as a wait timeout, and a tmux client that does not answer is the "
+    "error tmux-timeout.",
+)
+
+DEFINITION += (
+    ToolSpec(
+        name="wait_for_text",
+        title="Wait for text",
+        toolset=Toolset.INSPECT,
+        reach=Reach.NONE,
+        effects=OBSERVE,
+        outputs=frozenset({OutputClass.TERMINAL_CONTENT}),
+        may_expose_secrets=True,
+        returns_untrusted_content=True,
+        summary=(
+            "Waits until a pattern appears in a pane, up to timeout seconds, and returns the "
+            "outcome (matched, timeout, match-timeout, pane-gone, pane-dead) with the "
+            "matching row, its position and the time taken. With scope new (the default) "
+            "only output that appears after the call starts counts: the cursor's row at the "
+            "start is the anchor, text already on it and rows above it (such as a command "
+            "line the shell has already echoed) never match. With scope screen the whole "
+            "visible screen counts. A match lies within one screen row. Sends progress "
+            "notifications about once a second when the client asks for them."
+        ),
+        args=waiting.WaitForTextArgs,
+        result=waiting.WaitForTextResult,
+        disclosures=BOUNDED,
+    ),
+    ToolSpec(
+        name="search_panes",
+        title="Search panes",
+        toolset=Toolset.INSPECT,
+        reach=Reach.NONE,
+        effects=OBSERVE,
+        outputs=frozenset({OutputClass.TERMINAL_CONTENT}),
+        may_expose_secrets=True,
+        returns_untrusted_content=True,
+        summary=(
+            "Searches the screens and scrollback (scrollback rows per pane) of every pane, "
+            "or of one session_id or window_id, and returns the matching rows with pane id, "
+            "row number (negative: scrollback) and text, at most max_matches; truncation is "
+            "reported."
+        ),
+        args=waiting.SearchPanesArgs,
+        result=waiting.SearchPanesResult,
+        disclosures=BOUNDED,
+    ),
+    ToolSpec(
+        name="capture_since",
+        title="Capture since",
+        toolset=Toolset.INSPECT,
+        reach=Reach.NONE,
+        effects=OBSERVE,
+        outputs=frozenset({OutputClass.TERMINAL_CONTENT}),
+        may_expose_secrets=True,
+        returns_untrusted_content=True,
+        summary=(
+            "Returns the complete rows a pane printed since an opaque cursor (without one: "
+            "the visible rows above the cursor), the unfinished cursor row separately, and "
+            "a new cursor; at most max_lines rows per call, the rest on the next call. Rows "
+            "lost to the history limit, a cleared history or a screen switch are reported as "
+            "a gap with a count, never skipped silently. A cursor only works for its own "
+            "pane on the same tmux server."
+        ),
+        args=waiting.CaptureSinceArgs,
+        result=waiting.CaptureSinceResult,
+    ),
+)
 
 BY_NAME: dict[str, ToolSpec] = {spec.name: spec for spec in DEFINITION}

@@ -7,7 +7,7 @@ its handler; a test checks the two agree.
 
 from __future__ import annotations
 
-from tmuxmcp.tools import commands, execute, inspect, manage, snapshot, teardown
+from tmuxmcp.tools import commands, execute, inspect, manage, snapshot, teardown, waiting
 from tmuxmcp.tools.context import Handler
 
 HANDLERS: dict[str, Handler] = {
@@ -17,4 +17,5 @@ HANDLERS: dict[str, Handler] = {
     **teardown.HANDLERS,
     **execute.HANDLERS,
     **commands.HANDLERS,
+    **waiting.HANDLERS,
 }

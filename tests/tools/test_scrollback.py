@@ -1,0 +1,134 @@
+"""Row positions that survive trims and clears (tmuxmcp.tools.scrollback): pure, no tmux."""
+
+from __future__ import annotations
+
+import pytest
+
+from tmuxmcp.errors import InvalidArguments
+from tmuxmcp.tools.scrollback import (
+    Frame,
+    View,
+    decode_cursor,
+    encode_cursor,
+    explain_gap,
+    locate,
+    mark_at,
+)
+
+HEIGHT = 4
+
+
+def _view(rows: list[str], *, limit: int = 100, width: int = 80, alternate: bool = False) -> View:
+    """A view of a pane whose whole history and screen are ``rows``."""
+    history = len(rows) - HEIGHT
+    frame = Frame(
+        pane_id="%1",
+        history_size=history,
+        history_limit=limit,
+        height=HEIGHT,
+        width=width,
+        cursor_x=0,
+        cursor_y=HEIGHT - 1,
+        alternate=alternate,
+        dead=False,
+    )
+    return View(frame, rows)
+
+
+def _lines(first: int, last: int) -> list[str]:
+    return [f"line {n}" for n in range(first, last + 1)]
+
+
+def test_a_mark_stays_put_while_output_scrolls() -> None:
+    before = _view(_lines(1, 50))
+    mark = mark_at(before, 30)
+    after = _view(_lines(1, 80))
+    assert locate(mark, after) == 30
+    assert after.row(30) == "line 31"
+
+
+def test_a_trim_moves_the_mark_by_whole_tenths_of_the_limit() -> None:
+    before = _view(_lines(1, 95), limit=100)
+    mark = mark_at(before, 60)  # before "line 61"
+    # tmux dropped the oldest 10 rows twice: "line 21" is now row 0.
+    after = _view(_lines(21, 110), limit=100)
+    at = locate(mark, after)
+    assert at == 40
+    assert after.row(at) == "line 61"
+
+
+def test_a_partial_view_locates_the_mark_when_it_covers_it() -> None:
+    full = _lines(1, 200)
+    mark = mark_at(_view(full[:150]), 140)
+    frame = _view(full).frame
+    partial = View(frame, full[-70:])  # rows 130..199
+    assert partial.top == 130
+    assert locate(mark, partial) == 140
+    too_short = View(frame, full[-30:])
+    assert locate(mark, too_short) is None
+
+
+def test_rows_trimmed_past_the_mark_are_reported_as_a_history_limit_gap() -> None:
+    mark = mark_at(_view(_lines(1, 95), limit=100), 60)
+    after = _view(_lines(301, 395), limit=100)
+    assert locate(mark, after) is None
+    gap = explain_gap(mark, after)
+    assert gap.reason == "history-limit"
+    assert gap.lines_lost >= 0
+
+
+def test_a_cleared_history_is_reported_as_such() -> None:
+    mark = mark_at(_view(_lines(1, 60), limit=100), 40)
+    after = _view(["new 1", "new 2", "new 3", "new 4", "new 5"], limit=100)
+    assert locate(mark, after) is None
+    assert explain_gap(mark, after).reason == "history-cleared"
+
+
+def test_clear_history_keeps_screen_rows_and_the_mark_on_them() -> None:
+    rows = _lines(1, 60)
+    mark = mark_at(_view(rows), 58)  # on the screen (rows 56..59)
+    after = _view(rows[-HEIGHT:])  # history dropped, screen kept
+    at = locate(mark, after)
+    assert at is not None
+    assert after.row(at) == "line 59"
+
+
+def test_a_screen_switch_or_a_reflow_is_a_gap_of_its_own() -> None:
+    rows = _lines(1, 60)
+    mark = mark_at(_view(rows), 40)
+    assert locate(mark, _view(rows, alternate=True)) is None
+    assert explain_gap(mark, _view(rows, alternate=True)).reason == "screen-switched"
+    narrow = _view(_lines(1, 20), width=40)
+    assert explain_gap(mark, narrow).reason == "reflowed"
+
+
+def test_cursors_round_trip_and_refuse_other_panes_servers_and_garbage() -> None:
+    mark = mark_at(_view(_lines(1, 60)), 40)
+    cursor = encode_cursor((123, 456), "%1", mark)
+    assert cursor.isascii() and "=" not in cursor and len(cursor) < 120
+    assert decode_cursor(cursor, (123, 456), "%1") == mark
+    with pytest.raises(InvalidArguments, match="another pane"):
+        decode_cursor(cursor, (123, 456), "%2")
+    with pytest.raises(InvalidArguments, match="another tmux server"):
+        decode_cursor(cursor, (123, 999), "%1")
+    for garbage in ("AAAA", "!!", cursor[:-5], ""):
+        with pytest.raises(InvalidArguments, match="not a cursor"):
+            decode_cursor(garbage, (123, 456), "%1")
+
+
+def test_a_mark_in_the_top_rows_notices_that_they_were_replaced() -> None:
+    """Nothing real above row 0: the row's own beginning tells a trim from no change."""
+    fresh = _view(["$ ", "", "", ""])
+    mark = mark_at(fresh, 0)
+    typed = _view(["$ seq 1 1000", "1", "2", "3"])
+    assert locate(mark, typed) == 0
+    trimmed = _view([str(n) for n in range(901, 1001)] + ["$ "], limit=100)
+    assert locate(mark, trimmed) is None
+    assert explain_gap(mark, trimmed).reason == "history-limit"
+
+
+def test_a_forged_far_away_mark_is_not_searched_for_row_by_row() -> None:
+    view = _view(_lines(1, 60), limit=1)  # one-row trims: the worst case
+    mark = mark_at(view, 40)
+    forged = type(mark)(10**15, mark.fingerprint, 0, 80, False)
+    assert locate(forged, view) == 40  # found quickly by the nearest-first search

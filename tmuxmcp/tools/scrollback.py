@@ -1,0 +1,255 @@
+"""Row positions in a pane's history that survive scrolling, trimming and clearing.
+
+Pure: no IO. The waiting tools feed it ``View``s (one tmux invocation each)
+and it says which rows are new.
+
+Theory. tmux numbers a pane's rows from the oldest history row (0) down to
+the bottom of the visible screen (``history_size + height - 1``); call that a
+row's *absolute* number. Output scrolling a row into history does not change
+its number. Numbers change only when rows leave the top:
+
+* the history limit: when ``history_size`` reaches ``history_limit``, tmux
+  drops the oldest ``limit / 10`` rows at once (grid.c
+  ``grid_collect_history``), so every number falls by ``limit / 10``;
+* ``clear-history``, and the ``E3`` sequence that ``clear`` sends, drop the
+  whole history;
+* a change of width reflows the history (rows merge and split).
+
+tmux 3.3a has no counter of rows ever written, so a number alone cannot tell
+these apart. Rules:
+
+Rule 1: a ``Mark`` is a row number plus a fingerprint of the two rows just
+  above it. To find it again, the fingerprint is looked for first where trims
+  would have moved it (``row - k * limit/10``), then at the nearest row either
+  way. Found: nothing after the mark was lost. Not found: continuity is broken
+  and the caller reports a gap; it never silently skips or repeats rows.
+Rule 2: rows in history never change; rows on the visible screen can (a
+  program may redraw them). Only rows that are in history are final.
+Rule 3: while the alternate screen is on, tmux adds no history (the grid's
+  history flag is off) and the visible rows belong to the full-screen
+  program; a change of screen is reported, not tracked through.
+Rule 4: a mark in the first two rows has nothing (or one row) above it to
+  fingerprint, so it also keeps the first characters of its own row (usually
+  a prompt, which typing only extends) and is found only where that row still
+  begins the same way. Limits of tmux 3.3a: a clear after which the same
+  prompt is back in the top row before anything scrolled cannot be seen, and
+  output that repeats the same rows exactly can make a trim look like no
+  change.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Iterator
+from typing import Literal
+
+import msgspec
+
+from tmuxmcp.errors import InvalidArguments
+
+FRAME_FIELDS = {
+    "pane_id": "pane_id",
+    "history_size": "history_size",
+    "history_limit": "history_limit",
+    "height": "pane_height",
+    "width": "pane_width",
+    "cursor_x": "cursor_x",
+    "cursor_y": "cursor_y",
+    "alternate": "alternate_on",
+    "dead": "pane_dead",
+}
+"""The tmux format variables read with every capture (``display-message``)."""
+
+
+class Frame(msgspec.Struct, frozen=True, kw_only=True):
+    """A pane's geometry at the instant of a capture."""
+
+    pane_id: str
+    history_size: int
+    history_limit: int
+    height: int
+    width: int
+    cursor_x: int
+    cursor_y: int
+    alternate: bool
+    dead: bool
+
+
+class View(msgspec.Struct, frozen=True):
+    """One observation: a frame and the rows captured with it, from ``top`` down."""
+
+    frame: Frame
+    rows: list[str]
+
+    @property
+    def end(self) -> int:
+        """Absolute number one past the last captured row (the screen bottom)."""
+        return self.frame.history_size + self.frame.height
+
+    @property
+    def top(self) -> int:
+        """Absolute number of ``rows[0]``."""
+        return self.end - len(self.rows)
+
+    @property
+    def screen_top(self) -> int:
+        """Absolute number of the first visible row."""
+        return self.frame.history_size
+
+    @property
+    def cursor_row(self) -> int:
+        """Absolute number of the cursor's row."""
+        return self.frame.history_size + self.frame.cursor_y
+
+    def row(self, absolute: int) -> str:
+        """The text of a captured row."""
+        return self.rows[absolute - self.top]
+
+    def relative(self, absolute: int) -> int:
+        """The row's number as capture-pane counts it: 0 is the top visible row."""
+        return absolute - self.frame.history_size
+
+
+_BEFORE_START = "\x00start"
+
+
+def fingerprint(view: View, row: int) -> str | None:
+    """A short hash of the two rows above ``row``; None if they were not captured."""
+    if row > view.end:
+        return None
+    above: list[str] = []
+    for r in (row - 2, row - 1):
+        if r < 0:
+            above.append(_BEFORE_START)
+        elif r >= view.top:
+            above.append(view.row(r))
+        else:
+            return None
+    return hashlib.blake2b("\n".join(above).encode(), digest_size=8).hexdigest()
+
+
+HEAD_CHARS = 16
+
+
+class Mark(msgspec.Struct, frozen=True, array_like=True):
+    """A row position that can be found again after rows leave the top."""
+
+    row: int
+    fingerprint: str
+    history_size: int
+    width: int
+    alternate: bool
+    head: str = ""
+    """For a mark in the first two rows (nothing real above it): how its own row began."""
+
+
+def mark_at(view: View, row: int) -> Mark:
+    """A mark before ``row`` (which must be captured with its two rows above)."""
+    found = fingerprint(view, row)
+    if found is None:
+        raise ValueError("the rows above a mark must be captured")
+    frame = view.frame
+    head = view.row(row)[:HEAD_CHARS] if row < 2 and row < view.end else ""
+    return Mark(row, found, frame.history_size, frame.width, frame.alternate, head)
+
+
+def _candidates(mark: Mark, view: View) -> Iterator[int]:
+    trim = max(1, view.frame.history_limit // 10)
+    # History that shrank was trimmed or cleared: the mark cannot be where it was.
+    at = mark.row if view.frame.history_size >= mark.history_size else mark.row - trim
+    if at > view.end:  # a mark beyond the captured rows (or a forged cursor): skip ahead
+        at -= -(-(at - view.end) // trim) * trim
+    seen: set[int] = set()
+    while at >= max(0, view.top):
+        seen.add(at)
+        yield at
+        at -= trim
+    # Then every captured row, nearest first (earlier before later at equal distance).
+    rest = sorted(range(view.top, view.end + 1), key=lambda r: (abs(r - mark.row), r > mark.row))
+    yield from (at for at in rest if at not in seen)
+
+
+def locate(mark: Mark, view: View) -> int | None:
+    """Where ``mark`` is now (Rule 1), or None when it cannot be found in ``view``."""
+    if mark.alternate != view.frame.alternate:
+        return None
+    for at in _candidates(mark, view):
+        if fingerprint(view, at) != mark.fingerprint:
+            continue
+        if mark.head and not (at < view.end and view.row(at).startswith(mark.head)):
+            continue  # the top rows were replaced (trimmed or cleared) under the mark
+        return at
+    return None
+
+
+GapReason = Literal["history-limit", "history-cleared", "screen-switched", "reflowed"]
+
+
+class Gap(msgspec.Struct, frozen=True):
+    """Why continuity broke, and a lower bound on the rows lost."""
+
+    reason: GapReason
+    lines_lost: int
+    """Rows written after the mark and gone before they were read: at least this many."""
+
+
+def explain_gap(mark: Mark, view: View) -> Gap:
+    """Why ``mark`` was not found in ``view``, which reaches the top of the history."""
+    frame = view.frame
+    if mark.alternate != frame.alternate:
+        return Gap("screen-switched", 0)
+    if mark.width != frame.width:
+        return Gap("reflowed", 0)
+    trim = max(1, frame.history_limit // 10)
+    if frame.history_size >= frame.history_limit - trim:
+        # A trim leaves at least limit - trim rows, and only whole trims
+        # remove rows: at least enough of them to remove the row above the
+        # mark, so everything from the mark up to that multiple is gone.
+        removed = -(-max(mark.row, 1) // trim) * trim
+        return Gap("history-limit", max(0, removed - mark.row))
+    # Below limit - trim rows, history only shrinks by clearing.
+    return Gap("history-cleared", 0)
+
+
+# -- opaque cursors ----------------------------------------------------------------
+
+
+class _Cursor(msgspec.Struct, frozen=True, array_like=True):
+    version: int
+    server_pid: int
+    server_start: int
+    pane_id: str
+    mark: Mark
+
+
+CURSOR_VERSION = 1
+MAX_CURSOR_CHARS = 256
+
+
+def encode_cursor(server: tuple[int, int], pane_id: str, mark: Mark) -> str:
+    """An opaque cursor: base64url of the mark, the pane and the server's identity."""
+    data = msgspec.msgpack.encode(_Cursor(CURSOR_VERSION, server[0], server[1], pane_id, mark))
+    return base64.urlsafe_b64encode(data).decode("ascii").rstrip("=")
+
+
+def decode_cursor(text: str, server: tuple[int, int], pane_id: str) -> Mark:
+    """The mark in ``text``; refuses a cursor of another pane, server or version."""
+    try:
+        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+        cursor = msgspec.msgpack.decode(raw, type=_Cursor)
+    except (ValueError, msgspec.DecodeError):
+        raise InvalidArguments(
+            "`cursor` is not a cursor returned by capture_since; omit it to start again"
+        ) from None
+    if cursor.version != CURSOR_VERSION:
+        raise InvalidArguments("`cursor` comes from another tmuxmcp version; omit it")
+    if (cursor.server_pid, cursor.server_start) != server:
+        raise InvalidArguments(
+            "`cursor` belongs to another tmux server (it was restarted); omit it to start again"
+        )
+    if cursor.pane_id != pane_id:
+        raise InvalidArguments(
+            "`cursor` belongs to another pane; use it with the pane it came from"
+        )
+    return cursor.mark
