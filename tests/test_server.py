@@ -259,3 +259,15 @@ def test_unknown_tools_and_invalid_unicode_over_raw_json_rpc(private_tmux: Priva
         assert result["content"][0]["text"].startswith("[invalid-arguments]")
     assert replies[6]["result"]["isError"] is False, "the server keeps serving"
     assert "Traceback" not in stderr
+
+
+async def test_a_clean_shutdown_removes_the_gate_option(private_tmux: PrivateTmux) -> None:
+    """tmuxmcp leaves no server option behind on a server it was bound to."""
+    private_tmux.start_foreign_server()
+    async with serve(private_tmux) as session:
+        await session.call_tool("list_sessions", {})
+        during = private_tmux.bare("show-options", "-s").stdout
+        assert "@tmuxmcp_" in during
+    with trio.fail_after(10):
+        while "@tmuxmcp_" in private_tmux.bare("show-options", "-s").stdout:
+            await trio.sleep(0.05)

@@ -128,11 +128,13 @@ def _exit_after_serving() -> NoReturn:
 
 async def _serve(ns: argparse.Namespace) -> None:
     from tmuxmcp import runtime
+    from tmuxmcp.driver import binding
     from tmuxmcp.server import serve_stdio
 
     config = _config(ns)
     state = await runtime.start(config)
     await serve_stdio(state)
+    await binding.release(state.context.client)
 
 
 async def _surface(ns: argparse.Namespace) -> None:

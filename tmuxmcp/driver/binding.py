@@ -22,6 +22,7 @@ nothing runs on a replacement. tmuxmcp never restarts a server by itself, so a
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from enum import StrEnum
 
@@ -38,7 +39,7 @@ from tmuxmcp.driver.client import (
     parse_identity,
 )
 from tmuxmcp.driver.records import RecordFormat
-from tmuxmcp.errors import ServerGone, ServerReplaced, TmuxCommandFailed
+from tmuxmcp.errors import ServerGone, ServerReplaced, TmuxCommandFailed, TmuxMcpError
 
 MINIMAL_CONFIG = "/dev/null"
 
@@ -151,3 +152,13 @@ async def establish(client: TmuxClient) -> ServerFacts:
         provenance=Provenance.MINIMAL if minimal else Provenance.UNKNOWN,
         created_by_tmuxmcp=created,
     )
+
+
+async def release(client: TmuxClient) -> None:
+    """Best effort at clean shutdown: remove the gate option from the bound server.
+
+    Only the bound server is touched (the call is gated); a server that is gone
+    or replaced is left alone.
+    """
+    with contextlib.suppress(TmuxMcpError):
+        await client.run(cmd("set-option", "-s", "-u", args=[client.marker]), seconds=2)
