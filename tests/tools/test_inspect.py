@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from unittest import mock
 
 import trio
@@ -195,3 +197,25 @@ def test_capture_just_under_and_at_the_byte_cap() -> None:
     assert inspect._captured(under, None) == ("x" * (cap - 2), 1, 1, None)
     over = "y\n" + "x" * (cap - 1) + "\n"  # the last line alone fills the cap
     assert inspect._captured(over, None) == ("x" * (cap - 1), 1, 2, "max_bytes")
+
+
+async def test_server_info_reports_whether_the_sink_claims_were_verified(
+    private_tmux: PrivateTmux, tmp_path: object
+) -> None:
+    """Issue 6: server_info says whether `tmuxmcp verify` passed for this tmux."""
+    private_tmux.env["XDG_CACHE_HOME"] = str(tmp_path)
+    async with serve(private_tmux) as session:
+        before = structured(await session.call_tool("server_info", {}))["sink_claims"]
+        assert before["verified"] is False
+        assert before["tmux_version"] in private_tmux.bare("-V", check=False).stdout
+        done = subprocess.run(
+            [sys.executable, "-m", "tmuxmcp", "verify"],
+            env=private_tmux.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        after = structured(await session.call_tool("server_info", {}))["sink_claims"]
+    assert after["verified"] is True

@@ -143,8 +143,9 @@ DEFINITION: tuple[ToolSpec, ...] = (
         returns_untrusted_content=False,
         summary=(
             "Reports the selected socket, the server's provenance and tmux version, whether "
-            "the server tmuxmcp bound to at startup still answers, and the effective tool "
-            "surface with every tool's declared properties and annotations."
+            "the server tmuxmcp bound to at startup still answers, whether `tmuxmcp verify` "
+            "confirmed the sink claims for this tmux, and the effective tool surface with "
+            "every tool's declared properties and annotations."
         ),
         args=inspect.ServerInfoArgs,
         result=inspect.ServerInfoResult,

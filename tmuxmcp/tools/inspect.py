@@ -385,12 +385,15 @@ class ServerInfoResult(msgspec.Struct, frozen=True, kw_only=True):
     """The selected socket, provenance, tmux version and the published surface."""
 
     server_state: str
+    sink_claims: dict[str, Any]
+    """Whether ``tmuxmcp verify`` passed for this tmux binary and version."""
     info: dict[str, Any]
 
     def text_form(self) -> str:
         """Readable form: the JSON document."""
         body = msgspec.json.format(msgspec.json.encode(self.info).decode(), indent=2)
-        return f"server_state={self.server_state}\n{body}"
+        claims = msgspec.json.encode(self.sink_claims).decode()
+        return f"server_state={self.server_state}\nsink_claims={claims}\n{body}"
 
 
 async def server_info(ctx: ToolContext, args: ServerInfoArgs) -> ServerInfoResult:
@@ -402,7 +405,10 @@ async def server_info(ctx: ToolContext, args: ServerInfoArgs) -> ServerInfoResul
         state = "gone"
     except ServerReplaced:
         state = "replaced"
-    return ServerInfoResult(server_state=state, info=ctx.published)
+    from tmuxmcp.verify import verified_status  # read at call time: verify may run later
+
+    claims = verified_status(ctx.client.binary, ctx.facts.version)
+    return ServerInfoResult(server_state=state, sink_claims=claims, info=ctx.published)
 
 
 HANDLERS: dict[str, Handler] = {
