@@ -358,7 +358,7 @@ async def probe_argv_semicolon(lab: Lab) -> None:
         )
     )
     if lab.fired():
-        wrong.append("a second command ran: " + ", ".join(lab.fired()))
+        wrong.insert(0, "a second command ran: " + ", ".join(lab.fired()))
     if wrong:
         raise ClaimFailed("; ".join(wrong[:3]))
 
