@@ -1,0 +1,298 @@
+"""One private tmux server, tmuxmcp in process, and the checks every example shares.
+
+The harness owns:
+
+* a ``PrivateTmux`` (its own ``TMUX_TMPDIR``) whose dedicated socket a
+  tmuxmcp runtime bound to with ``runtime.start``; calls go through
+  ``server.call``, the dispatcher ``tools/call`` uses;
+* a spawn recorder: while a call runs, ``driver._spawn.run_argv`` is wrapped so
+  the harness sees every tmux argv and stdin it produced ("never reaches
+  tmux" means this list is empty);
+* a bystander session and buffer, created first and never named by any
+  example; ``check_common`` compares their snapshot before and after each
+  call (invariant 4);
+* a sentinel directory; payloads name files in it, so an executed ``#()`` job
+  or injected command leaves a file behind (invariant 2);
+* a disposable world (two sessions, a split pane, a buffer) that examples
+  address; it is rebuilt after any call that could have changed it;
+* raw reader panes (``fuzz/reader.py``) that record the bytes a pane program
+  receives.
+
+Panes run ``sh`` (never the user's shell) in a scratch directory with
+``HOME`` pointing there, so text a fuzzed call types into a shell stays in it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from typing import Any, NamedTuple
+
+import trio
+
+from tests.support import DEDICATED, PrivateTmux
+from tmuxmcp import errors, runtime, server
+from tmuxmcp.config import Options, load
+from tmuxmcp.driver import _spawn
+from tmuxmcp.runtime import Runtime
+
+READER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reader.py")
+
+_BYSTANDER_FIELDS = (
+    "#{session_id}|#{session_name}|#{session_windows}|#{window_id}|#{window_index}|"
+    "#{window_name}|#{window_layout}|#{window_active}|#{window_zoomed_flag}|#{pane_id}|"
+    "#{pane_index}|#{pane_title}|#{pane_pid}|#{pane_dead}|#{pane_width}x#{pane_height}|"
+    "#{pane_active}|#{pane_in_mode}|#{history_size}"
+)
+
+
+def references() -> frozenset[str]:
+    """Every error slug tmuxmcp can report."""
+    found = set()
+    pending: list[type[errors.TmuxMcpError]] = [errors.TmuxMcpError]
+    while pending:
+        kind = pending.pop()
+        found.add(kind.reference)
+        pending.extend(kind.__subclasses__())
+    return frozenset(found | {"invalid-arguments"})
+
+
+REFERENCES = references()
+REFUSED = frozenset({"invalid-arguments", "unsafe-value"})
+"""Slugs of a value refused before it reaches tmux."""
+
+
+def escape_argv(value: str) -> str:
+    """The argv rule from research/tmux-sinks.md §2, restated for bare tmux calls."""
+    return value[:-1] + "\\;" if value.endswith(";") else value
+
+
+class World(NamedTuple):
+    """Objects examples may address (rebuilt whenever a call may have changed them)."""
+
+    session: str
+    window: str
+    pane: str
+    pane2: str
+    dest_session: str
+    dest_window: str
+    buffer: str
+
+
+class Outcome(NamedTuple):
+    """One call's result, as a client and as tmux saw it."""
+
+    is_error: bool
+    slug: str | None
+    text: str
+    structured: dict[str, Any] | None
+    spawned: list[tuple[list[str], bytes | None]]
+
+    def touched(self, value: str) -> bool:
+        """Whether ``value`` occurs in any tmux argv element or stdin of the call."""
+        data = value.encode("utf-8", "surrogatepass")
+        return any(value in element for argv, _ in self.spawned for element in argv) or any(
+            stdin is not None and data in stdin for _, stdin in self.spawned
+        )
+
+
+class Reader(NamedTuple):
+    """A raw reader pane and where its bytes go."""
+
+    pane: str
+    out: str
+    channel: str
+
+
+class Harness:
+    """See the module docstring."""
+
+    def __init__(self) -> None:
+        self.directory = tempfile.mkdtemp(prefix="tmx", dir="/tmp")
+        self.tmux = PrivateTmux(self.directory)
+        self.scratch = os.path.join(self.directory, "scratch")
+        self.sentinels = os.path.join(self.directory, "sentinels")
+        os.mkdir(self.scratch)
+        os.mkdir(self.sentinels)
+        self.examples = 0
+        self.sentinel = os.path.join(self.sentinels, "ran0")
+        self.tmux.env.update(HOME=self.scratch, SHELL="/bin/sh")
+        self.socket = os.path.join(self.directory, f"tmux-{os.getuid()}", DEDICATED)
+        config = load(Options(), self.tmux.env)
+        self.runtime: Runtime = trio.run(runtime.start, config)
+        ids = self.tmux.new_session("bystander", DEDICATED, "sleep", "100000").values()
+        self.bystander_ids = frozenset(ids)
+        self.tmux.bare("set-buffer", "-b", "bystander-buffer", "--", "kept")
+        self._world: World | None = None
+        self._readers = 0
+        self.before = self.snapshot()
+
+    def close(self) -> None:
+        """Kill the server and remove the directory."""
+        self.tmux.kill_all()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+    # -- calls -------------------------------------------------------------------
+
+    def call(self, tool: str, arguments: Any) -> Outcome:
+        """Call ``tool`` in process, recording every tmux process it starts."""
+        self.begin()
+        job = "#(" in repr(arguments)
+        spawned: list[tuple[list[str], bytes | None]] = []
+        original = _spawn.run_argv
+
+        async def recording(argv: Any, *, env: Any, seconds: float, stdin: bytes | None = None):
+            spawned.append((list(argv), stdin))
+            return await original(argv, env=env, seconds=seconds, stdin=stdin)
+
+        _spawn.run_argv = recording  # type: ignore[assignment]
+        try:
+            result = trio.run(server.call, self.runtime, tool, arguments)
+        finally:
+            _spawn.run_argv = original  # type: ignore[assignment]
+        text = " ".join(getattr(block, "text", "") for block in result.content)
+        slug = None
+        if result.is_error:
+            slug = text[1 : text.index("]")] if text.startswith("[") and "]" in text else ""
+        if spawned:
+            self._world = None  # anything that reached tmux may have changed the world
+        if spawned and job:
+            # A #() job runs asynchronously and dies with the tmux client; give one
+            # that did start the moment it needs to leave its sentinel, so the
+            # failure is reported for this call rather than a later one.
+            time.sleep(0.05)
+        content = result.structured_content
+        structured = content if isinstance(content, dict) else None
+        return Outcome(bool(result.is_error), slug, text, structured, spawned)
+
+    def begin(self) -> None:
+        """Start a call: clear sentinels an earlier call already reported."""
+        self.examples += 1
+        for name in self.fired():
+            os.unlink(os.path.join(self.sentinels, name))
+
+    def check_common(self, outcome: Outcome) -> None:
+        """Invariants 2, 3 and 4, after every call."""
+        if outcome.is_error:
+            assert outcome.slug in REFERENCES, f"not one of tmuxmcp's errors: {outcome.text!r}"
+            assert outcome.slug != "internal-error", f"an unexpected exception: {outcome.text!r}"
+        assert not self.fired(), f"a job or injected command ran: {self.fired()}"
+        if outcome.spawned:
+            after = self.snapshot()
+            assert after == self.before, f"the bystander changed:\n{self.before}\n->\n{after}"
+
+    def refused(self, outcome: Outcome, *, param: str | None = None) -> None:
+        """The value was refused before any tmux process started."""
+        assert outcome.is_error and outcome.slug in REFUSED, outcome.text
+        assert not outcome.spawned, f"a refused value reached tmux: {outcome.spawned[:1]}"
+        if param is not None and outcome.slug == "invalid-arguments":
+            assert f"$.{param}" in outcome.text or param in outcome.text, outcome.text
+
+    # -- tmux state --------------------------------------------------------------
+
+    def bare(self, *args: str, check: bool = True) -> str:
+        """Bare tmux on the private socket; its stdout without the final newline."""
+        return self.tmux.bare(*args, check=check).stdout.removesuffix("\n")
+
+    def snapshot(self) -> str:
+        """The bystander session and buffer, as bare tmux reports them."""
+        session = min(i for i in self.bystander_ids if i.startswith("$"))
+        panes = self.tmux.bare(
+            "list-panes", "-s", "-t", session, "-F", _BYSTANDER_FIELDS, check=False
+        )
+        buffers = self.bare("list-buffers", "-F", "#{buffer_name}=#{buffer_size}", check=False)
+        kept = [line for line in buffers.splitlines() if line.startswith("bystander-buffer=")]
+        return panes.stdout + panes.stderr + "\n".join(kept)
+
+    def fired(self) -> list[str]:
+        """Sentinel files that exist (any means something ran)."""
+        return sorted(os.listdir(self.sentinels))
+
+    def substitute(self, value: Any) -> Any:
+        """``value`` with every SENTINEL placeholder replaced by a sentinel path.
+
+        Each call gets its own file name (``ran<n>``), so a file names the call.
+        """
+        self.sentinel = os.path.join(self.sentinels, f"ran{self.examples + 1}")
+        return self._substitute(value)
+
+    def _substitute(self, value: Any) -> Any:
+        from fuzz.strategies import SENTINEL
+
+        if isinstance(value, str):
+            return value.replace(SENTINEL, self.sentinel)
+        if isinstance(value, list | tuple):
+            return type(value)(self._substitute(v) for v in value)
+        if isinstance(value, dict):
+            return {self._substitute(k): self._substitute(v) for k, v in value.items()}
+        return value
+
+    # -- the world ---------------------------------------------------------------
+
+    def world(self) -> World:
+        """The current world, rebuilt if a call may have changed it."""
+        if self._world is None:
+            self._world = self._build_world()
+        return self._world
+
+    def dirty(self) -> None:
+        """Force the next ``world()`` to rebuild (after bare changes)."""
+        self._world = None
+
+    def _build_world(self) -> World:
+        for session in self.bare("list-sessions", "-F", "#{session_id}").split():
+            if session not in self.bystander_ids:
+                self.bare("kill-session", "-t", session, check=False)
+        for name in self.bare("list-buffers", "-F", "#{buffer_name}").split("\n"):
+            if name and name != "bystander-buffer":
+                self.bare("delete-buffer", "-b", escape_argv(name), check=False)
+        ids = "#{session_id} #{window_id} #{pane_id}"
+        session, window, pane = self.bare(
+            "new-session", "-d", "-s", "work", "-x", "80", "-y", "24", "-c", self.scratch,
+            "-P", "-F", ids, "--", "sh",
+        ).split()  # fmt: skip
+        out = self.bare(
+            "split-window", "-d", "-t", pane, "-c", self.scratch, "-P", "-F", "#{pane_id}",
+            "--", "sh", ";",
+            "new-session", "-d", "-s", "dest", "-c", self.scratch, "-P", "-F", ids, "--", "sh", ";",
+            "set-buffer", "-b", "fuzz-buffer", "--", "buffer text",
+        ).split()  # fmt: skip
+        pane2, dest_session, dest_window, _ = out
+        return World(session, window, pane, pane2, dest_session, dest_window, "fuzz-buffer")
+
+    # -- raw readers -------------------------------------------------------------
+
+    def reader(self, *, count: int | None = None, until: str | None = None) -> Reader:
+        """A new window of the world session running ``reader.py``; waits until raw."""
+        self._readers += 1
+        channel = f"fuzzreader{self._readers}"
+        out = os.path.join(self.directory, channel)
+        mode, value = ("count", str(count)) if count is not None else ("until", str(until))
+        command = [sys.executable, READER, out, channel, mode, value, "tmux", "-S", self.socket]
+        pane = self.bare(
+            "new-window", "-d", "-t", self.world().session + ":", "-P", "-F", "#{pane_id}",
+            "--", *command,
+        )  # fmt: skip
+        self.bare("wait-for", f"{channel}-ready")
+        return Reader(pane, out, channel)
+
+    def received(self, reader: Reader) -> bytes:
+        """Wait (tmux wait-for, with the bare client's deadline) for the reader's bytes."""
+        self.bare("wait-for", f"{reader.channel}-done")
+        with open(reader.out, "rb") as f:
+            return f.read()
+
+
+@contextlib.contextmanager
+def harness() -> Iterator[Harness]:
+    """A harness for one test module; its server is killed afterwards."""
+    h = Harness()
+    try:
+        yield h
+    finally:
+        h.close()

@@ -1,0 +1,174 @@
+"""Invariants 3 and 4 over the real wire: any JSON to any tool, the server keeps serving.
+
+A real ``python -m tmuxmcp`` subprocess (``--toolsets all``, bound to the
+harness's private server) receives ``tools/call`` requests whose arguments
+are any JSON value: arbitrary objects, valid calls with one argument replaced
+by anything, unknown keys, and non-objects; strings carry NUL, lone
+surrogates (as JSON escapes), control characters and megabytes. After every
+call:
+
+* the reply is a tool result, whose error text starts with one of tmuxmcp's
+  slugs and is never ``internal-error``; a JSON-RPC error is allowed only
+  where the protocol itself rejects the request (arguments that are not an
+  object): code -32602;
+* ``ping`` still answers, and stderr holds no traceback;
+* the bystander session and buffer are unchanged and no sentinel exists.
+
+Waiting tools (``run_command``, ``wait_for_text``) get their ``timeout`` capped
+at one second so an example cannot wait for minutes; the timeouts' own
+ranges are fuzzed by the sink properties.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from fuzz.harness import REFERENCES, Harness, World
+from fuzz.profiles import fuzz_settings
+from fuzz.properties import BASE
+from fuzz.strategies import SENTINEL, hostile_text, huge_text, json_values
+from fuzz.wire import WireClient
+from tmuxmcp.capability.definition import BY_NAME, DEFINITION
+from tmuxmcp.capability.model import params_of
+
+PLACEHOLDERS = World(
+    "<session>", "<window>", "<pane>", "<pane2>", "<dest_session>", "<dest_window>", "fuzz-buffer"
+)
+WAITING = ("run_command", "wait_for_text")
+SHAPES = (
+    "valid",
+    "hostile-string",
+    "hostile-string",
+    "replace",
+    "arbitrary",
+    "extra",
+    "not-an-object",
+)
+"""valid: a valid call; hostile-string: one argument replaced by hostile text;
+replace: by any JSON value or megabytes; arbitrary: any object; extra: an
+unknown key added; not-an-object: arguments that are not a JSON object."""
+
+
+@pytest.fixture(scope="module")
+def wire(fuzz_harness: Harness) -> Iterator[WireClient]:
+    """tmuxmcp over stdio, bound to the harness's server, every toolset enabled."""
+    client = WireClient(fuzz_harness.tmux.env, fuzz_harness.scratch, "--toolsets", "all")
+    try:
+        yield client
+    finally:
+        status = client.close()
+        assert "Traceback" not in client.stderr()
+        assert status == 0, client.stderr()
+
+
+@st.composite
+def calls(draw: st.DrawFn) -> tuple[str, Any]:
+    """A tool name and any JSON value as its arguments."""
+    tool = draw(st.sampled_from(sorted(spec.name for spec in DEFINITION)))
+    params = [p.name for p in params_of(BY_NAME[tool])]
+    shape = draw(st.sampled_from(SHAPES))
+    anything = st.one_of(json_values(), huge_text())
+    if shape == "hostile-string":
+        anything = hostile_text()
+    if shape == "not-an-object":
+        return tool, draw(json_values().filter(lambda v: not isinstance(v, dict)))
+    if shape == "arbitrary":
+        keys = st.one_of(st.sampled_from(params or ["x"]), hostile_text(max_size=6))
+        return tool, draw(st.dictionaries(keys, anything, max_size=5))
+    arguments = dict(BASE[tool](PLACEHOLDERS))
+    if shape == "valid":
+        return tool, arguments
+    if shape == "extra" or not params:
+        arguments[draw(hostile_text(max_size=8))] = draw(anything)
+    else:
+        arguments[draw(st.sampled_from(params))] = draw(anything)
+    return tool, arguments
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from _strings(item)
+
+
+def _resolve(h: Harness, value: Any, ids: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        return ids.get(value, value).replace(SENTINEL, h.sentinel)
+    if isinstance(value, list):
+        return [_resolve(h, v, ids) for v in value]
+    if isinstance(value, dict):
+        return {_resolve(h, k, ids): _resolve(h, v, ids) for k, v in value.items()}
+    return value
+
+
+def _cap_waiting(tool: str, arguments: Any) -> Any:
+    if tool in WAITING and isinstance(arguments, dict):
+        timeout = arguments.get("timeout")
+        if timeout is None or (
+            isinstance(timeout, int | float) and not isinstance(timeout, bool) and timeout > 1
+        ):
+            arguments["timeout"] = 1
+    return arguments
+
+
+def _check_reply(reply: dict[str, Any], arguments: Any) -> None:
+    if "error" in reply:
+        assert not isinstance(arguments, dict), f"protocol error for an object: {reply}"
+        assert reply["error"]["code"] == -32602, reply
+        return
+    result = reply["result"]
+    texts = [block.get("text", "") for block in result.get("content", [])]
+    assert texts, result
+    if result.get("isError"):
+        text = texts[0]
+        slug = text[1 : text.index("]")] if text.startswith("[") and "]" in text else ""
+        assert slug in REFERENCES, f"not one of tmuxmcp's errors: {text!r}"
+        assert slug != "internal-error", f"an unexpected exception: {text!r}"
+
+
+@fuzz_settings(100)
+@given(call=calls())
+@example(call=("capture_pane", {"pane_id": "<pane>", "join_wrapped": "\ud800"}))
+@example(call=("send_text", {"pane_id": "<pane>", "text": "\x00"}))
+@example(call=("rename_window", {"window_id": "<window>", "name": "a" * (3 * 1024 * 1024)}))
+@example(call=("list_panes", ["\ud800"]))
+@example(call=("send_keys", {"pane_id": "<pane>", "keys": [{"\udfff": None}]}))
+def test_any_json_gets_a_result_or_a_tmuxmcp_error(
+    fuzz_harness: Harness, wire: WireClient, call: tuple[str, Any]
+) -> None:
+    h = fuzz_harness
+    tool, raw = call
+    world = h.world()
+    ids = {
+        "<session>": world.session,
+        "<window>": world.window,
+        "<pane>": world.pane,
+        "<pane2>": world.pane2,
+        "<dest_session>": world.dest_session,
+        "<dest_window>": world.dest_window,
+    }
+    h.sentinel = os.path.join(h.sentinels, f"ran{h.examples + 1}")
+    arguments = _cap_waiting(tool, _resolve(h, raw, ids))
+    if any(s in h.bystander_ids for s in _strings(arguments)):
+        return  # naming the bystander is allowed to change it
+    errors_before = wire.stderr()
+    h.begin()
+    reply = wire.request("tools/call", {"name": tool, "arguments": arguments})
+    _check_reply(reply, arguments)
+    assert "result" in wire.request("ping", {}), "the server stopped serving"
+    assert "Traceback" not in wire.stderr()[len(errors_before) :], wire.stderr()
+    h.dirty()
+    assert not h.fired(), f"a job or injected command ran: {h.fired()}"
+    assert h.snapshot() == h.before, "the bystander changed"
