@@ -132,8 +132,15 @@ async def test_a_dead_server_is_reported_and_serving_continues(private_tmux: Pri
 async def test_a_replaced_server_is_refused(private_tmux: PrivateTmux) -> None:
     """CM-1: provenance decided at startup is never claimed for another server."""
     async with serve(private_tmux) as session:
+        old_pid = private_tmux.server_pid()
         private_tmux.bare("kill-server")
+        # kill-server returns before the old server has exited: wait until no
+        # server answers, so the foreign server below is really a new one.
+        with trio.fail_after(10):
+            while private_tmux.bare("list-sessions", check=False).returncode == 0:
+                await trio.sleep(0.01)
         private_tmux.start_foreign_server()
+        assert private_tmux.server_pid() != old_pid
         text = error_text(await session.call_tool("list_sessions", {}))
         assert text.startswith("[tmux-server-replaced]")
         info = structured(await session.call_tool("server_info", {}))
