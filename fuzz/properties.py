@@ -175,7 +175,9 @@ def schema_accepts(case: Case, value: Any) -> bool:
     (found,) = [f for f in hints if f.encode_name == case.param.name]
     try:
         msgspec.convert(value, found.type)
-    except msgspec.ValidationError:
+    except (msgspec.ValidationError, UnicodeEncodeError):
+        # msgspec raises UnicodeEncodeError describing a lone surrogate where a
+        # non-string is expected: the schema refuses it all the same.
         return False
     return value is not None or not case.param.required
 
@@ -244,6 +246,8 @@ def name_accepted(kind: str, value: str) -> bool:
         return False
     if any(is_control(ch) for ch in value) or "\\" in value:
         return False
+    if any(wcwidth(ch) < 0 for ch in value):
+        return False  # tmux would octal-escape it (names) or drop the title
     if kind != "title" and "$" in value:
         return False
     return not (kind == "session" and (":" in value or "." in value))
@@ -277,7 +281,7 @@ def canonical_id(kind: str, value: str) -> bool:
 
 
 class KnownBug(NamedTuple):
-    """A failure found by this suite, pinned in test_known_bugs.py until fixed.
+    """A failure found by this suite, pinned in test_fixed_bugs.py (xfail) until fixed.
 
     ``applies`` selects inputs the properties skip (the bug would fail them);
     ``tolerates`` instead accepts one wrong outcome while still checking the rest.
@@ -289,75 +293,9 @@ class KnownBug(NamedTuple):
     tolerates: Callable[[Case, Outcome], bool] = lambda case, outcome: False
 
 
-def _leading_zero(case: Case, value: Any) -> bool:
-    if case.key != (Sink.TARGET, Encoding.ID_ONLY) or not isinstance(value, str):
-        return False
-    return re.fullmatch(r"[$@%][0-9]{1,9}", value) is not None and not canonical_id(
-        id_kind(case), value
-    )
-
-
-def _unprintable_name(case: Case, value: Any) -> bool:
-    kind = NAME_KINDS.get(str(case))
-    return (
-        kind is not None
-        and isinstance(value, str)
-        and name_accepted(kind, value)
-        and any(wcwidth(ch) < 0 for ch in value)
-    )
-
-
-def _has_surrogate(value: Any) -> bool:
-    if isinstance(value, str):
-        return not is_text(value.replace("\x00", ""))
-    if isinstance(value, list | tuple):
-        return any(_has_surrogate(v) for v in value)
-    return False
-
-
-def _surrogate_in_convert(case: Case, value: Any) -> bool:
-    if str(case) == "set_option.value":
-        return False  # bool | int | str keeps a str as it is
-    return _has_surrogate(value) and not isinstance(field_type(case), mi.StrType)
-
-
-KNOWN_BUGS = (
-    KnownBug(
-        "leading-zero-ids",
-        _leading_zero,
-        "ids with leading zeros ('%00') pass the id rule, and tmux resolves them to "
-        "another object ('%0'); fix the id patterns in sinks/target.py",
-    ),
-    KnownBug(
-        "unprintable-names",
-        _unprintable_name,
-        "names with characters libc's wcwidth calls unprintable (U+0378, U+2028, U+FFFF) "
-        "pass the name rule but tmux vis-encodes them (names) or ignores them (titles)",
-    ),
-    KnownBug(
-        "surrogate-in-convert",
-        _surrogate_in_convert,
-        "server.call lets msgspec's UnicodeEncodeError escape when a lone surrogate sits "
-        "where the schema expects a non-string (the stdio transport refuses such calls first)",
-    ),
-    KnownBug(
-        "set-option-not-found",
-        lambda case, value: False,
-        "set_option with an id that names nothing reports tmux-command-failed ('no such "
-        "session: $N'), not object-not-found: driver/client.py does not map 'no such'",
-        tolerates=lambda case, outcome: (
-            case.spec.name == "set_option"
-            and outcome.slug == "tmux-command-failed"
-            and "no such" in outcome.text
-        ),
-    ),
-    KnownBug(
-        "empty-send-text",
-        lambda case, value: str(case) == "send_text.text" and value[0] == "",
-        "send_text with text '' is accepted by the schema, then fails with object-not-found "
-        "naming tmuxmcp's own internal paste buffer (load-buffer of no bytes makes none)",
-    ),
-)
+KNOWN_BUGS: tuple[KnownBug, ...] = ()
+"""None open. Fixed, with regression tests in test_fixed_bugs.py: leading-zero-ids,
+unprintable-names, surrogate-in-convert, set-option-not-found, empty-send-text."""
 
 
 def known_bug(case: Case, value: Any) -> KnownBug | None:
@@ -482,7 +420,7 @@ class NameRoundTrip(Property):
             "a;",
             "-n",
             "%H:%M",
-            "a\u2028b",  # wcwidth < 0: known bug unprintable-names
+            "a\u2028b",  # wcwidth < 0: was accepted, then rewritten by tmux (fixed)
             "#" * 200,  # the longest accepted name, every character escaped
             "x" * 201,  # one over: refused by the schema
         ]

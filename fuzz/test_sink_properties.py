@@ -23,7 +23,7 @@ def test_parameter_property(fuzz_harness: Harness, case: Case) -> None:
     prop = PROPERTIES[case.key]
 
     def body(value: Any) -> None:
-        if known_bug(case, value) is None:  # pinned in test_known_bugs.py until fixed
+        if known_bug(case, value) is None:  # pinned in test_fixed_bugs.py until fixed
             prop.check(fuzz_harness, case, value)
 
     test = given(value=prop.values(case))(body)

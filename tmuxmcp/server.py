@@ -81,6 +81,22 @@ def mcp_tools(runtime: Runtime) -> list[Tool]:
     return tools
 
 
+_LONE_SURROGATE = (
+    "[invalid-arguments] the arguments contain a lone UTF-16 surrogate, which is "
+    "not valid Unicode text; send valid UTF-8 strings"
+)
+
+
+def _surrogate(value: object) -> bool:
+    if isinstance(value, str):
+        return any(0xD800 <= ord(ch) <= 0xDFFF for ch in value)
+    if isinstance(value, list):
+        return any(_surrogate(item) for item in value)
+    if isinstance(value, dict):
+        return any(_surrogate(k) or _surrogate(v) for k, v in value.items())
+    return False
+
+
 def _error(text: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
@@ -151,14 +167,16 @@ async def _dispatch(
         raise _unknown(name)
     spec = BY_NAME[name]
     if lone_surrogate:
-        return _error(
-            "[invalid-arguments] the arguments contain a lone UTF-16 surrogate, which is "
-            "not valid Unicode text; send valid UTF-8 strings"
-        )
+        return _error(_LONE_SURROGATE)
     try:
         args = msgspec.convert(arguments or {}, spec.args)
     except msgspec.ValidationError as exc:
         return _error(f"[invalid-arguments] {exc}; see the tool's input schema")
+    except UnicodeEncodeError:
+        # msgspec cannot even describe a lone surrogate where a non-string is
+        # expected (found by the fuzz suite).
+        where = [f"`$.{key}`" for key, value in (arguments or {}).items() if _surrogate(value)]
+        return _error(f"{_LONE_SURROGATE} (at {', '.join(where) or 'an argument'})")
     context = runtime.context
     if progress is not None:
         context = msgspec.structs.replace(context, progress=progress)

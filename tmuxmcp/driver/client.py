@@ -41,7 +41,8 @@ from tmuxmcp.errors import (
 DEFAULT_TIMEOUT = 10.0
 
 _NOT_FOUND = re.compile(
-    r"can't find (session|window|pane)[^\n]*|no current target|(unknown|no) buffer[^\n]*"
+    r"(?:can't find|no such) (session|window|pane)[^\n]*|no current target"
+    r"|(unknown|no) buffer[^\n]*"
 )
 _GONE = ("no server running", "error connecting to", "server exited unexpectedly")
 _MAX_ERROR_CHARS = 300

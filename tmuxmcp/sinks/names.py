@@ -12,9 +12,10 @@ What tmux does after format expansion (research/tmux-sinks.md §0, §3):
 * pane titles: set as given after expansion (3.7+ also cleans them).
 
 Rule, the same on every tmux version: a name or title is 1 to
-``MAX_NAME_CHARS`` characters with no control character (C0, DEL, C1) and no
-backslash; a session or window name also has no ``$``; a session name also
-has no ``:`` or ``.``. Such a value is stored
+``MAX_NAME_CHARS`` characters with no control character (C0, DEL, C1), no
+unassigned code point or line/paragraph separator, and no backslash; a
+session or window name also has no ``$``; a session name also has no ``:`` or
+``.``. Such a value is stored
 exactly as given on every version; anything else is rejected with a message
 that says which character to remove. The accepted value is then format-escaped
 (``sinks.format``) so ``#(...)`` never runs and ``#{...}`` never expands.
@@ -22,6 +23,7 @@ that says which character to remove. The accepted value is then format-escaped
 
 from __future__ import annotations
 
+import unicodedata
 from enum import StrEnum
 
 from tmuxmcp.errors import UnsafeValue
@@ -43,6 +45,16 @@ def _is_control(ch: str) -> bool:
     return code < 0x20 or 0x7F <= code <= 0x9F
 
 
+# Unassigned code points and line/paragraph separators: libc's wcwidth calls
+# them unprintable, so tmux octal-escapes them in names and drops such titles
+# (found by the fuzz suite: U+0378, U+2028, U+2029, U+FFFF, U+10FFFF).
+_UNPRINTABLE_CATEGORIES = frozenset({"Cn", "Zl", "Zp"})
+
+
+def _is_unprintable(ch: str) -> bool:
+    return unicodedata.category(ch) in _UNPRINTABLE_CATEGORIES
+
+
 def encode_name(value: str, kind: NameKind, param: str) -> str:
     """Validate ``value`` by the name rule and format-escape it."""
     if not value:
@@ -53,6 +65,11 @@ def encode_name(value: str, kind: NameKind, param: str) -> str:
         raise UnsafeValue(
             f"`{param}` contains a control character; tmux would rewrite it, "
             f"so a {kind} may not contain one"
+        )
+    if any(_is_unprintable(ch) for ch in value):
+        raise UnsafeValue(
+            f"`{param}` contains an unassigned or line-separator character; tmux would "
+            f"rewrite it, so a {kind} may not contain one"
         )
     if "\\" in value:
         raise UnsafeValue(

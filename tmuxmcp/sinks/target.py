@@ -33,8 +33,11 @@ _PREFIX = {IdKind.SESSION: "$", IdKind.WINDOW: "@", IdKind.PANE: "%"}
 # JSON-schema patterns (ECMA syntax, also valid for Python's ``re``). ``$`` in
 # Python also matches before a trailing newline, so encode_id re-checks with
 # fullmatch rather than trusting schema validation alone.
-ID_PATTERNS = {kind: f"^{re.escape(prefix)}[0-9]{{1,9}}$" for kind, prefix in _PREFIX.items()}
-_ID_RE = {kind: re.compile(f"{re.escape(prefix)}[0-9]{{1,9}}") for kind, prefix in _PREFIX.items()}
+# No leading zeros: tmux reads "%01" as "%1", so only the canonical spelling of
+# an id is accepted (found by the fuzz suite: "%00" killed "%0").
+_NUMBER = "(0|[1-9][0-9]{0,8})"
+ID_PATTERNS = {kind: f"^{re.escape(prefix)}{_NUMBER}$" for kind, prefix in _PREFIX.items()}
+_ID_RE = {kind: re.compile(f"{re.escape(prefix)}{_NUMBER}") for kind, prefix in _PREFIX.items()}
 
 
 def encode_id(value: str, kind: IdKind, param: str) -> str:

@@ -147,12 +147,16 @@ async def send_text(ctx: ToolContext, args: SendTextArgs) -> Delivered:
     """Handler for send_text: one tmux invocation, the text on its stdin."""
     pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
     data = encode_text(args.text, "text")
+    if not data and not args.enter:
+        return Delivered(pane_id=pane, delivered="0 bytes")  # nothing to send: no tmux call
     name = buffer_name()
-    await ctx.client.run(
-        cmd("load-buffer", b=name, args=["-"]),
-        *paste_commands(pane, bracketed=args.bracketed_paste, enter=args.enter, name=name),
-        stdin=data,
-    )
+    if data:
+        load = [cmd("load-buffer", b=name, args=["-"])]
+        pastes = paste_commands(pane, bracketed=args.bracketed_paste, enter=args.enter, name=name)
+    else:
+        # load-buffer of no bytes makes no buffer (found by the fuzz suite): Enter alone.
+        load, pastes = [], paste_commands(pane, bracketed=False, enter=True, name=name)[1:]
+    await ctx.client.run(*load, *pastes, stdin=data if data else None)
     return Delivered(
         pane_id=pane, delivered=f"{len(data)} bytes" + (" and Enter" if args.enter else "")
     )
