@@ -78,6 +78,32 @@ class PrivateTmux:
         ).stdout.split()
         return {"session_id": out[0], "window_id": out[1], "pane_id": out[2]}
 
+    def kill_server(self, label: str = DEDICATED) -> None:
+        """``kill-server``, then wait (with a deadline) until the process has exited.
+
+        ``kill-server`` returns before the server has gone, and a client started
+        in that window can still reach the dying server. A pidfd becomes
+        readable when the process exits, so this waits without polling.
+        """
+        import select
+
+        pid = int(self.server_pid(label))
+        fd = os.pidfd_open(pid)
+        try:
+            self.bare("kill-server", label=label)
+            readable, _, _ = select.select([fd], [], [], 10)
+            assert readable, "the tmux server did not exit within 10 s"
+        finally:
+            os.close(fd)
+
+    async def wait_for_screen(self, pane: str, needle: str, label: str = DEDICATED) -> None:
+        """Wait (with a deadline) until ``needle`` is on the pane's screen."""
+        import trio
+
+        with trio.fail_after(10):
+            while needle not in self.bare("capture-pane", "-p", "-t", pane, label=label).stdout:
+                await trio.sleep(0.02)
+
     def server_pid(self, label: str = DEDICATED) -> str:
         """The pid of the tmux server on ``label``."""
         return self.bare("display-message", "-p", "#{pid}", label=label).stdout.strip()

@@ -2,16 +2,9 @@
 
 from __future__ import annotations
 
-import trio
 from mcp.shared.exceptions import MCPError
 
 from tests.support import PrivateTmux, error_text, serve, structured
-
-
-async def _wait_for(tmux: PrivateTmux, pane: str, needle: str, label: str) -> None:
-    with trio.fail_after(10):
-        while needle not in tmux.bare("capture-pane", "-p", "-t", pane, label=label).stdout:
-            await trio.sleep(0.02)
 
 
 async def test_tools_cannot_reach_a_server_on_another_socket(private_tmux: PrivateTmux) -> None:
@@ -25,7 +18,7 @@ async def test_tools_cannot_reach_a_server_on_another_socket(private_tmux: Priva
         "Enter",
         label="elsewhere",
     )
-    await _wait_for(private_tmux, other["pane_id"], "ON-THE-OTHER-2", "elsewhere")
+    await private_tmux.wait_for_screen(other["pane_id"], "ON-THE-OTHER-2", "elsewhere")
     async with serve(private_tmux) as session:
         listed = structured(await session.call_tool("list_sessions", {}))["sessions"]
         assert listed == []

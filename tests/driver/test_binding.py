@@ -11,7 +11,6 @@ Every claim is checked with bare tmux.
 from __future__ import annotations
 
 import os
-import select
 import shutil
 from pathlib import Path
 
@@ -35,23 +34,6 @@ def _tmux_binary() -> str:
 def _client(tmux: PrivateTmux, socket: SocketSelection | None = None) -> TmuxClient:
     selection = select_socket(None, None) if socket is None else socket
     return TmuxClient(_tmux_binary(), selection, tmux.env, timeout=10)
-
-
-def _kill_server(tmux: PrivateTmux) -> None:
-    """``kill-server``, then wait (with a deadline) until the process has exited.
-
-    ``kill-server`` returns before the server has gone, and a client started in
-    that window can still reach the dying server. A pidfd becomes readable
-    when the process exits, so this waits without polling.
-    """
-    pid = int(tmux.server_pid())
-    fd = os.pidfd_open(pid)
-    try:
-        tmux.bare("kill-server")
-        readable, _, _ = select.select([fd], [], [], 10)
-        assert readable, "the tmux server did not exit within 10 s"
-    finally:
-        os.close(fd)
 
 
 def _exit_empty(tmux: PrivateTmux) -> str:
@@ -116,7 +98,7 @@ async def test_establish_after_a_server_died_starts_a_new_one(private_tmux: Priv
     """tmux leaves its socket behind on exit (research §6); a stale socket is not a server."""
     private_tmux.start_foreign_server()
     old_pid = int(private_tmux.server_pid())
-    _kill_server(private_tmux)
+    private_tmux.kill_server()
     socket_file = Path(private_tmux.directory, f"tmux-{os.getuid()}", "tmuxmcp")
     assert socket_file.is_socket()  # stale
 

@@ -10,7 +10,6 @@ a caller mistake, ``ObjectNotFound``. Results are read back with bare tmux.
 from __future__ import annotations
 
 import os
-import select
 import shutil
 
 import pytest
@@ -45,23 +44,6 @@ def _tmux_binary() -> str:
 
 def _client(tmux: PrivateTmux) -> TmuxClient:
     return TmuxClient(_tmux_binary(), select_socket(None, None), tmux.env, timeout=10)
-
-
-def _kill_server(tmux: PrivateTmux) -> None:
-    """``kill-server``, then wait (with a deadline) until the process has exited.
-
-    ``kill-server`` returns before the server has gone, and a client started in
-    that window can still reach the dying server. A pidfd becomes readable
-    when the process exits, so this waits without polling.
-    """
-    pid = int(tmux.server_pid())
-    fd = os.pidfd_open(pid)
-    try:
-        tmux.bare("kill-server")
-        readable, _, _ = select.select([fd], [], [], 10)
-        assert readable, "the tmux server did not exit within 10 s"
-    finally:
-        os.close(fd)
 
 
 def _no_server(tmux: PrivateTmux) -> bool:
@@ -177,7 +159,7 @@ async def test_stdin_reaches_tmux(private_tmux: PrivateTmux) -> None:
 async def test_a_killed_server_makes_calls_fail_with_server_gone(private_tmux: PrivateTmux) -> None:
     client = _client(private_tmux)
     await binding.establish(client)
-    _kill_server(private_tmux)
+    private_tmux.kill_server()
     with pytest.raises(ServerGone) as info:
         await client.run(cmd("list-sessions"))
     assert info.value.reference == "tmux-server-gone"
@@ -188,7 +170,7 @@ async def test_no_call_starts_a_server(private_tmux: PrivateTmux) -> None:
     """``-N``: even commands that would start a server (``start-server``, ``new-session``) don't."""
     client = _client(private_tmux)
     await binding.establish(client)
-    _kill_server(private_tmux)
+    private_tmux.kill_server()
     for command in (cmd("start-server"), cmd("new-session", "-d")):
         with pytest.raises(ServerGone):
             await client.run(command)
@@ -203,7 +185,7 @@ async def test_no_call_starts_a_server(private_tmux: PrivateTmux) -> None:
 async def test_a_restarted_server_is_server_replaced(private_tmux: PrivateTmux) -> None:
     client = _client(private_tmux)
     facts = await binding.establish(client)
-    _kill_server(private_tmux)
+    private_tmux.kill_server()
     private_tmux.start_foreign_server()
     assert int(private_tmux.server_pid()) != facts.identity.pid
     with pytest.raises(ServerReplaced) as info:
@@ -223,7 +205,7 @@ async def test_a_call_refused_as_server_replaced_has_no_effect_on_the_new_server
     """
     client = _client(private_tmux)
     await binding.establish(client)
-    _kill_server(private_tmux)
+    private_tmux.kill_server()
     ids = private_tmux.new_session("theirs")  # someone else's server now owns the socket
     with pytest.raises(ServerReplaced):
         await client.run(cmd("rename-session", t=ids["session_id"], args=["renamed-by-tmuxmcp"]))

@@ -6,18 +6,11 @@ import subprocess
 import sys
 from unittest import mock
 
-import trio
 from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.support import PrivateTmux, error_text, serve, structured
 from tmuxmcp.tools import inspect
-
-
-async def _wait_for(tmux: PrivateTmux, pane: str, needle: str) -> None:
-    with trio.fail_after(10):
-        while needle not in tmux.bare("capture-pane", "-p", "-t", pane).stdout:
-            await trio.sleep(0.02)
 
 
 async def test_list_tools_filter_by_id(private_tmux: PrivateTmux) -> None:
@@ -75,7 +68,7 @@ async def test_capture_visible_screen_and_ranges(private_tmux: PrivateTmux) -> N
     async with serve(private_tmux) as session:
         pane = private_tmux.new_session("c")["pane_id"]
         private_tmux.bare("send-keys", "-t", pane, "clear; seq 1 60", "Enter")
-        await _wait_for(private_tmux, pane, "\n60\n")
+        await private_tmux.wait_for_screen(pane, "\n60\n")
         visible = structured(await session.call_tool("capture_pane", {"pane_id": pane}))
         bare = private_tmux.bare("capture-pane", "-p", "-t", pane).stdout
         assert visible["text"] == bare.removesuffix("\n")
@@ -112,7 +105,7 @@ async def test_capture_escapes_and_joined_lines(private_tmux: PrivateTmux) -> No
             "clear; printf '\\033[31mRED\\033[0m\\n'; printf 'x%.0s' $(seq 1 120); echo",
             "Enter",
         )
-        await _wait_for(private_tmux, pane, "RED\n")
+        await private_tmux.wait_for_screen(pane, "RED\n")
         plain = structured(await session.call_tool("capture_pane", {"pane_id": pane}))["text"]
         assert "\x1b[" not in plain
         coloured = structured(
@@ -135,7 +128,7 @@ async def test_capture_is_capped_in_bytes(private_tmux: PrivateTmux) -> None:
         private_tmux.bare(
             "send-keys", "-t", pane, "clear; seq -f '%0100g' 1 12000; echo DO''NE", "Enter"
         )
-        await _wait_for(private_tmux, pane, "\nDONE\n")
+        await private_tmux.wait_for_screen(pane, "\nDONE\n")
         result = structured(
             await session.call_tool("capture_pane", {"pane_id": pane, "start": -30000})
         )

@@ -2,15 +2,7 @@
 
 from __future__ import annotations
 
-import trio
-
 from tests.support import PrivateTmux, serve, structured
-
-
-async def _wait_for(tmux: PrivateTmux, pane: str, needle: str) -> None:
-    with trio.fail_after(10):
-        while needle not in tmux.bare("capture-pane", "-p", "-t", pane).stdout:
-            await trio.sleep(0.02)
 
 
 async def test_snapshot_tree_with_screens(private_tmux: PrivateTmux) -> None:
@@ -21,7 +13,7 @@ async def test_snapshot_tree_with_screens(private_tmux: PrivateTmux) -> None:
             "split-window", "-d", "-t", b["pane_id"], "-P", "-F", "#{pane_id}", "sh"
         ).stdout.strip()
         private_tmux.bare("send-keys", "-t", a["pane_id"], "echo ALPHA-SCREEN", "Enter")
-        await _wait_for(private_tmux, a["pane_id"], "\nALPHA-SCREEN")
+        await private_tmux.wait_for_screen(a["pane_id"], "\nALPHA-SCREEN")
         snap = structured(await session.call_tool("snapshot", {}))
         assert snap["omitted_operations"] == []
         sessions = {s["session_id"]: s for s in snap["sessions"]}
