@@ -714,6 +714,14 @@ def cache_directory() -> str:
 
 def binary_digest(binary: str) -> str:
     """SHA-256 of the tmux executable: a rebuilt binary must be verified again."""
+    st = os.stat(binary)
+    return _digest(binary, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=8)
+def _digest(binary: str, inode: int, size: int, mtime_ns: int) -> str:
+    # Keyed by the file's identity, so server_info does not rehash an
+    # unchanged binary on every call while a replaced one is hashed again.
     digest = hashlib.sha256()
     with open(binary, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
