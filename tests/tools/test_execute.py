@@ -297,3 +297,26 @@ async def test_audit_log_has_one_redacted_line_per_call(private_tmux: PrivateTmu
     assert lines[3]["outcome"] == "invalid-arguments"
     assert all(entry["duration_ms"] >= 0 for entry in lines)
     assert oct(os.stat(log).st_mode & 0o777) == "0o600"
+
+
+async def test_concurrent_run_commands_on_one_pane_run_one_after_another(
+    private_tmux: PrivateTmux,
+) -> None:
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("both")["pane_id"]
+        results: dict[str, dict[str, object]] = {}
+
+        async def run(word: str) -> None:
+            result = await session.call_tool(
+                "run_command", {"pane_id": pane, "command": f"sleep 0.3; echo {word}"}
+            )
+            results[word] = structured(result)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(run, "first")
+            nursery.start_soon(run, "second")
+    assert {word: r["output"] for word, r in results.items()} == {
+        "first": "first",
+        "second": "second",
+    }
+    assert all(r["exit_status"] == 0 for r in results.values())

@@ -239,10 +239,21 @@ async def _collect(ctx: ToolContext, pane: str, nonce: str, first: str) -> tuple
     return whole, not whole.started
 
 
+_PANE_LOCKS: dict[str, trio.Lock] = {}
+"""One run_command at a time per pane: two wrappers typed into one shell at once
+would interleave. A waiting call holds the lock until it returns (or times out)."""
+
+
 async def run_command(ctx: ToolContext, args: RunCommandArgs) -> RunCommandResult:
-    """Handler for run_command."""
+    """Handler for run_command: calls on the same pane run one after another."""
     pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
     command = encode_command(args.command, "command")
+    lock = _PANE_LOCKS.setdefault(pane, trio.Lock())
+    async with lock:
+        return await _run(ctx, args, pane, command)
+
+
+async def _run(ctx: ToolContext, args: RunCommandArgs, pane: str, command: str) -> RunCommandResult:
     await _check_pane(ctx, pane)
     nonce = secrets.token_hex(8)
     typed = wrapper(
