@@ -508,7 +508,8 @@ DEFINITION += (
             "waits for it without polling, and returns its exit status, its own output "
             "(recovered from scrollback when longer than the screen, capped, truncation "
             "reported), the duration and whether it timed out. On timeout the command keeps "
-            "running. Refuses panes that are not at a POSIX shell prompt. A leading space "
+            "running; calls on the same pane run one after another. Refuses panes that are not "
+            "at a POSIX shell prompt. A leading space "
             "keeps the command out of shell history where the shell is configured for that "
             "(best effort)."
         ),
