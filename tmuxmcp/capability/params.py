@@ -93,23 +93,22 @@ def _name(description: str) -> Meta:
 SessionName = Annotated[
     str,
     _name(
-        "Session name, stored exactly as given: no control characters, backslash, '$', ':' "
-        "or '.'; "
-        "'#' is taken literally (never a tmux format)."
+        "Session name, stored exactly as given: no control or unassigned characters, line "
+        "separators, backslash, '$', ':' or '.'; '#' is taken literally (never a tmux format)."
     ),
 ]
 WindowName = Annotated[
     str,
     _name(
-        "Window name, stored exactly as given: no control characters, backslash or '$'; "
-        "'#' is taken literally (never a tmux format)."
+        "Window name, stored exactly as given: no control or unassigned characters, line "
+        "separators, backslash or '$'; '#' is taken literally (never a tmux format)."
     ),
 ]
 PaneTitle = Annotated[
     str,
     _name(
-        "Pane title, stored exactly as given: no control characters or backslash; "
-        "'#' is taken literally (never a tmux format)."
+        "Pane title, stored exactly as given: no control or unassigned characters, line "
+        "separators or backslash; '#' is taken literally (never a tmux format)."
     ),
 ]
 StartDirectory = Annotated[
