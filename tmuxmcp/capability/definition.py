@@ -556,7 +556,7 @@ DEFINITION += (
 
 # -- waiting and searching (inspect) -----------------------------------------------
 # Imported here so this block stays self-contained (one block per toolset).
-from tmuxmcp.tools import waiting  # noqa: E402
+from tmuxmcp.tools import search, since, waiting  # noqa: E402
 
 BOUNDED = (
     "Patterns are matched by tmuxmcp (literal text, or RE2 regular expressions, which run "
@@ -605,8 +605,8 @@ DEFINITION += (
             "row number (negative: scrollback) and text, at most max_matches; truncation is "
             "reported."
         ),
-        args=waiting.SearchPanesArgs,
-        result=waiting.SearchPanesResult,
+        args=search.SearchPanesArgs,
+        result=search.SearchPanesResult,
         disclosures=BOUNDED,
     ),
     ToolSpec(
@@ -626,8 +626,8 @@ DEFINITION += (
             "a gap with a count, never skipped silently. A cursor only works for its own "
             "pane on the same tmux server."
         ),
-        args=waiting.CaptureSinceArgs,
-        result=waiting.CaptureSinceResult,
+        args=since.CaptureSinceArgs,
+        result=since.CaptureSinceResult,
     ),
 )
 

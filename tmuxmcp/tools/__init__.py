@@ -7,7 +7,17 @@ its handler; a test checks the two agree.
 
 from __future__ import annotations
 
-from tmuxmcp.tools import commands, execute, inspect, manage, snapshot, teardown, waiting
+from tmuxmcp.tools import (
+    commands,
+    execute,
+    inspect,
+    manage,
+    search,
+    since,
+    snapshot,
+    teardown,
+    waiting,
+)
 from tmuxmcp.tools.context import Handler
 
 HANDLERS: dict[str, Handler] = {
@@ -18,4 +28,6 @@ HANDLERS: dict[str, Handler] = {
     **execute.HANDLERS,
     **commands.HANDLERS,
     **waiting.HANDLERS,
+    **search.HANDLERS,
+    **since.HANDLERS,
 }

@@ -1,0 +1,171 @@
+"""One observation of a pane, and the bounds shared by the waiting tools.
+
+``observe`` reads a pane's frame (history size and limit, size, cursor, screen,
+dead flag) and the rows wanted in ONE tmux invocation, so both describe the
+same instant. ``scan`` matches rows cooperatively within a matching budget
+(ADR, bounded operations): it pauses every few milliseconds so cancellation
+stays prompt, and reports ``timed_out`` when the budget is spent, which the
+tools report as ``match-timeout`` and never as a wait timeout. The parameter
+types here carry their sink (``local``): patterns and limits never reach tmux.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated
+
+import msgspec
+import trio
+from msgspec import Meta
+
+from tmuxmcp.capability.params import local_int, sink
+from tmuxmcp.driver.argv import cmd
+from tmuxmcp.driver.records import RecordFormat
+from tmuxmcp.errors import TmuxCommandFailed
+from tmuxmcp.sinks import Encoding, Sink
+from tmuxmcp.tools.context import ToolContext
+from tmuxmcp.tools.matching import (
+    MAX_PATTERN_CHARS,
+    BudgetSpent,
+    Hit,
+    Matcher,
+    Meter,
+)
+from tmuxmcp.tools.query import typed_record
+from tmuxmcp.tools.scrollback import (
+    FRAME_FIELDS,
+    Frame,
+    View,
+)
+
+# -- bounds and timing -------------------------------------------------------------
+
+DEFAULT_MATCH_BUDGET_MS = 250
+MAX_MATCH_BUDGET_MS = 5000
+DEFAULT_SCAN_BYTES = 1024 * 1024
+MAX_SCAN_BYTES = 16 * 1024 * 1024
+MAX_WAIT_S = 3600
+MAX_RESULT_BYTES = 1024 * 1024
+
+GAP_MIN = 0.001
+"""Shortest time between two polls."""
+GAP_CAP = 0.05
+"""Longest time between two polls without the hint, or while the hint keeps firing."""
+SAFETY_POLL = 0.5
+"""With the hint, poll at least this often anyway (resizes, exits, clears)."""
+QUIET = 0.05
+"""Activity after this long without any counts as a fresh start: poll at once."""
+PROGRESS_EVERY = 1.0
+PAUSE_EVERY = 0.005
+"""Let other tasks run after this much continuous matching."""
+
+
+def local_text(description: str) -> Meta:
+    return Meta(description=description, extra=sink(Sink.LOCAL, Encoding.NONE))
+
+
+Pattern = Annotated[
+    str,
+    Meta(
+        min_length=1,
+        max_length=MAX_PATTERN_CHARS,
+        description=(
+            "Text to find in one screen row; with regex, an RE2 regular expression (no "
+            "backreferences or lookaround). Matched by tmuxmcp, never passed to tmux."
+        ),
+        extra=sink(Sink.LOCAL, Encoding.NONE),
+    ),
+]
+Regex = Annotated[bool, local_text("Treat pattern as an RE2 regular expression.")]
+MatchBudget = Annotated[
+    int,
+    local_int(
+        "Milliseconds of matching allowed per scan; more ends the call with match-timeout.",
+        ge=1,
+        le=MAX_MATCH_BUDGET_MS,
+    ),
+]
+ScanBytes = Annotated[
+    int,
+    local_int(
+        "Bytes of captured text scanned per scan, keeping the newest rows.",
+        ge=1024,
+        le=MAX_SCAN_BYTES,
+    ),
+]
+
+
+# -- one observation ---------------------------------------------------------------
+
+
+async def observe(ctx: ToolContext, pane_id: str, back: int | None) -> View:
+    """The pane's frame and rows from ``back`` history rows above the screen (None: all)."""
+    frame = RecordFormat(list(FRAME_FIELDS.values()))
+    out = await ctx.client.run(
+        cmd("display-message", "-p", t=pane_id, args=[frame.template]),
+        cmd("capture-pane", "-p", t=pane_id, S="-" if back is None else -back),
+    )
+    head, _, body = out.stdout.partition("\n")
+    records = frame.parse(head)
+    if len(records) != 1:
+        raise TmuxCommandFailed("tmux returned a pane record tmuxmcp could not parse")
+    found: Frame = typed_record(records[0], FRAME_FIELDS, Frame)
+    rows = body.split("\n")
+    if rows and rows[-1] == "":
+        rows.pop()
+    end = found.history_size + found.height
+    return View(found, rows[-end:] if len(rows) > end else rows)
+
+
+class ScanLine(msgspec.Struct, frozen=True):
+    row: int
+    """Absolute row number."""
+    text: str
+    """The whole row."""
+    skip: int = 0
+    """Characters at the start that do not count (text already there at the anchor)."""
+
+
+def cap_bytes(lines: list[ScanLine], limit: int) -> tuple[list[ScanLine], int]:
+    """Keep the newest lines within ``limit`` bytes; return them and how many were dropped."""
+    total = 0
+    keep = 0
+    for line in reversed(lines):
+        total += len(line.text.encode("utf-8", "replace")) - line.skip + 1
+        if total > limit:
+            break
+        keep += 1
+    return lines[len(lines) - keep :], len(lines) - keep
+
+
+class ScanResult(msgspec.Struct):
+    hits: list[tuple[ScanLine, Hit]]
+    timed_out: bool
+    scanned_bytes: int
+
+
+async def scan(
+    matcher: Matcher, lines: list[ScanLine], *, budget: float, limit: int, meter: Meter
+) -> ScanResult:
+    """Match ``lines`` cooperatively: pause every few ms so cancellation stays prompt."""
+    texts = [line.text[line.skip :] for line in lines]
+    hits: list[tuple[ScanLine, Hit]] = []
+    pause_at = time.perf_counter() + PAUSE_EVERY
+    done = len(lines)
+    timed_out = False
+    try:
+        for event in matcher.scan(texts, budget=budget, meter=meter):
+            if event is None:
+                if time.perf_counter() >= pause_at:
+                    await trio.lowlevel.checkpoint()
+                    pause_at = time.perf_counter() + PAUSE_EVERY
+                continue
+            line = lines[event.line]
+            hits.append((line, Hit(event.line, event.start + line.skip, event.end + line.skip)))
+            if len(hits) >= limit:
+                done = event.line + 1
+                break
+    except BudgetSpent as spent:
+        timed_out, done = True, spent.lines_done
+    scanned = sum(len(t.encode("utf-8", "replace")) + 1 for t in texts[:done])
+    return ScanResult(hits, timed_out, scanned)

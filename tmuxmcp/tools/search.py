@@ -1,0 +1,206 @@
+"""``search_panes`` (inspect): find a pattern across panes, capped and bounded.
+
+All panes in scope are captured in one tmux invocation; matching runs here
+(``observation.scan``), never in tmux.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Annotated, Literal
+
+import msgspec
+
+from tmuxmcp.capability.params import SessionId, WindowId, local_int, number
+from tmuxmcp.driver.argv import Command, cmd
+from tmuxmcp.errors import InvalidArguments, ObjectNotFound
+from tmuxmcp.sinks.target import IdKind, encode_id
+from tmuxmcp.tools.context import Handler, ToolContext
+from tmuxmcp.tools.matching import (
+    Hit,
+    Matcher,
+    Meter,
+    excerpt,
+)
+from tmuxmcp.tools.observation import (
+    DEFAULT_MATCH_BUDGET_MS,
+    DEFAULT_SCAN_BYTES,
+    MatchBudget,
+    Pattern,
+    Regex,
+    ScanBytes,
+    ScanLine,
+    scan,
+)
+from tmuxmcp.tools.query import list_records
+
+# -- search_panes ------------------------------------------------------------------
+
+
+class SearchPanesArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of search_panes: at most one of session_id and window_id."""
+
+    pattern: Pattern
+    regex: Regex = False
+    session_id: SessionId | None = None
+    window_id: WindowId | None = None
+    max_matches: Annotated[
+        int, local_int("Return at most this many matching rows.", ge=1, le=1000)
+    ] = 100
+    scrollback: Annotated[
+        int,
+        number("Also search this many scrollback rows above each screen.", ge=0, le=100_000),
+    ] = 1000
+    match_budget_ms: MatchBudget = DEFAULT_MATCH_BUDGET_MS
+    max_scan_bytes: ScanBytes = DEFAULT_SCAN_BYTES
+
+
+class PaneMatch(msgspec.Struct, frozen=True, kw_only=True):
+    """A matching row."""
+
+    pane_id: str
+    session_id: str
+    window_id: str
+    row: int
+    in_scrollback: bool
+    column: int
+    matched: str
+    line: str
+
+
+class SearchPanesResult(msgspec.Struct, frozen=True, kw_only=True):
+    """Matching rows, first match per row, in pane order then row order."""
+
+    outcome: Literal["complete", "match-timeout"]
+    matches: list[PaneMatch]
+    panes_searched: int
+    truncated: bool
+    truncated_by: Literal["max_matches", "max_scan_bytes"] | None
+    scanned_bytes: int
+    match_ms: float
+
+    def text_form(self) -> str:
+        """Readable form: one ``pane:row: line`` per match."""
+        lines = [
+            f"outcome={self.outcome} matches={len(self.matches)} panes={self.panes_searched}"
+            + (f" truncated_by={self.truncated_by}" if self.truncated else "")
+        ]
+        lines += [f"{m.pane_id}:{m.row}: {m.line}" for m in self.matches]
+        return "\n".join(lines)
+
+
+class _PaneRef(msgspec.Struct, frozen=True, kw_only=True):
+    pane_id: str
+    session_id: str
+    window_id: str
+
+
+_PANE_REF = {"pane_id": "pane_id", "session_id": "session_id", "window_id": "window_id"}
+
+
+def _listing(args: SearchPanesArgs) -> Command:
+    if args.session_id is not None and args.window_id is not None:
+        raise InvalidArguments("give session_id or window_id, not both")
+    if args.window_id is not None:
+        return cmd("list-panes", t=encode_id(args.window_id, IdKind.WINDOW, "window_id"))
+    if args.session_id is not None:
+        return cmd("list-panes", "-s", t=encode_id(args.session_id, IdKind.SESSION, "session_id"))
+    return cmd("list-panes", "-a")
+
+
+async def _capture_all(
+    ctx: ToolContext, panes: list[_PaneRef], scrollback: int
+) -> dict[int, tuple[int, list[str]]]:
+    """Every pane's rows in one invocation: index -> (relative row of the first, rows)."""
+    nonce = secrets.token_hex(8)
+    commands: list[Command] = []
+    for index, pane in enumerate(panes):
+        marker = f"\x1e{nonce}:{index}:#{{history_size}}"
+        commands.append(cmd("display-message", "-p", t=pane.pane_id, args=[marker]))
+        commands.append(cmd("capture-pane", "-p", t=pane.pane_id, S=-scrollback))
+    out = await ctx.client.run(*commands)
+    captured: dict[int, tuple[int, list[str]]] = {}
+    for piece in out.stdout.split(f"\x1e{nonce}:")[1:]:
+        head, _, body = piece.partition("\n")
+        index_text, _, history_text = head.partition(":")
+        if not (index_text.isdigit() and history_text.isdigit()):
+            continue
+        rows = body.split("\n")
+        if rows and rows[-1] == "":
+            rows.pop()
+        captured[int(index_text)] = (-min(scrollback, int(history_text)), rows)
+    return captured
+
+
+async def search_panes(ctx: ToolContext, args: SearchPanesArgs) -> SearchPanesResult:
+    """Handler for search_panes."""
+    matcher = Matcher(args.pattern, regex=args.regex)
+    command = _listing(args)
+    for attempt in range(2):
+        panes: list[_PaneRef] = await list_records(ctx, command, _PANE_REF, _PaneRef)
+        try:
+            captured = await _capture_all(ctx, panes, args.scrollback) if panes else {}
+        except ObjectNotFound:
+            if attempt == 0:
+                continue  # a pane closed between the two invocations: list again
+            raise
+        break
+    lines: list[ScanLine] = []
+    owner: list[int] = []
+    budget_left = args.max_scan_bytes
+    by_bytes = False
+    for index in range(len(panes)):
+        first, rows = captured.get(index, (0, []))
+        for offset, text in enumerate(rows):
+            budget_left -= len(text.encode("utf-8", "replace")) + 1
+            if budget_left < 0:
+                by_bytes = True
+                break
+            lines.append(ScanLine(first + offset, text))
+            owner.append(index)
+        if by_bytes:
+            break
+    meter = Meter()
+    found = await scan(
+        matcher,
+        lines,
+        budget=args.match_budget_ms / 1000,
+        limit=args.max_matches + 1,
+        meter=meter,
+    )
+    by_matches = len(found.hits) > args.max_matches
+    matches = []
+    index_of = {id(line): i for i, line in enumerate(lines)}
+    for line, hit in found.hits[: args.max_matches]:
+        pane = panes[owner[index_of[id(line)]]]
+        matches.append(
+            PaneMatch(
+                pane_id=pane.pane_id,
+                session_id=pane.session_id,
+                window_id=pane.window_id,
+                row=line.row,
+                in_scrollback=line.row < 0,
+                column=hit.start,
+                matched=excerpt(line.text[hit.start : hit.end], Hit(0, 0, 0)),
+                line=excerpt(line.text, hit),
+            )
+        )
+    truncated_by: Literal["max_matches", "max_scan_bytes"] | None = None
+    if by_matches:
+        truncated_by = "max_matches"
+    elif by_bytes:
+        truncated_by = "max_scan_bytes"
+    return SearchPanesResult(
+        outcome="match-timeout" if found.timed_out else "complete",
+        matches=matches,
+        panes_searched=len(panes),
+        truncated=truncated_by is not None,
+        truncated_by=truncated_by,
+        scanned_bytes=found.scanned_bytes,
+        match_ms=round(meter.spent * 1000, 3),
+    )
+
+
+HANDLERS: dict[str, Handler] = {
+    "search_panes": search_panes,
+}
