@@ -598,7 +598,7 @@ class ClosedVocabulary(Property):
 
 
 def _options() -> dict[str, tuple[str, str, tuple[str, ...], int]]:
-    from tmuxmcp.tools.manage import SETTABLE_OPTIONS
+    from tmuxmcp.tools.options import SETTABLE_OPTIONS
 
     return {
         name: (rule.scope, rule.kind, tuple(rule.choices), rule.maximum)

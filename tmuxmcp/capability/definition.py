@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from tmuxmcp.capability.model import ToolSpec
 from tmuxmcp.capability.vocabulary import Effect, OutputClass, Reach, Toolset
-from tmuxmcp.tools import commands, execute, inspect, manage, snapshot, teardown
+from tmuxmcp.tools import commands, execute, inspect, manage, options, snapshot, teardown
 
 OBSERVE = frozenset({Effect.OBSERVE})
 CHANGE = frozenset({Effect.CHANGE})
@@ -359,8 +359,8 @@ DEFINITION += (
             "(pane). Options holding formats, commands, key bindings or shell commands are "
             "not settable by any tool. Returns the value tmux reports afterwards."
         ),
-        args=manage.SetOptionArgs,
-        result=manage.OptionSet,
+        args=options.SetOptionArgs,
+        result=options.OptionSet,
         repeat_safe=True,
     ),
     ToolSpec(

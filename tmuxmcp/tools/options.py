@@ -1,0 +1,145 @@
+"""``set_option`` (manage): a closed list of options whose values tmux never interprets.
+
+Each settable option has a scope (session, window or pane) and a value type
+(on/off, a bounded integer, or a fixed word). tmux stores such values as
+given (``set-option`` without ``-F``) and never reads them as a format, a
+command or shell text. The option name is format-expanded by tmux, so it comes
+from the closed list only. Why other options are not settable is stated on
+``SETTABLE_OPTIONS``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+
+from tmuxmcp.capability.params import (
+    PaneId,
+    SessionId,
+    WindowId,
+    closed,
+)
+from tmuxmcp.driver.argv import cmd
+from tmuxmcp.errors import InvalidArguments
+from tmuxmcp.sinks import Sink
+from tmuxmcp.sinks.target import IdKind, encode_id
+from tmuxmcp.tools.context import Handler, ToolContext
+from tmuxmcp.tools.render import record_line
+
+
+class OptionRule(msgspec.Struct, frozen=True):
+    """How one settable option is scoped and typed."""
+
+    scope: Literal["session", "window", "pane"]
+    kind: Literal["bool", "int", "choice"]
+    choices: tuple[str, ...] = ()
+    maximum: int = 0
+
+
+SETTABLE_OPTIONS: dict[str, OptionRule] = {
+    "history-limit": OptionRule("session", "int", maximum=500_000),
+    "mouse": OptionRule("session", "bool"),
+    "status": OptionRule("session", "bool"),
+    "mode-keys": OptionRule("window", "choice", ("vi", "emacs")),
+    "monitor-activity": OptionRule("window", "bool"),
+    "aggressive-resize": OptionRule("window", "bool"),
+    "remain-on-exit": OptionRule("pane", "choice", ("on", "off", "failed")),
+    "allow-rename": OptionRule("pane", "bool"),
+}
+"""The closed list of options any tool may set.
+
+Each value is a number, on/off or a fixed word: tmux never reads it as a
+format, command or shell text. Options that hold formats (status-left/right,
+*-format, automatic-rename-format, set-titles-string), commands (hooks,
+command-alias, key bindings) or shell (default-command, default-shell,
+lock-command, editor) are not settable: setting one would give the caller
+format, command or host-shell execution through tmux. automatic-rename is
+excluded because enabling it evaluates automatic-rename-format, and
+synchronize-panes because it copies input typed into one pane to every pane
+of the window. history-limit is capped to bound server memory (about 530 bytes
+per line).
+"""
+
+OptionName = Literal[
+    "history-limit",
+    "mouse",
+    "status",
+    "mode-keys",
+    "monitor-activity",
+    "aggressive-resize",
+    "remain-on-exit",
+    "allow-rename",
+]
+
+
+class SetOptionArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of set_option: the id matching the option's scope."""
+
+    option: Annotated[
+        OptionName,
+        closed(
+            "Session options: history-limit (int), mouse, status (bool). Window options: "
+            "mode-keys (vi|emacs), monitor-activity, aggressive-resize (bool). Pane options: "
+            "remain-on-exit (on|off|failed), allow-rename (bool).",
+            Sink.TMUX_FORMAT,
+        ),
+    ]
+    value: Annotated[
+        bool | int | str,
+        closed("The option's value, typed as the option requires.", Sink.LITERAL),
+    ]
+    session_id: SessionId | None = None
+    window_id: WindowId | None = None
+    pane_id: PaneId | None = None
+
+
+class OptionSet(msgspec.Struct, frozen=True, kw_only=True):
+    """The option and the value tmux now reports for it."""
+
+    target: str
+    option: str
+    value: str
+
+    def text_form(self) -> str:
+        """Readable form."""
+        return record_line(self)
+
+
+def _option_value(name: str, rule: OptionRule, value: bool | int | str) -> str:
+    if rule.kind == "bool":
+        if not isinstance(value, bool):
+            raise InvalidArguments(f"{name} takes true or false")
+        return "on" if value else "off"
+    if rule.kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= rule.maximum:
+            raise InvalidArguments(f"{name} takes an integer from 0 to {rule.maximum}")
+        return str(value)
+    if not isinstance(value, str) or value not in rule.choices:
+        raise InvalidArguments(f"{name} takes one of: {', '.join(rule.choices)}")
+    return value
+
+
+async def set_option(ctx: ToolContext, args: SetOptionArgs) -> OptionSet:
+    """Handler for set_option."""
+    rule = SETTABLE_OPTIONS[args.option]
+    given = {
+        "session": args.session_id,
+        "window": args.window_id,
+        "pane": args.pane_id,
+    }
+    if [scope for scope, value in given.items() if value is not None] != [rule.scope]:
+        raise InvalidArguments(f"{args.option} is a {rule.scope} option: give only {rule.scope}_id")
+    raw_target = given[rule.scope]
+    assert raw_target is not None
+    target = encode_id(raw_target, IdKind(rule.scope), f"{rule.scope}_id")
+    value = _option_value(args.option, rule, args.value)
+    scope_flag = {"session": (), "window": ("-w",), "pane": ("-p",)}[rule.scope]
+    out = await ctx.client.run(
+        cmd("set-option", *scope_flag, t=target, args=[args.option, value]),
+        cmd("show-options", *scope_flag, "-v", t=target, args=[args.option]),
+    )
+    return OptionSet(target=target, option=args.option, value=out.stdout.strip())
+
+
+HANDLERS: dict[str, Handler] = {"set_option": set_option}
