@@ -286,3 +286,35 @@ class RawClient:
             self.proc.kill()
             _, stderr = self.proc.communicate()
         return stderr
+
+
+def stalling_tmux(directory: str) -> tuple[str, str, str]:
+    """A tmux wrapper for ``--tmux``: logs each call's pid, stalls while a flag file exists.
+
+    Returns the wrapper's path, the pid log and the flag path.
+    """
+    import stat
+
+    log = os.path.join(directory, "calls")
+    flag = os.path.join(directory, "stall")
+    path = os.path.join(directory, "logging-tmux")
+    real = subprocess.run(
+        ["sh", "-c", "command -v tmux"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    with open(path, "w") as f:
+        f.write(
+            f'#!/bin/sh\necho $$ >> "{log}"\n'
+            f'if [ -e "{flag}" ]; then exec sleep 30; fi\n'
+            f'exec "{real}" "$@"\n'
+        )
+    os.chmod(path, stat.S_IRWXU)
+    return path, log, flag
+
+
+def logged_pids(log: str) -> list[int]:
+    """The pids a ``stalling_tmux`` wrapper logged, oldest first."""
+    try:
+        with open(log) as f:
+            return [int(line) for line in f.read().split()]
+    except FileNotFoundError:
+        return []

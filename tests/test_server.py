@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import os
-import stat
 import subprocess
 
 import pytest
 import trio
 from mcp.shared.exceptions import MCPError
 
-from tests.support import PrivateTmux, error_text, raw_exchange, serve, structured
+from tests.support import (
+    PrivateTmux,
+    error_text,
+    logged_pids,
+    raw_exchange,
+    serve,
+    stalling_tmux,
+    structured,
+)
 from tmuxmcp.capability.annotations import gather_evidence, whole_call_hints
 from tmuxmcp.capability.definition import BY_NAME
 from tmuxmcp.capability.describe import describe
@@ -148,26 +155,8 @@ async def test_a_replaced_server_is_refused(private_tmux: PrivateTmux) -> None:
         assert info["info"]["server"]["provenance"] == "minimal"
 
 
-def _slow_tmux(directory: str) -> tuple[str, str, str]:
-    """A tmux wrapper that stalls while a flag file exists, recording its pid."""
-    flag = os.path.join(directory, "slow")
-    pids = os.path.join(directory, "pids")
-    wrapper = os.path.join(directory, "slow-tmux")
-    real = subprocess.run(
-        ["sh", "-c", "command -v tmux"], capture_output=True, text=True, check=True
-    ).stdout.strip()
-    with open(wrapper, "w") as f:
-        f.write(
-            f'#!/bin/sh\nif [ -e "{flag}" ]; then echo $$ >> "{pids}"; exec sleep 30; fi\n'
-            f'exec "{real}" "$@"\n'
-        )
-    os.chmod(wrapper, stat.S_IRWXU)
-    return wrapper, flag, pids
 
 
-def _first_pid(path: str) -> int:
-    with open(path) as f:
-        return int(f.read().split()[0])
 
 
 def _alive(pid: int) -> bool:
@@ -182,29 +171,32 @@ def _alive(pid: int) -> bool:
 
 
 async def test_a_stalled_tmux_times_out_and_is_reaped(private_tmux: PrivateTmux) -> None:
-    wrapper, flag, pids = _slow_tmux(private_tmux.directory)
+    wrapper, log, flag = stalling_tmux(private_tmux.directory)
     async with serve(private_tmux, "--tmux", wrapper, "--timeout", "0.5") as session:
+        before = len(logged_pids(log))
+        before = len(logged_pids(log))
         with open(flag, "w"):
             pass
         with trio.fail_after(10):
             text = error_text(await session.call_tool("list_sessions", {}))
         assert text.startswith("[tmux-timeout]")
         os.unlink(flag)
-        pid = _first_pid(pids)
+        pid = logged_pids(log)[before]
         assert not _alive(pid), "the stalled tmux client must be killed and reaped"
         assert not (await session.call_tool("list_sessions", {})).is_error
 
 
 async def test_a_cancelled_call_kills_its_tmux_child(private_tmux: PrivateTmux) -> None:
-    wrapper, flag, pids = _slow_tmux(private_tmux.directory)
+    wrapper, log, flag = stalling_tmux(private_tmux.directory)
     async with serve(private_tmux, "--tmux", wrapper, "--timeout", "60") as session:
+        before = len(logged_pids(log))
         with open(flag, "w"):
             pass
         with trio.move_on_after(1.5):
             await session.call_tool("list_sessions", {})
             pytest.fail("the call should have been cancelled")
         os.unlink(flag)
-        pid = _first_pid(pids)
+        pid = logged_pids(log)[before]
         with trio.fail_after(10):
             while _alive(pid):
                 await trio.sleep(0.05)

@@ -13,15 +13,13 @@ the tests poll that log under deadlines instead of sleeping.
 from __future__ import annotations
 
 import os
-import stat
-import subprocess
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import trio
 from mcp import ClientSession
 
-from tests.support import PrivateTmux, error_text, serve, structured
+from tests.support import PrivateTmux, error_text, logged_pids, serve, stalling_tmux, structured
 
 NEVER = "no such text anywhere 7c1f"
 RANDOM_AB = (
@@ -33,30 +31,8 @@ RANDOM_AB = (
 # -- helpers ---------------------------------------------------------------------
 
 
-def _wrapper(directory: str) -> tuple[str, str, str]:
-    """A tmux wrapper that logs each call's pid and stalls while a flag file exists."""
-    log = os.path.join(directory, "calls")
-    flag = os.path.join(directory, "stall")
-    path = os.path.join(directory, "logging-tmux")
-    real = subprocess.run(
-        ["sh", "-c", "command -v tmux"], capture_output=True, text=True, check=True
-    ).stdout.strip()
-    with open(path, "w") as f:
-        f.write(
-            f'#!/bin/sh\necho $$ >> "{log}"\n'
-            f'if [ -e "{flag}" ]; then exec sleep 30; fi\n'
-            f'exec "{real}" "$@"\n'
-        )
-    os.chmod(path, stat.S_IRWXU)
-    return path, log, flag
 
 
-def _calls(log: str) -> list[int]:
-    try:
-        with open(log) as f:
-            return [int(line) for line in f.read().split()]
-    except FileNotFoundError:
-        return []
 
 
 async def _until(predicate: Callable[[], bool], seconds: float = 10.0) -> None:
@@ -67,7 +43,7 @@ async def _until(predicate: Callable[[], bool], seconds: float = 10.0) -> None:
 
 async def _polled(log: str, since: int, polls: int = 2) -> None:
     """Wait until tmuxmcp has started ``polls`` tmux calls after ``since`` calls."""
-    await _until(lambda: len(_calls(log)) >= since + polls)
+    await _until(lambda: len(logged_pids(log)) >= since + polls)
 
 
 async def _shows(tmux: PrivateTmux, pane: str, needle: str) -> None:
@@ -130,7 +106,7 @@ async def _timed(call: Awaitable[Any]) -> tuple[Any, float]:
 async def test_new_output_matches_and_the_echoed_command_line_never_does(
     private_tmux: PrivateTmux,
 ) -> None:
-    wrapper, log, _ = _wrapper(private_tmux.directory)
+    wrapper, log, _ = stalling_tmux(private_tmux.directory)
     async with serve(private_tmux, "--tmux", wrapper) as session:
         pane = private_tmux.new_session("w")["pane_id"]
         await _ready(private_tmux, pane)
@@ -138,7 +114,7 @@ async def test_new_output_matches_and_the_echoed_command_line_never_does(
         private_tmux.bare("send-keys", "-t", pane, "-l", "echo ANCHOR_1")
         await _shows(private_tmux, pane, "echo ANCHOR_1")
         async with trio.open_nursery() as nursery:
-            since = len(_calls(log))
+            since = len(logged_pids(log))
             call = _start(nursery, session, "wait_for_text", _wait(pane, "ANCHOR_1", timeout=20))
             await _polled(log, since)
             assert not call.done.is_set(), "the echoed command line must not match"
@@ -184,13 +160,13 @@ async def test_output_from_before_the_call_counts_only_with_scope_screen(
 
 async def test_a_match_is_found_across_history_trims(private_tmux: PrivateTmux) -> None:
     """Thousands of rows through a 50-row history while waiting: the end is still seen."""
-    wrapper, log, _ = _wrapper(private_tmux.directory)
+    wrapper, log, _ = stalling_tmux(private_tmux.directory)
     async with serve(private_tmux, "--tmux", wrapper) as session:
         private_tmux.bare("set-option", "-g", "history-limit", "50")
         pane = private_tmux.new_session("t")["pane_id"]
         await _ready(private_tmux, pane)
         async with trio.open_nursery() as nursery:
-            since = len(_calls(log))
+            since = len(logged_pids(log))
             args = _wait(pane, "^END_[0-9]+$", regex=True, timeout=20)
             call = _start(nursery, session, "wait_for_text", args)
             await _polled(log, since)
@@ -301,12 +277,12 @@ async def test_catastrophic_patterns_over_a_pane_of_as_return_promptly(
 async def test_a_tmux_that_does_not_answer_is_the_tmux_timeout_error(
     private_tmux: PrivateTmux,
 ) -> None:
-    wrapper, log, flag = _wrapper(private_tmux.directory)
+    wrapper, log, flag = stalling_tmux(private_tmux.directory)
     async with serve(private_tmux, "--tmux", wrapper, "--timeout", "0.5") as session:
         pane = private_tmux.new_session("s")["pane_id"]
         await _ready(private_tmux, pane)
         async with trio.open_nursery() as nursery:
-            since = len(_calls(log))
+            since = len(logged_pids(log))
             call = _start(nursery, session, "wait_for_text", _wait(pane, NEVER, timeout=30))
             await _polled(log, since)
             with open(flag, "w"):
@@ -317,7 +293,7 @@ async def test_a_tmux_that_does_not_answer_is_the_tmux_timeout_error(
         text = error_text(call.result)
         assert text.startswith("[tmux-timeout]")
         assert "match" not in text
-        stalled = _calls(log)[-1]
+        stalled = logged_pids(log)[-1]
         await _until(lambda: not _alive(stalled))
 
 
@@ -325,7 +301,7 @@ async def test_a_tmux_that_does_not_answer_is_the_tmux_timeout_error(
 
 
 async def test_a_pane_that_disappears_or_dies_ends_the_wait(private_tmux: PrivateTmux) -> None:
-    wrapper, log, _ = _wrapper(private_tmux.directory)
+    wrapper, log, _ = stalling_tmux(private_tmux.directory)
     async with serve(private_tmux, "--tmux", wrapper) as session:
         private_tmux.new_session("keep")  # the server outlives the killed pane
         gone = private_tmux.new_session("gone")["pane_id"]
@@ -334,7 +310,7 @@ async def test_a_pane_that_disappears_or_dies_ends_the_wait(private_tmux: Privat
         await _ready(private_tmux, dead)
         private_tmux.bare("set-option", "-p", "-t", dead, "remain-on-exit", "on")
         async with trio.open_nursery() as nursery:
-            since = len(_calls(log))
+            since = len(logged_pids(log))
             first = _start(nursery, session, "wait_for_text", _wait(gone, NEVER, timeout=20))
             second = _start(nursery, session, "wait_for_text", _wait(dead, NEVER, timeout=20))
             await _polled(log, since, polls=4)
@@ -373,28 +349,28 @@ def _server_children(test_pid: int) -> list[int]:
 async def test_cancelling_a_wait_stops_it_and_leaves_no_tmux_child(
     private_tmux: PrivateTmux,
 ) -> None:
-    wrapper, log, flag = _wrapper(private_tmux.directory)
+    wrapper, log, flag = stalling_tmux(private_tmux.directory)
     async with serve(private_tmux, "--tmux", wrapper, "--timeout", "60") as session:
         pane = private_tmux.new_session("c")["pane_id"]
         await _ready(private_tmux, pane)
         async with trio.open_nursery() as nursery:
-            since = len(_calls(log))
+            since = len(logged_pids(log))
             call = _start(nursery, session, "wait_for_text", _wait(pane, NEVER, timeout=600))
             await _polled(log, since)
             with open(flag, "w"):
                 pass
-            await _polled(log, len(_calls(log)), polls=1)  # a poll is now stalled
-            stalled = _calls(log)[-1]
+            await _polled(log, len(logged_pids(log)), polls=1)  # a poll is now stalled
+            stalled = logged_pids(log)[-1]
             call.scope.cancel()
         os.unlink(flag)
         assert call.result is None
         await _until(lambda: not _alive(stalled))
         await _until(lambda: _server_children(os.getpid()) == [])
         # The wait loop is gone: no more polls (the safety poll would come every 0.5 s).
-        quiet_from = len(_calls(log))
+        quiet_from = len(logged_pids(log))
         with trio.move_on_after(1.2):
             while True:
-                assert len(_calls(log)) == quiet_from, "a cancelled wait kept polling"
+                assert len(logged_pids(log)) == quiet_from, "a cancelled wait kept polling"
                 await trio.sleep(0.05)
         assert not (await session.call_tool("list_sessions", {})).is_error
 
