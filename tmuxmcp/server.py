@@ -22,6 +22,7 @@ import time
 from typing import Any
 
 import msgspec
+import trio
 from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
@@ -179,7 +180,7 @@ async def _dispatch(
         return _error(f"{_LONE_SURROGATE} (at {', '.join(where) or 'an argument'})")
     context = runtime.context
     if progress is not None:
-        context = msgspec.structs.replace(context, progress=progress)
+        context = msgspec.structs.replace(context, progress=progress, reports_progress=True)
     try:
         result = await HANDLERS[name](context, args)
     except TmuxMcpError as exc:
@@ -205,13 +206,18 @@ def build_server(runtime: Runtime) -> Server[Any]:
     async def on_call_tool(
         ctx: ServerRequestContext[Any], params: CallToolRequestParams
     ) -> CallToolResult:
-        marked = bool((params.meta or {}).get(LONE_SURROGATE_META))
+        meta = params.meta or {}
+        marked = bool(meta.get(LONE_SURROGATE_META))
         return await call(
             runtime,
             params.name,
             params.arguments,
             lone_surrogate=marked,
-            progress=ctx.session.report_progress,
+            progress=(
+                ctx.session.report_progress
+                if meta.get("progress_token", meta.get("progressToken")) is not None
+                else None
+            ),
         )
 
     return Server(
@@ -229,8 +235,17 @@ async def serve_stdio(runtime: Runtime) -> None:
     from mcp.server.stdio import stdio_server
 
     server = build_server(runtime)
-    async with (
-        open_stdio() as (stdin, stdout),
-        stdio_server(stdin=stdin, stdout=stdout) as (read_stream, write_stream),
-    ):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    runs = runtime.context.runs
+    try:
+        async with (
+            open_stdio() as (stdin, stdout),
+            stdio_server(stdin=stdin, stdout=stdout) as (read_stream, write_stream),
+            trio.open_nursery() as watchers,
+        ):
+            # run_command's runs are watched here, so they outlive their calls.
+            runs.attach(watchers)
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+            watchers.cancel_scope.cancel()
+    finally:
+        runs.attach(None)
+        runs.shutdown()

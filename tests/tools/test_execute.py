@@ -171,8 +171,13 @@ async def test_run_command_status_and_own_output(private_tmux: PrivateTmux) -> N
             )
         )
         assert capped["output_truncated"] is True
-        assert capped["output"].endswith("150")
-        assert len(capped["output"].encode()) <= 8
+        kept = capped["output"].split("\n")
+        # The start and the end are kept; the marker line says how much is left out
+        # and is not counted against the budget.
+        assert kept[0] == "1" and kept[-1] == "150"
+        assert kept[1] == f"[... {150 - len(kept) + 1} lines omitted ...]"
+        assert capped["lines_omitted"] == 150 - len(kept) + 1
+        assert sum(len(line) + 1 for line in kept if not line.startswith("[...")) <= 8
 
 
 def _waiting_tmux_clients(tmux: PrivateTmux) -> list[str]:

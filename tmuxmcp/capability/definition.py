@@ -504,18 +504,37 @@ DEFINITION += (
         may_expose_secrets=True,
         returns_untrusted_content=True,
         summary=(
-            "Runs a shell command in the shell of a pane (never on the host outside tmux), "
-            "waits for it without polling, and returns its exit status, its own output "
-            "(recovered from scrollback when longer than the screen, capped, truncation "
-            "reported), the duration and whether it timed out. On timeout the command keeps "
-            "running; calls on the same pane run one after another. Refuses panes that are not "
-            "at a POSIX shell prompt. A leading space "
-            "keeps the command out of shell history where the shell is configured for that "
+            "Runs a shell command in the shell of a pane (never on the host outside tmux) and "
+            "returns its exit status, its own output as the screen shows it (start and end kept "
+            "within max_output_bytes, with an explicit marker where lines are left out, and "
+            "what scrolled out of the history reported) and a run_id. The command runs exactly "
+            "as written, from a file the shell sources; the screen shows one short line. The "
+            "status comes over a private channel, not the screen. On timeout the command keeps "
+            "running: wait_for_command with the run_id collects it. Refuses panes whose own "
+            "shell is not waiting at its prompt; runs on one pane never overlap. A leading space "
+            "keeps the line out of shell history where the shell is configured for that "
             "(best effort)."
         ),
         args=commands.RunCommandArgs,
         result=commands.RunCommandResult,
         disclosures=DELIVERY,
+    ),
+    ToolSpec(
+        name="wait_for_command",
+        title="Wait for command",
+        toolset=Toolset.EXECUTE,
+        reach=Reach.NONE,
+        effects=OBSERVE,
+        outputs=TERMINAL,
+        may_expose_secrets=True,
+        returns_untrusted_content=True,
+        summary=(
+            "Waits again for a command that run_command started and that outlived its timeout, "
+            "and returns the same result as run_command once it ends (or times out again). "
+            "It types nothing: it only reads the run's status and the pane's screen."
+        ),
+        args=commands.WaitForCommandArgs,
+        result=commands.RunCommandResult,
     ),
     ToolSpec(
         name="paste_buffer",

@@ -1,40 +1,31 @@
-"""``run_command``: run a shell command in a pane and return its exit status and output.
+"""``run_command`` and ``wait_for_command``: shell commands in a pane, their status and output.
 
-How it works (three tmux processes on the normal path):
+How a run works (see ``readiness``, ``runscript``, ``runs``):
 
-1. one ``list-panes`` checks that the pane runs a POSIX shell at its prompt
-   (not dead, not in copy/view mode, not on the alternate screen); anything
-   else is refused with ``pane-not-ready`` rather than typed into;
-2. one invocation types, through a paste buffer, a line of the form
-   `` printf '\\n%s%s\\n' TMXS <n>; { <command>
-   }; printf '%s%s %d\\n' TMXE <n> "$?"; (<tmux> -S <socket> wait-for -S <chan> &)``
-   where ``<n>`` is a fresh random nonce. The leading space asks the shell to
-   keep the line out of its history (best-effort hygiene: bash with
-   HISTCONTROL=ignorespace or ignoreboth, zsh with HIST_IGNORE_SPACE);
-3. one invocation blocks in ``wait-for <chan>`` until the pane's shell
-   signals the channel (no polling), then captures the pane. The signalling
-   tmux client runs in a background subshell, so the shell is back at its
-   prompt (and a following run_command finds it there) at once.
+1. ``readiness`` checks, from tmux's state and (on Linux) ``/proc``, that
+   the pane's own shell is waiting at its prompt; anything else is refused
+   with ``pane-not-ready`` before anything is typed;
+2. the command goes into a file in tmuxmcp's private directory, and one
+   short line (`` : 'the command'; . /tmp/tmuxmcp-…/r7``) is typed, so a
+   command of any length up to the cap runs exactly as written;
+3. the status arrives on a FIFO, not the screen; the output is read from the
+   screen between the prompt row and the cursor once tmux has drawn all of it,
+   while the script holds the shell back from drawing its next prompt.
 
-Markers: the printed start line is ``TMXS<n>`` (after a newline, because a
-shell may print its continuation prompt just before it) and the end line ends with
-``TMXE<n> <status>``; the typed (echoed) line holds ``TMXS <n>`` and
-``TMXE <n>`` with a space, so the echo can never match. The output is the text
-between the markers, recovered from scrollback when it is longer than the
-screen, capped at ``max_output_bytes`` (keeping the end) with truncation
-reported. The command runs in the pane's current shell, so ``cd`` and
+Three tmux processes in the common case (check, type, read), none started
+in the pane. The command runs in the pane's current shell, so ``cd`` and
 ``export`` persist, as when a person types it.
 
-On timeout the waiting tmux client is killed and reaped, the command keeps
-running in the pane, and the result says so. Cancellation does the same.
-While waiting, progress is reported every second to clients that asked.
+A run that outlives its call's ``timeout`` keeps running and is still
+watched; ``wait_for_command`` with its ``run_id`` waits again and returns the
+same result shape. Runs on one pane never overlap, across every tmuxmcp
+process on the socket (``panelock``). While waiting, a progress notification
+each second carries the last line on the screen.
 """
 
 from __future__ import annotations
 
 import os
-import re
-import secrets
 from typing import Annotated
 
 import msgspec
@@ -42,23 +33,48 @@ import trio
 from msgspec import Meta
 
 from tmuxmcp.capability.params import PaneId, flag, sink
-from tmuxmcp.driver.argv import cmd
-from tmuxmcp.errors import ObjectNotFound, PaneNotReady, TmuxTimeout
+from tmuxmcp.errors import ObjectNotFound, PaneNotReady
 from tmuxmcp.sinks import Encoding, Sink
-from tmuxmcp.sinks.shell import quote_word
 from tmuxmcp.sinks.target import IdKind, encode_id
 from tmuxmcp.sinks.text import MAX_COMMAND_BYTES, encode_command
-from tmuxmcp.tools.context import Handler, ToolContext
-from tmuxmcp.tools.execute import buffer_name
-from tmuxmcp.tools.query import list_records
+from tmuxmcp.tools import panelock, readiness, runs, runscript
+from tmuxmcp.tools.context import Handler, ToolContext, _no_progress
+from tmuxmcp.tools.run_state import Outcome, Run
 
-POSIX_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "oksh"})
 DEFAULT_TIMEOUT = 30.0
 MAX_TIMEOUT = 600.0
 DEFAULT_OUTPUT_BYTES = 64 * 1024
 MAX_OUTPUT_BYTES = 1024 * 1024
-FIRST_CAPTURE_LINES = 200
-SETTLE_ATTEMPTS = 20
+HEAD_SHARE = 4
+"""The head keeps 1/HEAD_SHARE of the output budget, the tail the rest."""
+
+
+Timeout = Annotated[
+    float,
+    Meta(
+        gt=0,
+        le=MAX_TIMEOUT,
+        description="Seconds to wait; the command keeps running after (see wait_for_command).",
+        extra=sink(Sink.LOCAL, Encoding.NONE),
+    ),
+]
+OutputBytes = Annotated[
+    int,
+    Meta(
+        ge=1,
+        le=MAX_OUTPUT_BYTES,
+        description="Return at most this many bytes of output: its start and its end.",
+        extra=sink(Sink.LOCAL, Encoding.NONE),
+    ),
+]
+RunId = Annotated[
+    str,
+    Meta(
+        pattern="^[0-9a-f]{12}$",
+        description="The run_id a run_command result returned.",
+        extra=sink(Sink.LOCAL, Encoding.NONE),
+    ),
+]
 
 
 class RunCommandArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
@@ -77,24 +93,8 @@ class RunCommandArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw
             extra=sink(Sink.SHELL, Encoding.PANE_SHELL_TEXT),
         ),
     ]
-    timeout: Annotated[
-        float,
-        Meta(
-            gt=0,
-            le=MAX_TIMEOUT,
-            description="Seconds to wait for the command to finish; it keeps running after.",
-            extra=sink(Sink.LOCAL, Encoding.NONE),
-        ),
-    ] = DEFAULT_TIMEOUT
-    max_output_bytes: Annotated[
-        int,
-        Meta(
-            ge=1,
-            le=MAX_OUTPUT_BYTES,
-            description="Return at most this many bytes of output, keeping the end.",
-            extra=sink(Sink.LOCAL, Encoding.NONE),
-        ),
-    ] = DEFAULT_OUTPUT_BYTES
+    timeout: Timeout = DEFAULT_TIMEOUT
+    max_output_bytes: OutputBytes = DEFAULT_OUTPUT_BYTES
     suppress_history: Annotated[
         bool,
         flag(
@@ -105,15 +105,21 @@ class RunCommandArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw
 
 
 class RunCommandResult(msgspec.Struct, frozen=True, kw_only=True):
-    """The outcome of one command."""
+    """The outcome of one command (run_command and wait_for_command)."""
 
     pane_id: str
+    run_id: str
     completed: bool
     timed_out: bool
     exit_status: int | None
     output: str
     output_lines: int
     output_truncated: bool
+    lines_omitted: int
+    """Lines left out of ``output`` (by the byte budget or unread between head and tail)."""
+    lines_lost: int | None
+    """Lines that scrolled out of the pane's history before they were read (at least
+    this many); null when some were lost but how many is unknown."""
     duration_seconds: float
 
     def text_form(self) -> str:
@@ -121,192 +127,208 @@ class RunCommandResult(msgspec.Struct, frozen=True, kw_only=True):
         if self.completed:
             head = f"exit status {self.exit_status} after {self.duration_seconds:.3f} s"
         else:
-            head = f"still running after {self.duration_seconds:.3f} s (timed out)"
+            head = (
+                f"still running after {self.duration_seconds:.3f} s (timed out); "
+                f"wait_for_command run_id {self.run_id} collects it"
+            )
         if self.output_truncated:
-            head += "; output truncated to its end"
+            head += "; output shortened"
         return head + "\n" + self.output
 
 
-class _PaneState(msgspec.Struct, frozen=True, kw_only=True):
-    pane_id: str
-    command: str
-    in_mode: bool
-    alternate: bool
-    dead: bool
+class WaitForCommandArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of wait_for_command."""
+
+    pane_id: PaneId
+    run_id: RunId
+    timeout: Timeout = DEFAULT_TIMEOUT
+    max_output_bytes: OutputBytes = DEFAULT_OUTPUT_BYTES
 
 
-_STATE_FIELDS = {
-    "pane_id": "pane_id",
-    "command": "pane_current_command",
-    "in_mode": "pane_in_mode",
-    "alternate": "alternate_on",
-    "dead": "pane_dead",
-}
+# -- shaping the output ----------------------------------------------------------------
 
 
-async def _check_pane(ctx: ToolContext, pane: str) -> None:
-    states = await list_records(ctx, cmd("list-panes", t=pane), _STATE_FIELDS, _PaneState)
-    state = next((s for s in states if s.pane_id == pane), None)
-    if state is None:
-        raise ObjectNotFound(f"tmux did not report pane {pane}")
-    program = os.path.basename(state.command).lstrip("-")
-    if state.dead:
-        raise PaneNotReady(f"pane {pane} is dead; respawn it or use another pane")
-    if state.in_mode:
-        raise PaneNotReady(
-            f"pane {pane} is in copy or view mode; leave it (send_keys C-c or Escape) first"
+def _omitted(count: int) -> str:
+    return f"[... {count:,} lines omitted ...]"
+
+
+def shape_output(outcome: Outcome, budget: int) -> tuple[str, int, int, bool]:
+    """Text, line count, lines omitted and whether anything is missing, within ``budget`` bytes.
+
+    The start and the end are kept, with an explicit marker where lines are
+    left out; a start lost from the history is said first.
+    """
+    head, tail, omitted = list(outcome.head), list(outcome.tail), outcome.lines_omitted
+    total = len(head) + len(tail) + omitted
+    size = sum(len(line.encode()) + 1 for line in head + tail)
+    if size > budget:
+        lines = head + tail
+        keep_head: list[str] = []
+        used = 0
+        for line in lines:
+            cost = len(line.encode()) + 1
+            if used + cost > budget // HEAD_SHARE:
+                break
+            keep_head.append(line)
+            used += cost
+        keep_tail: list[str] = []
+        for line in reversed(lines[len(keep_head) :]):
+            cost = len(line.encode()) + 1
+            if used + cost > budget:
+                break
+            keep_tail.append(line)
+            used += cost
+        keep_tail.reverse()
+        if not keep_head and not keep_tail and lines:
+            # One line longer than the budget: keep its end.
+            keep_tail = [lines[-1].encode()[-budget:].decode("utf-8", "ignore")]
+        omitted += len(lines) - len(keep_head) - len(keep_tail)
+        head, tail = keep_head, keep_tail
+    parts = list(head)
+    if omitted:
+        parts.append(_omitted(omitted))
+    parts += tail
+    if outcome.start_lost:
+        lost = (
+            f"at least {outcome.lines_lost:,} earlier lines"
+            if outcome.lines_lost
+            else "earlier lines"
         )
-    if state.alternate or program not in POSIX_SHELLS:
-        raise PaneNotReady(
-            f"pane {pane} is running {program or 'an unknown program'!r}, not a shell at its "
-            "prompt; run_command only types into POSIX shells (use send_text or send_keys "
-            "for other programs)"
-        )
+        parts.insert(0, f"[... {lost} scrolled out of the pane's history ...]")
+    missing = bool(omitted) or outcome.start_lost
+    return "\n".join(parts), total, omitted, missing
 
 
-def wrapper(command: str, nonce: str, *, tmux: str, socket: str, suppress: bool) -> str:
-    """The text typed into the pane's shell."""
-    prefix = " " if suppress else ""
-    return (
-        f"{prefix}printf '\\n%s%s\\n' TMXS {nonce}; {{ {command}\n}}; "
-        f"printf '%s%s %d\\n' TMXE {nonce} \"$?\"; "
-        f"({quote_word(tmux, 'tmux')} -S {quote_word(socket, 'socket')} "
-        f"wait-for -S tmuxmcp-{nonce} &)\n"
+def _result(
+    run: Run, budget: int, *, timed_out: bool, partial: Outcome | None = None
+) -> RunCommandResult:
+    outcome = run.outcome if partial is None else partial
+    assert outcome is not None
+    text, count, omitted, missing = shape_output(outcome, budget)
+    return RunCommandResult(
+        pane_id=run.pane,
+        run_id=run.run_id,
+        completed=not timed_out,
+        timed_out=timed_out,
+        exit_status=None if timed_out else outcome.exit_status,
+        output=text,
+        output_lines=count,
+        output_truncated=missing,
+        lines_omitted=omitted,
+        lines_lost=outcome.lines_lost if outcome.start_lost else 0,
+        duration_seconds=round(trio.current_time() - run.began, 6),
     )
 
 
-class Parsed(msgspec.Struct, frozen=True):
-    """Output found between the markers in a capture."""
-
-    started: bool
-    ended: bool
-    status: int | None
-    lines: list[str]
+# -- waiting -------------------------------------------------------------------------
 
 
-def parse_capture(text: str, nonce: str) -> Parsed:
-    """Find the marker lines; everything between them is the command's output."""
-    lines = text.split("\n")
-    start_line = f"TMXS{nonce}"
-    end = re.compile(rf"TMXE{nonce} (\d+)$")
-    starts = [i for i, line in enumerate(lines) if line.rstrip() == start_line]
-    if not starts:
-        # The start line is not in this capture: nothing here is known to be output.
-        return Parsed(False, False, None, [])
-    else:
-        body_from = starts[-1] + 1
-        started = True
-    for index in range(body_from, len(lines)):
-        found = end.search(lines[index].rstrip())
-        if found:
-            body = lines[body_from:index]
-            tail = lines[index].rstrip()[: found.start()]
-            if tail:
-                body.append(tail)
-            return Parsed(started, True, int(found.group(1)), body)
-    body = lines[body_from:]
-    while body and not body[-1].strip():
-        body.pop()
-    return Parsed(started, False, None, body)
+async def _report(ctx: ToolContext, run: Run, total: float, since: float) -> None:
+    if not ctx.reports_progress:
+        return
+    last = await runs.last_line(ctx, run.pane)
+    elapsed = trio.current_time() - since
+    await ctx.progress(
+        elapsed,
+        total,
+        f"running {elapsed:.0f} s: {last[:200]}" if last else f"running {elapsed:.0f} s",
+    )
 
 
-def _cap_output(lines: list[str], limit: int) -> tuple[str, bool]:
-    text = "\n".join(lines)
-    data = text.encode("utf-8")
-    if len(data) <= limit:
-        return text, False
-    return data[-limit:].decode("utf-8", errors="ignore"), True
+async def _await(ctx: ToolContext, run: Run, seconds: float, budget: int) -> RunCommandResult:
+    since = trio.current_time()
+    with trio.move_on_after(seconds):
+        while not run.done.is_set():
+            with trio.move_on_after(1.0):
+                await run.done.wait()
+            if not run.done.is_set():
+                await _report(ctx, run, seconds, since)
+    if not run.done.is_set():
+        return _result(run, budget, timed_out=True, partial=await runs.peek(ctx, run))
+    if run.error is not None:
+        raise run.error
+    return _result(run, budget, timed_out=False)
 
 
-async def _capture(ctx: ToolContext, pane: str, start: str | int) -> str:
-    out = await ctx.client.run(cmd("capture-pane", "-p", "-J", t=pane, S=start))
-    return out.stdout
-
-
-async def _collect(ctx: ToolContext, pane: str, nonce: str, first: str) -> tuple[Parsed, bool]:
-    """Parse the output; look further back, or wait for tmux to draw the end line."""
-    parsed = parse_capture(first, nonce)
-    attempts = 0
-    while parsed.started and not parsed.ended and attempts < SETTLE_ATTEMPTS:
-        # The pane's shell signalled before tmux drew its last output: re-read.
-        attempts += 1
-        await trio.sleep(0.005 * attempts)
-        parsed = parse_capture(await _capture(ctx, pane, -FIRST_CAPTURE_LINES), nonce)
-    if parsed.started:
-        return parsed, False
-    whole = parse_capture(await _capture(ctx, pane, "-"), nonce)
-    # Without the start line the beginning scrolled out of the history limit.
-    return whole, not whole.started
-
-
-_PANE_LOCKS: dict[str, trio.Lock] = {}
-"""One run_command at a time per pane: two wrappers typed into one shell at once
-would interleave. A waiting call holds the lock until it returns (or times out)."""
+async def _wait_turn(ctx: ToolContext, pane: str, seconds: float) -> None:
+    """Wait, at most ``seconds``, for this process's earlier run on ``pane`` to end."""
+    with trio.move_on_after(seconds):
+        while (busy := ctx.runs.busy.get(pane)) is not None:
+            await busy.done.wait()
+        return
+    busy = ctx.runs.busy.get(pane)
+    raise PaneNotReady(
+        f"pane {pane} is still running an earlier command (run_id {busy.run_id if busy else '?'}); "
+        "collect it with wait_for_command, or stop it with send_keys C-c"
+    )
 
 
 async def run_command(ctx: ToolContext, args: RunCommandArgs) -> RunCommandResult:
-    """Handler for run_command: calls on the same pane run one after another."""
+    """Handler for run_command: one run at a time per pane, across processes."""
     pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
     command = encode_command(args.command, "command")
-    lock = _PANE_LOCKS.setdefault(pane, trio.Lock())
-    async with lock:
-        return await _run(ctx, args, pane, command)
-
-
-async def _run(ctx: ToolContext, args: RunCommandArgs, pane: str, command: str) -> RunCommandResult:
-    await _check_pane(ctx, pane)
-    nonce = secrets.token_hex(8)
-    typed = wrapper(
-        command,
-        nonce,
-        tmux=ctx.client.binary,
-        socket=ctx.facts.socket_path,
-        suppress=args.suppress_history,
-    )
-    name = buffer_name()
     began = trio.current_time()
-    await ctx.client.run(
-        cmd("load-buffer", b=name, args=["-"]),
-        cmd("paste-buffer", "-d", "-r", b=name, t=pane),
-        stdin=typed.encode("utf-8"),
+    await _wait_turn(ctx, pane, args.timeout)
+    server = ctx.facts.identity
+    lock = await panelock.acquire(
+        panelock.lock_directory(ctx.facts.socket_path),
+        f"{server.pid}-{server.start_time}-{pane.lstrip('%')}",
+        seconds=max(0.0, args.timeout - (trio.current_time() - began)),
+        busy=(
+            f"pane {pane} is running a command of another tmuxmcp process on this socket; "
+            "wait for it, or stop it with send_keys C-c"
+        ),
     )
-    capture: str | None = None
+    run: Run | None = None
+    try:
+        state, screen = await runs.read_state(ctx, pane)
+        if state.pane_id != pane:
+            raise ObjectNotFound(f"tmux did not report pane {pane}")
+        shell = readiness.check(pane, state, screen)
+        run = ctx.runs.new_run(pane)
+        run.lock_fd, lock = lock, -1
+        run.pane_pid, run.shell_pid = state.pid, shell.pid
+        ctx.runs.busy[pane] = run
+        await runs.type_line(
+            ctx,
+            run,
+            command,
+            suppress_history=args.suppress_history,
+            check_syntax=shell.program in runscript.SHELLS_WITHOUT_RECOVERY,
+        )
+    except BaseException:
+        if lock >= 0:
+            os.close(lock)
+        if run is not None:
+            run.disarm()
+            ctx.runs.busy.pop(pane, None)
+            run.done.set()
+        raise
+    quiet = msgspec.structs.replace(ctx, progress=_no_progress, reports_progress=False)
+    if ctx.runs.nursery is not None:
+        ctx.runs.nursery.start_soon(runs.watch, quiet, run)
+        return await _await(ctx, run, args.timeout, args.max_output_bytes)
+    # No server nursery (a direct handler call): the run cannot outlive the call.
     async with trio.open_nursery() as nursery:
-
-        async def report() -> None:
-            while True:
-                await trio.sleep(1)
-                elapsed = trio.current_time() - began
-                await ctx.progress(elapsed, args.timeout, "waiting for the command to finish")
-
-        nursery.start_soon(report)
+        nursery.start_soon(runs.watch, quiet, run)
         try:
-            out = await ctx.client.run(
-                cmd("wait-for", args=[f"tmuxmcp-{nonce}"]),
-                cmd("capture-pane", "-p", "-J", t=pane, S=-FIRST_CAPTURE_LINES),
-                seconds=args.timeout,
-            )
-            capture = out.stdout
-        except TmuxTimeout:
-            capture = None
-        nursery.cancel_scope.cancel()
-    duration = trio.current_time() - began
-    if capture is None:
-        parsed = parse_capture(await _capture(ctx, pane, -FIRST_CAPTURE_LINES), nonce)
-        lost = not parsed.started
-    else:
-        parsed, lost = await _collect(ctx, pane, nonce, capture)
-    output, capped = _cap_output(parsed.lines, args.max_output_bytes)
-    return RunCommandResult(
-        pane_id=pane,
-        completed=capture is not None,
-        timed_out=capture is None,
-        exit_status=parsed.status if capture is not None else None,
-        output=output,
-        output_lines=len(parsed.lines),
-        output_truncated=capped or lost,
-        duration_seconds=round(duration, 6),
-    )
+            return await _await(ctx, run, args.timeout, args.max_output_bytes)
+        finally:
+            run.cancel.cancel()
 
 
-HANDLERS: dict[str, Handler] = {"run_command": run_command}
+async def wait_for_command(ctx: ToolContext, args: WaitForCommandArgs) -> RunCommandResult:
+    """Handler for wait_for_command: wait again for a run that outlived its call."""
+    pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
+    run = ctx.runs.runs.get(args.run_id)
+    if run is None:
+        raise ObjectNotFound(
+            f"no run {args.run_id} in this tmuxmcp process (it started another, or it "
+            "restarted); run_command returns the run_id to use"
+        )
+    if run.pane != pane:
+        raise ObjectNotFound(f"run {args.run_id} ran in pane {run.pane}, not {pane}")
+    return await _await(ctx, run, args.timeout, args.max_output_bytes)
+
+
+HANDLERS: dict[str, Handler] = {"run_command": run_command, "wait_for_command": wait_for_command}

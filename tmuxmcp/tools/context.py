@@ -13,6 +13,7 @@ import msgspec
 
 from tmuxmcp.driver.binding import ServerFacts
 from tmuxmcp.driver.client import TmuxClient
+from tmuxmcp.tools.run_state import RunRegistry
 
 Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 
@@ -34,6 +35,10 @@ class ToolContext(msgspec.Struct, frozen=True, kw_only=True):
     """The pane tmuxmcp itself runs in, when that pane is on the bound server."""
     progress: Progress = _no_progress
     """Report progress of this call (a no-op unless the client sent a progressToken)."""
+    reports_progress: bool = False
+    """True when ``progress`` reaches a client (it sent a progressToken)."""
+    runs: RunRegistry = msgspec.field(default_factory=RunRegistry)
+    """This process's run_command runs (shared by every copy of the context)."""
 
 
 Handler = Callable[[ToolContext, Any], Awaitable[msgspec.Struct]]

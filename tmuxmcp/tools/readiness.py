@@ -1,0 +1,243 @@
+"""Is a pane's own shell at its prompt? The check ``run_command`` makes before typing.
+
+A name is not evidence: a program can call itself ``bash`` (``exec -a bash
+cat``), and a child script waiting in ``read -p`` runs under a shell's name
+too. The rules, in the order they are checked:
+
+Rule 1: the pane is alive, not in a mode and not on the alternate screen
+  (tmux's own state, read in the same invocation as the screen).
+Rule 2 (Linux): the terminal's foreground process group, read from
+  ``/proc/<pane pid>/stat`` (field ``tpgid``), is led by a process whose
+  *executable* (``/proc/<pid>/exe``) is a POSIX shell, that runs as this
+  user, whose arguments are options only (no script operand, no ``-c``), and
+  that is asleep (waiting for input), not running. A child program or script
+  in the foreground, a program under a shell's name, a root shell in a
+  user's pane, and a busy shell are all refused.
+Rule 3: the cursor's row does not end in a continuation prompt (``> `` of
+  sh/bash/dash/ksh, ``quote> ``/``for> `` ... of zsh): a shell waiting for the
+  rest of an unclosed quote, here-document or ``\\``-continued line would take
+  the typed line as more of that command. This is a heuristic on the screen;
+  ``run_command`` backs it with a second check after typing (the shell must
+  start tmuxmcp's script, or the script is removed so the line runs nothing).
+
+Where ``/proc`` is missing (not Linux), Rule 2 falls back to the name tmux
+reports for the foreground program, which a program can fake; the docs say
+so. Every refusal says what the pane is doing and what to send instead.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import msgspec
+
+from tmuxmcp.errors import PaneNotReady
+
+POSIX_SHELLS = frozenset(
+    {"sh", "bash", "zsh", "dash", "ksh", "ksh93", "mksh", "ash", "yash", "oksh", "busybox"}
+)
+
+_ZSH_CONTEXTS = (
+    "always|array|assign|brace|braceparam|bquote|case|cmdand|cmdor|cmdsubst|cursh|dquote|"
+    "elif|else|errpipe|for|foreach|function|heredoc|heredocd|if|math|mathsubst|pipe|quote|"
+    "repeat|select|shfunc|subsh|then|until|while"
+)
+_CONTINUATION = re.compile(rf"^(?:> ?|(?:(?:{_ZSH_CONTEXTS}) )*(?:{_ZSH_CONTEXTS})> ?)$")
+"""The text before the cursor when a shell waits for more of a command: PS2's
+default ``> `` (sh, dash, bash, ksh) or zsh's ``%_> `` (its parser contexts)."""
+
+
+class PaneState(msgspec.Struct, frozen=True, kw_only=True):
+    """What tmux says about a pane, read together with its screen."""
+
+    pane_id: str
+    pid: int
+    command: str
+    in_mode: bool
+    alternate: bool
+    dead: bool
+    cursor_x: int
+    cursor_y: int
+
+
+STATE_FIELDS = {
+    "pane_id": "pane_id",
+    "pid": "pane_pid",
+    "command": "pane_current_command",
+    "in_mode": "pane_in_mode",
+    "alternate": "alternate_on",
+    "dead": "pane_dead",
+    "cursor_x": "cursor_x",
+    "cursor_y": "cursor_y",
+}
+
+
+class Foreground(msgspec.Struct, frozen=True, kw_only=True):
+    """The leader of a terminal's foreground process group, from /proc."""
+
+    pid: int
+    program: str
+    """Base name of the executable (symlinks resolved): ``dash`` for /bin/sh on Debian."""
+    argv: tuple[str, ...]
+    uid: int
+    state: str
+    """One letter, as in /proc/<pid>/stat: S sleeping, R running, T stopped, ..."""
+
+
+PROC = Path("/proc")
+
+
+def proc_available(proc: Path = PROC) -> bool:
+    """True where process facts can be read from /proc (Linux)."""
+    return (proc / "self" / "stat").exists()
+
+
+def _stat_fields(text: str) -> list[str]:
+    # The command name is in parentheses and may itself hold spaces or ')'.
+    return text[text.rindex(")") + 2 :].split()
+
+
+def foreground_of(pane_pid: int, proc: Path = PROC) -> Foreground | None:
+    """The foreground process group leader of ``pane_pid``'s terminal, or None if unreadable."""
+    try:
+        tpgid = int(_stat_fields((proc / str(pane_pid) / "stat").read_text())[5])
+        if tpgid <= 0:
+            return None
+        base = proc / str(tpgid)
+        fields = _stat_fields((base / "stat").read_text())
+        exe = os.path.basename(os.readlink(base / "exe"))
+        argv = tuple(
+            a.decode("utf-8", "replace") for a in (base / "cmdline").read_bytes().split(b"\0")[:-1]
+        )
+        uid = next(
+            int(line.split()[1])
+            for line in (base / "status").read_text().splitlines()
+            if line.startswith("Uid:")
+        )
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
+    return Foreground(
+        pid=tpgid, program=exe.removesuffix(" (deleted)"), argv=argv, uid=uid, state=fields[0]
+    )
+
+
+def interactive_arguments(argv: tuple[str, ...]) -> bool:
+    """Options only, and no ``-c``: a shell reading commands from its terminal."""
+    for arg in argv[1:]:
+        if not arg.startswith(("-", "+")) or arg in {"-", "--"}:
+            return False
+        if arg.startswith("-") and not arg.startswith("--") and "c" in arg[1:]:
+            return False
+    return True
+
+
+def refuse_foreground(pane: str, pane_pid: int, fg: Foreground | None, uid: int) -> None:
+    """Rule 2: raise ``PaneNotReady`` unless ``fg`` is a shell waiting at its prompt."""
+    if fg is None:
+        raise PaneNotReady(
+            f"pane {pane}: tmuxmcp cannot see which process is in the foreground of its "
+            "terminal (it may belong to another user), so it does not type into it; use "
+            "send_text or send_keys"
+        )
+    program = fg.program.lstrip("-")
+    if program not in POSIX_SHELLS:
+        shown = os.path.basename(fg.argv[0]) if fg.argv else program
+        faked = f" (it calls itself {shown!r})" if shown.lstrip("-") != program else ""
+        raise PaneNotReady(
+            f"pane {pane} is running {program!r}{faked} in the foreground, not a shell at its "
+            "prompt; run_command only types into a POSIX shell waiting for a command. Use "
+            "send_text or send_keys to talk to that program, or send_keys C-c to stop it"
+        )
+    if fg.uid != uid:
+        raise PaneNotReady(
+            f"pane {pane}'s foreground shell runs as another user (uid {fg.uid}); run_command "
+            "types only into shells of the user tmuxmcp runs as. Use send_text instead"
+        )
+    if fg.pid != pane_pid and not interactive_arguments(fg.argv):
+        raise PaneNotReady(
+            f"pane {pane} is running a shell script ({' '.join(fg.argv)[:80]!r}) in the "
+            "foreground, which may be waiting for an answer; run_command does not type into "
+            "it. Answer it with send_text, or stop it with send_keys C-c"
+        )
+    if not interactive_arguments(fg.argv):
+        raise PaneNotReady(
+            f"pane {pane}'s shell runs a script or a -c command, not an interactive prompt; "
+            "use send_text or send_keys"
+        )
+    if fg.state not in ("S", "I"):
+        raise PaneNotReady(
+            f"pane {pane}'s shell is busy (process state {fg.state}), not waiting at its "
+            "prompt; wait for it (wait_for_idle) or send_keys C-c"
+        )
+
+
+def refuse_by_name(pane: str, state: PaneState) -> None:
+    """Rule 2 without /proc: the name tmux reports (weaker: a program can fake it)."""
+    program = os.path.basename(state.command).lstrip("-")
+    if program not in POSIX_SHELLS:
+        raise PaneNotReady(
+            f"pane {pane} is running {program or 'an unknown program'!r}, not a shell at its "
+            "prompt; run_command only types into POSIX shells (use send_text or send_keys "
+            "for other programs)"
+        )
+
+
+def refuse_state(pane: str, state: PaneState) -> None:
+    """Rule 1."""
+    if state.dead:
+        raise PaneNotReady(f"pane {pane} is dead; respawn it or use another pane")
+    if state.in_mode:
+        raise PaneNotReady(
+            f"pane {pane} is in copy or view mode; leave it (send_keys q or Escape) first"
+        )
+    if state.alternate:
+        raise PaneNotReady(
+            f"pane {pane} shows a full-screen program (the alternate screen is on), not a "
+            "shell prompt; use send_text or send_keys, or quit that program first"
+        )
+
+
+def refuse_continuation(pane: str, state: PaneState, screen: list[str]) -> None:
+    """Rule 3: the text left of the cursor is not a continuation prompt."""
+    if not 0 <= state.cursor_y < len(screen):
+        return
+    before = screen[state.cursor_y][: state.cursor_x]
+    if _CONTINUATION.match(before):
+        raise PaneNotReady(
+            f"pane {pane}'s shell is waiting for the rest of a command (its prompt is "
+            f"{before!r}: an unclosed quote, here-document, loop or a line ending in \\); "
+            "typing now would add to that command. Cancel it with send_keys C-c, then retry"
+        )
+
+
+class Shell(msgspec.Struct, frozen=True):
+    """The shell found waiting at its prompt."""
+
+    pid: int | None
+    """None where /proc is missing."""
+    program: str
+
+
+def check(pane: str, state: PaneState, screen: list[str], *, proc: Path = PROC) -> Shell:
+    """Raise ``PaneNotReady`` unless ``pane``'s shell is waiting at its prompt."""
+    refuse_state(pane, state)
+    if proc_available(proc):
+        fg = foreground_of(state.pid, proc)
+        refuse_foreground(pane, state.pid, fg, os.getuid())
+        assert fg is not None
+        shell = Shell(fg.pid, fg.program.lstrip("-"))
+    else:
+        refuse_by_name(pane, state)
+        shell = Shell(None, os.path.basename(state.command).lstrip("-"))
+    refuse_continuation(pane, state, screen)
+    return shell
+
+
+def still_waiting_at_prompt(pane_pid: int, shell_pid: int | None, proc: Path = PROC) -> bool:
+    """After typing: the same shell is in the foreground and asleep (it read, but ran nothing)."""
+    if shell_pid is None or not proc_available(proc):
+        return False
+    fg = foreground_of(pane_pid, proc)
+    return fg is not None and fg.pid == shell_pid and fg.state in ("S", "I")

@@ -1,0 +1,179 @@
+"""The state of ``run_command`` runs: their files, FIFOs and outcome, and the registry.
+
+No tmux and no processes here: a ``Run`` owns the files of one run in this
+process's private directory (mode 0700, made by ``tempfile.mkdtemp``), the
+two FIFOs it shares with the pane's shell, and its pane lock; ``RunRegistry``
+owns the runs and the nursery that watches them (see ``runs``).
+
+Rules: every file is created with ``O_EXCL | O_NOFOLLOW`` and mode 0600; a
+run is closed exactly once, which releases the shell, closes its descriptors
+(and so its pane lock) and removes its files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import shutil
+import tempfile
+
+import msgspec
+import trio
+
+from tmuxmcp.errors import TmuxMcpError
+from tmuxmcp.tools import runscript
+from tmuxmcp.tools.scrollback import Mark
+
+
+class Outcome(msgspec.Struct, frozen=True, kw_only=True):
+    """What a finished run produced."""
+
+    exit_status: int | None
+    head: list[str]
+    tail: list[str]
+    """Output lines; when the output was longer than two windows, ``lines_omitted``
+    screen rows between ``head`` and ``tail`` were not read."""
+    lines_omitted: int
+    lines_lost: int | None
+    """Rows that scrolled out of the history before they were read; None if unknown."""
+    start_lost: bool
+
+
+class Run:
+    """One typed command, from typing to collection."""
+
+    def __init__(self, run_id: str, pane: str, directory: str, index: int) -> None:
+        self.run_id = run_id
+        self.pane = pane
+        self.files = {key: os.path.join(directory, f"{key}{index}") for key in "rcnsgt"}
+        self.fence = f"tmuxmcp-{secrets.token_hex(12)}"
+        self.began = trio.current_time()
+        self.started = False
+        self.status: int | None = None
+        self.done = trio.Event()
+        self.outcome: Outcome | None = None
+        self.error: TmuxMcpError | None = None
+        self.mark: Mark | None = None
+        self.typed = ""
+        self.restore_path: str | None = None
+        self.pane_pid = 0
+        self.shell_pid: int | None = None
+        self.status_fd = -1
+        self.release_fd = -1
+        self.lock_fd = -1
+        self.released = False
+        self.closed = False
+        self.cancel = trio.CancelScope()
+
+    # -- files ------------------------------------------------------------------
+
+    def write_files(self, command: str, *, check_syntax: bool) -> None:
+        """Create the command, probe, status and script files and the two FIFOs."""
+        f = self.files
+        _write(f["c"], command if command.endswith("\n") else command + "\n")
+        _write(f["n"], runscript.syntax_probe(command))
+        _write(f["t"], runscript.status_return(0, None))
+        os.mkfifo(f["s"], 0o600)
+        os.mkfifo(f["g"], 0o600)
+        # Read-write opens never block, and holding the release FIFO open is
+        # what lets the shell's read-only open of it return at once. When this
+        # process dies the descriptor closes and the shell's read ends (EOF).
+        self.status_fd = os.open(f["s"], os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)
+        self.release_fd = os.open(f["g"], os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)
+        _write(f["r"], runscript.script(files=f, fence=self.fence, check_syntax=check_syntax))
+
+    def release(self) -> None:
+        """Let the script finish: it puts the path back and returns the status."""
+        if self.released or self.release_fd < 0:
+            return
+        self.released = True
+        with contextlib.suppress(OSError):
+            if self.status is not None:
+                tmp = self.files["t"] + ".new"
+                _write(tmp, runscript.status_return(self.status, self.restore_path))
+                os.replace(tmp, self.files["t"])
+            os.write(self.release_fd, b"go\n")
+
+    def close(self) -> None:
+        """Release, close every descriptor (a held lock goes with it), remove the files."""
+        if self.closed:
+            return
+        self.release()
+        self.closed = True
+        for fd in (self.status_fd, self.release_fd, self.lock_fd):
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self.status_fd = self.release_fd = self.lock_fd = -1
+        # The script's last step sources t; it is removed with the directory.
+        for key in "cnsg":
+            with contextlib.suppress(OSError):
+                os.unlink(self.files[key])
+
+    def disarm(self) -> None:
+        """The shell did not run the typed line: make sure it never can."""
+        with contextlib.suppress(OSError):
+            os.unlink(self.files["r"])
+        self.close()
+
+    # -- the status channel -----------------------------------------------------
+
+    def read_events(self, data: bytes) -> None:
+        """Take ``S`` and ``E <status>`` lines from the status FIFO."""
+        for line in data.decode("ascii", "replace").splitlines():
+            if line == "S":
+                self.started = True
+            elif line.startswith("E ") and line[2:].isdigit():
+                self.started = True
+                self.status = int(line[2:])
+
+
+def _write(path: str, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
+
+
+KEEP_FINISHED = 64
+"""Finished runs kept for ``wait_for_command`` to report again."""
+
+
+class RunRegistry:
+    """Every run of this process, its private directory and its watchers."""
+
+    def __init__(self) -> None:
+        self._directory: str | None = None
+        self._count = 0
+        self.runs: dict[str, Run] = {}
+        self.busy: dict[str, Run] = {}
+        self.nursery: trio.Nursery | None = None
+
+    def attach(self, nursery: trio.Nursery | None) -> None:
+        """Watch runs in ``nursery`` (the server's), so they outlive the calls that start them."""
+        self.nursery = nursery
+
+    def directory(self) -> str:
+        """This process's private directory (0700), made on first use."""
+        if self._directory is None:
+            self._directory = tempfile.mkdtemp(prefix="tmuxmcp-")
+        return self._directory
+
+    def new_run(self, pane: str) -> Run:
+        """A fresh run with its own id and file names."""
+        self._count += 1
+        run = Run(secrets.token_hex(6), pane, self.directory(), self._count)
+        self.runs[run.run_id] = run
+        finished = [r for r in self.runs.values() if r.done.is_set()]
+        for old in finished[: max(0, len(finished) - KEEP_FINISHED)]:
+            self.runs.pop(old.run_id, None)
+        return run
+
+    def shutdown(self) -> None:
+        """Release every shell still held and remove the private directory."""
+        for run in list(self.runs.values()):
+            run.cancel.cancel()
+            run.close()
+        if self._directory is not None:
+            shutil.rmtree(self._directory, ignore_errors=True)
+            self._directory = None

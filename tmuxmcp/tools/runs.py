@@ -1,0 +1,366 @@
+"""The life of one ``run_command`` run: files, typing, the status channel, collection.
+
+A run is typed once and then watched by a task of the server's own nursery
+(``RunRegistry.attach``), not by the call that started it: when a call times
+out, the command keeps running and its watcher keeps waiting, so the pane's
+shell is released the moment the command ends (its next prompt is not held
+hostage), and ``wait_for_command`` later returns the same result.
+
+The status comes from the FIFO ``s<k>`` (see ``runscript``), never from the
+screen, so a pane program that reads the screen cannot forge it. The output
+is the screen between the prompt row (a ``scrollback.Mark`` taken just before
+typing, found again even after history trims) and the cursor at the fence,
+read while the script still holds the shell back from drawing its prompt.
+
+Bounded reads: the output is read in at most two windows of ``WINDOW_ROWS``
+screen rows (head and tail); rows between them are counted, not read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from collections.abc import Iterator
+
+import msgspec
+import trio
+
+from tmuxmcp.driver.argv import cmd
+from tmuxmcp.driver.records import RecordFormat
+from tmuxmcp.errors import PaneNotReady, TmuxCommandFailed, TmuxMcpError
+from tmuxmcp.tools import readiness, runscript
+from tmuxmcp.tools.context import ToolContext
+from tmuxmcp.tools.query import typed_record
+from tmuxmcp.tools.run_state import Outcome, Run
+from tmuxmcp.tools.scrollback import (
+    FRAME_FIELDS,
+    Frame,
+    Mark,
+    View,
+    explain_gap,
+    fingerprint,
+    mark_at,
+)
+
+WINDOW_ROWS = 2000
+"""Rows read for the head and for the tail of a long output (bounded reads)."""
+SPECULATIVE_ROWS = 200
+"""History rows read with the end frame, enough for most outputs in one invocation."""
+START_GRACE = 2.0
+"""Seconds after typing before a shell that has not started the script is examined."""
+FENCE_WAIT = 2.0
+"""Seconds to wait for tmux to draw the command's last output (the fence)."""
+
+_FIELDS = {**FRAME_FIELDS, "path": "pane_path"}
+
+
+class PathFrame(msgspec.Struct, frozen=True, kw_only=True):
+    """A frame plus ``#{pane_path}``, where the fence shows."""
+
+    frame: Frame
+    path: str
+
+
+# -- tmux observations -------------------------------------------------------------
+
+
+def _frame_of(text: str, frame_format: RecordFormat) -> PathFrame:
+    records = frame_format.parse(text)
+    if len(records) != 1:
+        raise TmuxCommandFailed("tmux returned a pane record tmuxmcp could not parse")
+    raw = records[0]
+    frame: Frame = typed_record(raw, FRAME_FIELDS, Frame)
+    return PathFrame(frame=frame, path=raw["pane_path"])
+
+
+def _rows(text: str) -> list[str]:
+    rows = text.split("\n")
+    if rows and rows[-1] == "":
+        rows.pop()
+    return rows
+
+
+async def read_state(ctx: ToolContext, pane: str) -> tuple[readiness.PaneState, list[str]]:
+    """The pane's state and its visible screen, in one invocation."""
+    fmt = RecordFormat(list(readiness.STATE_FIELDS.values()))
+    out = await ctx.client.run(
+        cmd("display-message", "-p", t=pane, args=[fmt.template]),
+        cmd("capture-pane", "-p", t=pane),
+    )
+    head, _, body = out.stdout.partition("\n")
+    records = fmt.parse(head)
+    if len(records) != 1:
+        raise TmuxCommandFailed("tmux returned a pane record tmuxmcp could not parse")
+    state: readiness.PaneState = typed_record(
+        records[0], readiness.STATE_FIELDS, readiness.PaneState
+    )
+    return state, _rows(body)
+
+
+async def type_line(
+    ctx: ToolContext, run: Run, command: str, *, suppress_history: bool, check_syntax: bool
+) -> None:
+    """Take the start mark and type the line, in one invocation."""
+    fmt = RecordFormat(list(_FIELDS.values()))
+    name = f"tmuxmcp-{secrets.token_hex(8)}"
+    run.write_files(command, check_syntax=check_syntax)
+    run.typed = runscript.typed_line(command, run.files["r"], suppress_history=suppress_history)
+    out = await ctx.client.run(
+        cmd("display-message", "-p", t=run.pane, args=[fmt.template]),
+        cmd("capture-pane", "-p", t=run.pane, S=-2),
+        cmd("load-buffer", b=name, args=["-"]),
+        cmd("paste-buffer", "-d", "-r", b=name, t=run.pane),
+        stdin=run.typed.encode("utf-8"),
+    )
+    head, _, body = out.stdout.partition("\n")
+    found = _frame_of(head, fmt)
+    start = found.frame
+    run.restore_path = found.path
+    rows = _rows(body)
+    view = View(start, rows[-(start.history_size + start.height) :])
+    run.mark = mark_at(view, view.cursor_row)
+
+
+# -- watching ------------------------------------------------------------------------
+
+
+async def watch(ctx: ToolContext, run: Run) -> None:
+    """Wait for the status, collect the output, release the shell. Never raises."""
+    try:
+        with run.cancel:
+            await _wait_for_status(run)
+            if run.status is not None:
+                run.outcome = await collect(ctx, run)
+    except TmuxMcpError as exc:
+        run.error = exc
+    finally:
+        run.close()
+        if ctx.runs.busy.get(run.pane) is run:
+            del ctx.runs.busy[run.pane]
+        run.done.set()
+
+
+async def _wait_for_status(run: Run) -> None:
+    grace = run.began + START_GRACE
+    while run.status is None:
+        with trio.move_on_after(1.0):
+            await trio.lowlevel.wait_readable(run.status_fd)
+            with contextlib.suppress(BlockingIOError):
+                run.read_events(os.read(run.status_fd, 4096))
+            continue
+        if not _alive(run.shell_pid or run.pane_pid):
+            run.error = PaneNotReady(
+                f"the shell of pane {run.pane} exited while running the command (an `exit`, "
+                "`exec` or errexit?); no exit status was reported"
+            )
+            return
+        if (
+            not run.started
+            and trio.current_time() >= grace
+            and readiness.still_waiting_at_prompt(run.pane_pid, run.shell_pid)
+        ):
+            run.disarm()
+            run.error = PaneNotReady(
+                f"pane {run.pane}'s shell read the typed line but did not run it: it is "
+                "waiting for more input (an unclosed quote, here-document, or a line ending "
+                "in \\) or a builtin `read` took it. Nothing ran; tmuxmcp removed its script, "
+                "so that line can never run it. Cancel the pending input with send_keys C-c"
+            )
+            return
+
+
+def _alive(pid: int) -> bool:
+    if pid <= 0:
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+# -- collection ---------------------------------------------------------------------
+
+
+def _split(text: str, separator: str) -> list[str]:
+    return text.split(separator + "\n")
+
+
+async def _end_frame(
+    ctx: ToolContext, pane: str, back: int
+) -> tuple[PathFrame, list[str], list[str]]:
+    """The frame, and the physical and joined rows from ``back`` history rows up."""
+    fmt = RecordFormat(list(_FIELDS.values()))
+    sep = f"tmuxmcp-sep-{secrets.token_hex(8)}"
+    out = await ctx.client.run(
+        cmd("display-message", "-p", t=pane, args=[fmt.template]),
+        cmd("display-message", "-p", t=pane, args=[sep]),
+        cmd("capture-pane", "-p", t=pane, S=-back),
+        cmd("display-message", "-p", t=pane, args=[sep]),
+        cmd("capture-pane", "-p", "-J", t=pane, S=-back),
+    )
+    parts = _split(out.stdout, sep)
+    if len(parts) != 3:
+        raise TmuxCommandFailed("tmux returned a capture tmuxmcp could not split")
+    found = _frame_of(parts[0], fmt)
+    frame = found.frame
+    phys = _rows(parts[1])
+    end = min(back, frame.history_size) + frame.height
+    return found, phys[-end:], _rows(parts[2])
+
+
+def _candidates(mark: Mark, frame: Frame) -> Iterator[int]:
+    """Where the mark can be now: where it was, or moved up by whole history trims."""
+    trim = max(1, frame.history_limit // 10)
+    at = mark.row
+    while at >= 0:
+        yield at
+        at -= trim
+
+
+def _head_ok(mark: Mark, view: View, at: int) -> bool:
+    if not mark.head:
+        return True
+    return view.top <= at < view.end and view.row(at).startswith(mark.head)
+
+
+async def _locate(ctx: ToolContext, run: Run, frame: Frame, view: View) -> int | None:
+    """Where the prompt row is now (Rule 1 of ``scrollback``), or None when it is gone."""
+    mark = run.mark
+    assert mark is not None
+    if mark.alternate != frame.alternate or mark.width != frame.width:
+        return None
+    far: list[int] = []
+    for at in _candidates(mark, frame):
+        if view.top + 2 <= at <= view.end or (at < 2 and view.top == 0):
+            if fingerprint(view, at) == mark.fingerprint and _head_ok(mark, view, at):
+                return at
+        elif at < view.top + 2:
+            far.append(at)
+    far = far[:12]
+    if not far:
+        return None
+    h = frame.history_size
+    sep = f"tmuxmcp-sep-{secrets.token_hex(8)}"
+    commands = []
+    for r in far:
+        commands += [
+            cmd("display-message", "-p", t=run.pane, args=[sep]),
+            cmd("capture-pane", "-p", t=run.pane, S=max(r - 2, 0) - h, E=r - h),
+        ]
+    out = await ctx.client.run(*commands)
+    chunks = _split(out.stdout, sep)[1:]
+    for r, chunk in zip(far, chunks, strict=False):
+        rows = _rows(chunk)
+        small = View(msgspec.structs.replace(frame, history_size=r + 1, height=0), rows)
+        if fingerprint(small, r) == mark.fingerprint and _head_ok(mark, small, r):
+            return r
+    return None
+
+
+async def _joined(
+    ctx: ToolContext, pane: str, frame: Frame, windows: list[tuple[int, int]]
+) -> list[list[str]]:
+    """Joined rows of each (first, last) window of absolute rows, in one invocation."""
+    h = frame.history_size
+    sep = f"tmuxmcp-sep-{secrets.token_hex(8)}"
+    commands = []
+    for first, last in windows:
+        commands += [
+            cmd("display-message", "-p", t=pane, args=[sep]),
+            cmd("capture-pane", "-p", "-J", t=pane, S=first - h, E=last - h),
+        ]
+    out = await ctx.client.run(*commands)
+    return [_rows(chunk) for chunk in _split(out.stdout, sep)[1:]]
+
+
+def _typed_index(lines: list[str], typed: str) -> int | None:
+    """Index of the joined line that holds the prompt and the typed line."""
+    needle = typed.strip()
+    for index, line in enumerate(lines):
+        at = line.find(needle)
+        if at >= 0 and line[at + len(needle) :][:1] in ("", " "):
+            return index
+    return None
+
+
+async def _await_fence(ctx: ToolContext, run: Run) -> tuple[PathFrame, list[str], list[str]]:
+    deadline = trio.current_time() + FENCE_WAIT
+    delay = 0.001
+    while True:
+        found = await _end_frame(ctx, run.pane, SPECULATIVE_ROWS)
+        if found[0].path == run.fence or trio.current_time() >= deadline:
+            return found
+        await trio.sleep(delay)
+        delay = min(delay * 2, 0.05)
+
+
+async def collect(ctx: ToolContext, run: Run) -> Outcome:
+    """Read the output once tmux has drawn all of it; the shell is still held."""
+    return await _read_output(ctx, run, *await _await_fence(ctx, run))
+
+
+async def peek(ctx: ToolContext, run: Run) -> Outcome:
+    """The output so far of a run still going (for a timed-out call)."""
+    return await _read_output(ctx, run, *await _end_frame(ctx, run.pane, SPECULATIVE_ROWS))
+
+
+async def last_line(ctx: ToolContext, pane: str) -> str:
+    """The last non-blank row of the pane's screen (for progress messages)."""
+    out = await ctx.client.run(cmd("capture-pane", "-p", t=pane))
+    rows = [row.rstrip() for row in out.stdout.split("\n") if row.strip()]
+    return rows[-1] if rows else ""
+
+
+async def _read_output(
+    ctx: ToolContext, run: Run, found: PathFrame, phys: list[str], joined: list[str]
+) -> Outcome:
+    frame = found.frame
+    view = View(frame, phys)
+    end_row = frame.history_size + frame.cursor_y
+    cursor_text = view.row(end_row) if view.top <= end_row < view.end else ""
+    keep_cursor_row = frame.cursor_x > 0 or bool(cursor_text.strip())
+    last = end_row if keep_cursor_row else end_row - 1
+    start = await _locate(ctx, run, frame, view)
+    lines_lost: int | None = 0
+    omitted = 0
+    typed_at = _typed_index(joined, run.typed) if start is not None and start >= view.top else None
+    if typed_at is not None:
+        # All of it was in the first capture: drop the rows below the output.
+        below = frame.height - 1 - frame.cursor_y + (0 if keep_cursor_row else 1)
+        body = joined[typed_at + 1 : len(joined) - below if below else None]
+        head, tail = body, list[str]()
+    else:
+        if start is None:
+            assert run.mark is not None
+            gap = explain_gap(run.mark, View(frame, []))
+            lines_lost = gap.lines_lost if gap.reason == "history-limit" else None
+            first = 0
+        else:
+            first = start
+        total = last - first + 1
+        if total <= 2 * WINDOW_ROWS:
+            (head,) = await _joined(ctx, run.pane, frame, [(first, last)])
+            tail = list[str]()
+        else:
+            head, tail = await _joined(
+                ctx,
+                run.pane,
+                frame,
+                [(first, first + WINDOW_ROWS - 1), (last - WINDOW_ROWS + 1, last)],
+            )
+            omitted = total - 2 * WINDOW_ROWS
+        if start is not None:
+            at = _typed_index(head[:8], run.typed)
+            head = head[(at if at is not None else 0) + 1 :]
+    return Outcome(
+        exit_status=run.status,
+        head=[line.rstrip() for line in head],
+        tail=[line.rstrip() for line in tail],
+        lines_omitted=omitted,
+        lines_lost=lines_lost,
+        start_lost=start is None,
+    )
