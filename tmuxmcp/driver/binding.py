@@ -81,6 +81,10 @@ async def probe(client: TmuxClient) -> dict[str, str] | None:
 
 
 START_VARIABLE = "TMUXMCP_START"
+HISTORY_LIMIT = 50_000
+"""Lines of history per pane on a server tmuxmcp starts (tmux's default is 2,000), so a
+long command's output stays readable. A full history costs the tmux server about
+width x 50,000 cells: roughly 20 MB for an 80-column pane of plain text."""
 
 
 async def start_minimal_server(client: TmuxClient) -> str:
@@ -95,7 +99,13 @@ async def start_minimal_server(client: TmuxClient) -> str:
         "-f",
         MINIMAL_CONFIG,
         *client.socket.argv(),
-        *render([cmd("start-server"), cmd("set-option", "-s", args=["exit-empty", "off"])]),
+        *render(
+            [
+                cmd("start-server"),
+                cmd("set-option", "-s", args=["exit-empty", "off"]),
+                cmd("set-option", "-g", args=["history-limit", str(HISTORY_LIMIT)]),
+            ]
+        ),
     ]
     done = await _spawn.run_argv(
         argv, env={**client.env, START_VARIABLE: nonce}, seconds=client.timeout

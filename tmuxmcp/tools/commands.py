@@ -40,13 +40,12 @@ from tmuxmcp.sinks.text import MAX_COMMAND_BYTES, encode_command
 from tmuxmcp.tools import panelock, readiness, runs, runscript
 from tmuxmcp.tools.context import Handler, ToolContext, _no_progress
 from tmuxmcp.tools.run_state import Outcome, Run
+from tmuxmcp.tools.runs import HEAD_SHARE
 
 DEFAULT_TIMEOUT = 30.0
 MAX_TIMEOUT = 600.0
 DEFAULT_OUTPUT_BYTES = 64 * 1024
 MAX_OUTPUT_BYTES = 1024 * 1024
-HEAD_SHARE = 4
-"""The head keeps 1/HEAD_SHARE of the output budget, the tail the rest."""
 
 
 Timeout = Annotated[
@@ -263,6 +262,27 @@ async def _wait_turn(ctx: ToolContext, pane: str, seconds: float) -> None:
     )
 
 
+SETTLE_SECONDS = 1.0
+"""How long a shell that is still running (drawing its prompt after the previous
+command, say) is given to get back to its prompt before the call is refused."""
+
+
+async def _ready_shell(ctx: ToolContext, pane: str) -> tuple[readiness.Shell, readiness.PaneState]:
+    settle = trio.current_time() + SETTLE_SECONDS
+    delay = 0.002
+    while True:
+        state, screen = await runs.read_state(ctx, pane)
+        if state.pane_id != pane:
+            raise ObjectNotFound(f"tmux did not report pane {pane}")
+        try:
+            return readiness.check(pane, state, screen), state
+        except readiness.ShellBusy:
+            if trio.current_time() >= settle:
+                raise
+        await trio.sleep(delay)
+        delay = min(delay * 2, 0.05)
+
+
 async def run_command(ctx: ToolContext, args: RunCommandArgs) -> RunCommandResult:
     """Handler for run_command: one run at a time per pane, across processes."""
     pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
@@ -281,13 +301,11 @@ async def run_command(ctx: ToolContext, args: RunCommandArgs) -> RunCommandResul
     )
     run: Run | None = None
     try:
-        state, screen = await runs.read_state(ctx, pane)
-        if state.pane_id != pane:
-            raise ObjectNotFound(f"tmux did not report pane {pane}")
-        shell = readiness.check(pane, state, screen)
+        shell, state = await _ready_shell(ctx, pane)
         run = ctx.runs.new_run(pane)
         run.lock_fd, lock = lock, -1
         run.pane_pid, run.shell_pid = state.pid, shell.pid
+        run.budget = args.max_output_bytes
         ctx.runs.busy[pane] = run
         await runs.type_line(
             ctx,

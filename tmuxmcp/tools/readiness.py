@@ -49,6 +49,10 @@ _CONTINUATION = re.compile(rf"^(?:> ?|(?:(?:{_ZSH_CONTEXTS}) )*(?:{_ZSH_CONTEXTS
 default ``> `` (sh, dash, bash, ksh) or zsh's ``%_> `` (its parser contexts)."""
 
 
+class ShellBusy(PaneNotReady):
+    """You get this when the pane's shell is running (not yet back at its prompt)."""
+
+
 class PaneState(msgspec.Struct, frozen=True, kw_only=True):
     """What tmux says about a pane, read together with its screen."""
 
@@ -167,7 +171,7 @@ def refuse_foreground(pane: str, pane_pid: int, fg: Foreground | None, uid: int)
             "use send_text or send_keys"
         )
     if fg.state not in ("S", "I"):
-        raise PaneNotReady(
+        raise ShellBusy(
             f"pane {pane}'s shell is busy (process state {fg.state}), not waiting at its "
             "prompt; wait for it (wait_for_idle) or send_keys C-c"
         )

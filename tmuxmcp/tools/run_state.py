@@ -56,6 +56,8 @@ class Run:
         self.error: TmuxMcpError | None = None
         self.mark: Mark | None = None
         self.typed = ""
+        self.budget = 64 * 1024
+        """Bytes of output to collect (the starting call's max_output_bytes)."""
         self.restore_path: str | None = None
         self.pane_pid = 0
         self.shell_pid: int | None = None

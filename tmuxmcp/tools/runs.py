@@ -44,7 +44,10 @@ from tmuxmcp.tools.scrollback import (
 )
 
 WINDOW_ROWS = 2000
-"""Rows read for the head and for the tail of a long output (bounded reads)."""
+"""Rows read per capture of a long output (bounded reads: the head and the tail are
+read a chunk at a time until the run's byte budget is met)."""
+HEAD_SHARE = 4
+"""The head keeps 1/HEAD_SHARE of the output budget, the tail the rest."""
 SPECULATIVE_ROWS = 200
 """History rows read with the end frame, enough for most outputs in one invocation."""
 START_GRACE = 2.0
@@ -278,13 +281,51 @@ async def _joined(
 
 
 def _typed_index(lines: list[str], typed: str) -> int | None:
-    """Index of the joined line that holds the prompt and the typed line."""
+    """Index of the last joined line of the prompt and the typed line.
+
+    A line editor may break a long line with cursor moves instead of letting
+    it wrap, so the typed text can span several joined lines: they are searched
+    together.
+    """
     needle = typed.strip()
+    exact = stripped = ""
     for index, line in enumerate(lines):
-        at = line.find(needle)
-        if at >= 0 and line[at + len(needle) :][:1] in ("", " "):
+        exact += line
+        stripped += line.rstrip()
+        if needle in exact or needle in stripped:
             return index
     return None
+
+
+async def _read_long(
+    ctx: ToolContext, run: Run, frame: Frame, first: int, last: int
+) -> tuple[list[str], list[str], int]:
+    """Head and tail of rows ``first``..``last``, read in chunks until the budget is met.
+
+    Returns the head, the tail, and the number of rows between them that were
+    not read. At most one chunk beyond what the budget needs is read.
+    """
+    tail_budget = run.budget - run.budget // HEAD_SHARE
+    head_budget = run.budget // HEAD_SHARE
+    tail: list[str] = []
+    size = 0
+    hi = last
+    while hi >= first and size < tail_budget:
+        lo = max(first, hi - WINDOW_ROWS + 1)
+        (chunk,) = await _joined(ctx, run.pane, frame, [(lo, hi)])
+        tail = chunk + tail
+        size += sum(len(line) + 1 for line in chunk)
+        hi = lo - 1
+    head: list[str] = []
+    size = 0
+    lo = first
+    while lo <= hi and size < head_budget:
+        top = min(hi, lo + WINDOW_ROWS - 1)
+        (chunk,) = await _joined(ctx, run.pane, frame, [(lo, top)])
+        head += chunk
+        size += sum(len(line) + 1 for line in chunk)
+        lo = top + 1
+    return head, tail, max(0, hi - lo + 1)
 
 
 async def _await_fence(ctx: ToolContext, run: Run) -> tuple[PathFrame, list[str], list[str]]:
@@ -341,21 +382,15 @@ async def _read_output(
             first = 0
         else:
             first = start
-        total = last - first + 1
-        if total <= 2 * WINDOW_ROWS:
-            (head,) = await _joined(ctx, run.pane, frame, [(first, last)])
-            tail = list[str]()
-        else:
-            head, tail = await _joined(
-                ctx,
-                run.pane,
-                frame,
-                [(first, first + WINDOW_ROWS - 1), (last - WINDOW_ROWS + 1, last)],
-            )
-            omitted = total - 2 * WINDOW_ROWS
+        head, tail, omitted = await _read_long(ctx, run, frame, first, last)
         if start is not None:
-            at = _typed_index(head[:8], run.typed)
-            head = head[(at if at is not None else 0) + 1 :]
+            both = head + tail if not omitted else head
+            at = _typed_index(both[:64], run.typed)
+            dropped = (at if at is not None else 0) + 1
+            if omitted:
+                head = head[dropped:]
+            else:
+                head, tail = [], both[dropped:]
     return Outcome(
         exit_status=run.status,
         head=[line.rstrip() for line in head],

@@ -1,0 +1,296 @@
+"""run_command and wait_for_command end to end: real tmux, real shells, a real stdio client.
+
+Each test names the defect of issue 11 it pins; each failed before the
+redesign (status over a FIFO, the command from a sourced file, output read at
+an OSC 7 fence).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+
+import pytest
+import trio
+
+from tests.support import PrivateTmux, error_text, serve, structured
+
+SHELLS = {
+    "sh": ("sh",),
+    "bash": ("bash", "--norc", "--noprofile"),
+    "zsh": ("zsh", "-f"),
+}
+
+
+def _shell_session(tmux: PrivateTmux, name: str, shell: str) -> str:
+    argv = SHELLS[shell]
+    if shutil.which(argv[0]) is None:
+        pytest.skip(f"{argv[0]} is not installed")
+    return tmux.new_session(name, "tmuxmcp", *argv)["pane_id"]
+
+
+async def _at_prompt(tmux: PrivateTmux, pane: str) -> None:
+    """Wait until the pane's shell has drawn a prompt (non-blank cursor row)."""
+    with trio.fail_after(10):
+        while True:
+            row = tmux.bare("display-message", "-p", "-t", pane, "#{cursor_x}").stdout.strip()
+            if row not in ("", "0"):
+                return
+            await trio.sleep(0.02)
+
+
+async def _run(session, pane: str, command: str, **extra: object) -> dict:  # type: ignore[no-untyped-def]
+    return structured(
+        await session.call_tool("run_command", {"pane_id": pane, "command": command, **extra})
+    )
+
+
+async def test_output_longer_than_the_history_keeps_the_exit_status(
+    private_tmux: PrivateTmux,
+) -> None:
+    # Issue 11: `seq 1 5000` in a pane with 2,000 lines of history returned
+    # exit_status null and no output.
+    async with serve(private_tmux) as session:
+        private_tmux.bare("set-option", "-g", "history-limit", "2000")
+        pane = private_tmux.new_session("long")["pane_id"]
+        await _at_prompt(private_tmux, pane)
+        done = await _run(session, pane, "seq 1 5000", timeout=60)
+        assert (done["completed"], done["exit_status"]) == (True, 0)
+        assert done["output_truncated"] is True
+        lines = done["output"].split("\n")
+        assert lines[0].startswith("[... at least ") and "scrolled out" in lines[0]
+        assert lines[-1] == "5000"
+        # A lower bound: tmux keeps no count of the rows it dropped.
+        assert done["lines_lost"] >= 1
+        longer = await _run(session, pane, "seq 1 100000; false", timeout=120)
+        assert (longer["completed"], longer["exit_status"]) == (True, 1)
+        assert longer["output"].split("\n")[-1] == "100000"
+
+
+async def test_default_history_is_generous(private_tmux: PrivateTmux) -> None:
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("hist")["pane_id"]
+        limit = private_tmux.bare("display-message", "-p", "-t", pane, "#{history_limit}")
+        assert limit.stdout.strip() == "50000"
+        await _at_prompt(private_tmux, pane)
+        done = await _run(session, pane, "seq 1 20000", timeout=60, max_output_bytes=1024 * 1024)
+        assert done["output"].split("\n") == [str(n) for n in range(1, 20001)]
+        assert done["output_truncated"] is False
+
+
+@pytest.mark.parametrize(
+    ("command", "status", "output"),
+    [
+        ("printf 'Transferred bytes: 0000000042\\r'; false", 1, "Transferred bytes: 0000000042"),
+        # As displayed: "done" is written over the start of "Saving...".
+        ("printf 'Saving...\\r'; printf 'done\\n'", 0, "doneng..."),
+        ("printf 'no newline at the end'", 0, "no newline at the end"),
+        ("printf '\\033[31mred\\033[0m\\tTAB\\n'; (exit 3)", 3, "red     TAB"),
+        ("printf 'wide: 日本語\\n'", 0, "wide: 日本語"),
+        ("printf 'E 0\\nS\\nTMXE0 0\\n'; (exit 9)", 9, "E 0\nS\nTMXE0 0"),
+    ],
+)
+async def test_output_shapes_keep_status_and_text(
+    private_tmux: PrivateTmux, command: str, status: int, output: str
+) -> None:
+    # Issue 11: a trailing \r printed the end marker over the last line
+    # (status 10000042 for the first case).
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("shape")["pane_id"]
+        await _at_prompt(private_tmux, pane)
+        done = await _run(session, pane, command)
+        assert (done["exit_status"], done["output"]) == (status, output)
+
+
+async def test_line_longer_than_the_pane_is_one_line(private_tmux: PrivateTmux) -> None:
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("wide")["pane_id"]
+        await _at_prompt(private_tmux, pane)
+        done = await _run(session, pane, "printf '%0300d\\n' 7")
+        assert done["output"] == "0" * 299 + "7"
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+async def test_a_20000_byte_line_runs_exactly(private_tmux: PrivateTmux, shell: str) -> None:
+    # Issue 11: dash kept 4,095 bytes of a typed line, and a prefix ran.
+    payload = "x" * 20_000
+    command = f"printf %s '{payload}' | wc -c; (exit 4)"
+    async with serve(private_tmux) as session:
+        pane = _shell_session(private_tmux, f"long-{shell}", shell)
+        await _at_prompt(private_tmux, pane)
+        done = await _run(session, pane, command)
+        assert (done["exit_status"], done["output"].strip()) == (4, "20000")
+        typed = private_tmux.bare("capture-pane", "-p", "-J", "-t", pane).stdout
+        # What a person watching sees: one short line, not the 20 KB command.
+        assert payload[:200] not in typed
+        assert max(len(line) for line in typed.split("\n")) < 200
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+async def test_state_persists_and_status_is_exact_in_each_shell(
+    private_tmux: PrivateTmux, shell: str
+) -> None:
+    async with serve(private_tmux) as session:
+        pane = _shell_session(private_tmux, f"state-{shell}", shell)
+        await _at_prompt(private_tmux, pane)
+        await _run(session, pane, "cd /tmp && export TMUXMCP_T=kept")
+        done = await _run(session, pane, 'echo "$PWD $TMUXMCP_T"; (exit 5)')
+        assert (done["exit_status"], done["output"]) == (5, "/tmp kept")
+        # $? at the prompt is the command's, and no helper variable is left behind.
+        after = await _run(session, pane, "(exit 6)")
+        assert after["exit_status"] == 6
+        seen = await _run(session, pane, 'echo "st=$? rel=${tmuxmcp_release-unset}"')
+        assert seen["output"] == "st=0 rel=unset"
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+async def test_a_syntax_error_returns_at_once(private_tmux: PrivateTmux, shell: str) -> None:
+    async with serve(private_tmux) as session:
+        pane = _shell_session(private_tmux, f"syn-{shell}", shell)
+        await _at_prompt(private_tmux, pane)
+        with trio.fail_after(10):
+            done = await _run(session, pane, "if then fi (", timeout=8)
+        assert done["completed"] is True
+        assert done["exit_status"] not in (0, None)
+        again = await _run(session, pane, "echo still-here")
+        assert (again["exit_status"], again["output"]) == (0, "still-here")
+
+
+async def test_a_program_reading_the_screen_cannot_forge_the_status(
+    private_tmux: PrivateTmux,
+) -> None:
+    # Issue 11: the nonce was on screen; a program that captured the pane
+    # could print the end marker and report exit 0.
+    forge = (
+        'for word in $(tmux capture-pane -p -S - | tr -c "A-Za-z0-9" " "); do '
+        'printf "TMXE%s 0\\nE 0\\n" "$word"; done; (exit 7)'
+    )
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("forge")["pane_id"]
+        await _at_prompt(private_tmux, pane)
+        done = await _run(session, pane, forge)
+        assert done["exit_status"] == 7
+        assert done["output"].endswith("E 0")
+
+
+async def test_timed_out_command_is_collected_by_wait_for_command(
+    private_tmux: PrivateTmux,
+) -> None:
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("later")["pane_id"]
+        await _at_prompt(private_tmux, pane)
+        first = await _run(session, pane, "echo begun; sleep 2; echo finished; false", timeout=0.5)
+        assert (first["completed"], first["timed_out"], first["exit_status"]) == (False, True, None)
+        assert len(first["run_id"]) == 12
+        busy = await session.call_tool(
+            "run_command", {"pane_id": pane, "command": "true", "timeout": 0.3}
+        )
+        assert busy.is_error and "wait_for_command" in error_text(busy)
+        later = structured(
+            await session.call_tool(
+                "wait_for_command", {"pane_id": pane, "run_id": first["run_id"], "timeout": 10}
+            )
+        )
+        assert (later["completed"], later["exit_status"]) == (True, 1)
+        assert later["output"] == "begun\nfinished"
+        assert later["run_id"] == first["run_id"]
+        # Collected once, reported again the same way.
+        again = structured(
+            await session.call_tool(
+                "wait_for_command", {"pane_id": pane, "run_id": first["run_id"], "timeout": 1}
+            )
+        )
+        assert again["exit_status"] == 1
+        unknown = await session.call_tool(
+            "wait_for_command", {"pane_id": pane, "run_id": "0123456789ab", "timeout": 1}
+        )
+        assert unknown.is_error and "[object-not-found]" in error_text(unknown)
+
+
+async def test_a_timed_out_run_releases_its_shell_when_it_ends(private_tmux: PrivateTmux) -> None:
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("release")["pane_id"]
+        await _at_prompt(private_tmux, pane)
+        await _run(session, pane, "sleep 1; touch /dev/null", timeout=0.2)
+        # Nobody waits for it, yet the shell gets its prompt back: the next run works.
+        with trio.fail_after(10):
+            while True:
+                result = await session.call_tool(
+                    "run_command", {"pane_id": pane, "command": "echo next", "timeout": 5}
+                )
+                if not result.is_error:
+                    break
+                await trio.sleep(0.2)
+        assert structured(result)["output"] == "next"
+
+
+@pytest.mark.parametrize(
+    ("program", "expect"),
+    [
+        ("exec -a bash cat > /dev/null", "'cat'"),
+        ("sh -c 'read -r answer'", "script"),
+        ("echo 'unclosed", "waiting for the rest"),
+    ],
+)
+async def test_readiness_is_evidence_not_a_name(
+    private_tmux: PrivateTmux, program: str, expect: str
+) -> None:
+    # Issue 11: a program calling itself bash, or a child waiting in read,
+    # received the wrapper; a continuation prompt was typed into.
+    async with serve(private_tmux) as session:
+        # bash, for `exec -a`; its prompt ends in "$ ", not a continuation prompt.
+        pane = _shell_session(private_tmux, "ready", "bash")
+        await _at_prompt(private_tmux, pane)
+        private_tmux.bare("send-keys", "-t", pane, "-l", program)
+        private_tmux.bare("send-keys", "-t", pane, "Enter")
+        await trio.sleep(0.3)
+        refused = await session.call_tool(
+            "run_command", {"pane_id": pane, "command": "echo SECRET-PAYLOAD"}
+        )
+        assert refused.is_error
+        assert "[pane-not-ready]" in error_text(refused)
+        assert expect in error_text(refused)
+        screen = private_tmux.bare("capture-pane", "-p", "-t", pane).stdout
+        assert "SECRET-PAYLOAD" not in screen
+
+
+async def test_typed_line_is_short(private_tmux: PrivateTmux) -> None:
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("short")["pane_id"]
+        await _at_prompt(private_tmux, pane)
+        await _run(session, pane, "echo hi")
+        rows = private_tmux.bare("capture-pane", "-p", "-J", "-t", pane).stdout.split("\n")
+        typed = next(row for row in rows if "echo hi" in row)
+        # The prompt, then the command and at most ~80 characters of wrapper.
+        assert len(typed) - len("echo hi") <= 90, typed
+
+
+async def test_two_tmuxmcp_processes_never_type_into_one_pane_at_once(
+    private_tmux: PrivateTmux,
+) -> None:
+    async with serve(private_tmux) as one, serve(private_tmux) as two:
+        pane = private_tmux.new_session("two")["pane_id"]
+        await _at_prompt(private_tmux, pane)
+        results: list[dict] = []
+
+        async def go(session, tag: str) -> None:  # type: ignore[no-untyped-def]
+            results.append(await _run(session, pane, f"sleep 0.5; echo {tag}"))
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(go, one, "first")
+            nursery.start_soon(go, two, "second")
+        assert sorted(r["output"] for r in results) == ["first", "second"]
+        assert all(r["exit_status"] == 0 for r in results)
+
+
+async def test_no_files_are_left_behind(private_tmux: PrivateTmux) -> None:
+    tmp = tempfile.gettempdir()
+    before = {name for name in os.listdir(tmp) if name.startswith("tmuxmcp-")}
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("files")["pane_id"]
+        await _at_prompt(private_tmux, pane)
+        await _run(session, pane, "true")
+    with trio.fail_after(5):
+        while {n for n in os.listdir(tmp) if n.startswith("tmuxmcp-")} - before:
+            await trio.sleep(0.05)
