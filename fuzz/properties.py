@@ -107,6 +107,8 @@ BASE: dict[str, Callable[[World], dict[str, Any]]] = {
     "send_keys": lambda w: {"pane_id": w.pane, "keys": ["Space"]},
     "send_text": lambda w: {"pane_id": w.pane, "text": "x"},
     "run_command": lambda w: {"pane_id": w.pane, "command": "true", "timeout": 10},
+    # An unknown run: answered at once with object-not-found, and nothing is touched.
+    "wait_for_command": lambda w: {"pane_id": w.pane, "run_id": "0123456789ab", "timeout": 1},
     "paste_buffer": lambda w: {"pane_id": w.pane, "buffer": w.buffer},
     "respawn_pane": lambda w: {"pane_id": w.pane2},
     # sh's prompt "$ " is on screen, so these return at once unless the pattern changes.
