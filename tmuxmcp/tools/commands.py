@@ -265,6 +265,8 @@ async def _wait_turn(ctx: ToolContext, pane: str, seconds: float) -> None:
 SETTLE_SECONDS = 1.0
 """How long a shell that is still running (drawing its prompt after the previous
 command, say) is given to get back to its prompt before the call is refused."""
+SETTLE_PROGRAM_SECONDS = 0.5
+"""The same for a program in the foreground, which may be just exiting."""
 
 
 async def _ready_shell(ctx: ToolContext, pane: str) -> tuple[readiness.Shell, readiness.PaneState]:
@@ -278,6 +280,9 @@ async def _ready_shell(ctx: ToolContext, pane: str) -> tuple[readiness.Shell, re
             return readiness.check(pane, state, screen), state
         except readiness.ShellBusy:
             if trio.current_time() >= settle:
+                raise
+        except readiness.ProgramInForeground:
+            if trio.current_time() >= settle - SETTLE_SECONDS + SETTLE_PROGRAM_SECONDS:
                 raise
         await trio.sleep(delay)
         delay = min(delay * 2, 0.05)

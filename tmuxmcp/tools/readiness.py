@@ -53,6 +53,10 @@ class ShellBusy(PaneNotReady):
     """You get this when the pane's shell is running (not yet back at its prompt)."""
 
 
+class ProgramInForeground(PaneNotReady):
+    """You get this when another program, not the shell, has the pane's terminal."""
+
+
 class PaneState(msgspec.Struct, frozen=True, kw_only=True):
     """What tmux says about a pane, read together with its screen."""
 
@@ -149,7 +153,7 @@ def refuse_foreground(pane: str, pane_pid: int, fg: Foreground | None, uid: int)
     if program not in POSIX_SHELLS:
         shown = os.path.basename(fg.argv[0]) if fg.argv else program
         faked = f" (it calls itself {shown!r})" if shown.lstrip("-") != program else ""
-        raise PaneNotReady(
+        raise ProgramInForeground(
             f"pane {pane} is running {program!r}{faked} in the foreground, not a shell at its "
             "prompt; run_command only types into a POSIX shell waiting for a command. Use "
             "send_text or send_keys to talk to that program, or send_keys C-c to stop it"
