@@ -70,18 +70,21 @@ def server_report(config: Config, facts: ServerFacts, self_pane: str | None) -> 
 def own_pane(environ: Mapping[str, str], facts: ServerFacts) -> str | None:
     """The pane this process runs in, if it is a pane of the bound server.
 
-    tmux sets ``TMUX=<socket path>,<server pid>,<session>`` and ``TMUX_PANE``
-    for pane processes; both must point at the bound server.
+    tmux sets ``TMUX=<socket path>,<server pid>,<session index>`` and
+    ``TMUX_PANE`` for pane processes; both must point at the bound server. The
+    socket path may itself contain commas, so the two numeric fields are split
+    off the right (tmux's environ_for_session writes exactly three fields).
     """
     tmux, pane = environ.get("TMUX", ""), environ.get("TMUX_PANE", "")
-    parts = tmux.split(",")
-    if len(parts) < 2 or not pane:
+    parts = tmux.rsplit(",", 2)
+    if len(parts) != 3 or not pane:
         return None
+    path, pid, _index = parts
     try:
-        same_socket = os.path.realpath(parts[0]) == os.path.realpath(facts.socket_path)
+        same_socket = os.path.realpath(path) == os.path.realpath(facts.socket_path)
     except (OSError, ValueError):
         return None
-    if same_socket and parts[1] == str(facts.identity.pid):
+    if same_socket and pid == str(facts.identity.pid):
         return pane
     return None
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import sys
 
 import trio
@@ -128,6 +129,29 @@ async def test_self_teardown_guard_with_tmuxmcp_running_in_a_pane(
     private_tmux: PrivateTmux,
 ) -> None:
     """tmuxmcp refuses to kill its own pane, window and session (teardown tools only)."""
+    await _check_guard(private_tmux)
+
+
+async def test_self_teardown_guard_with_commas_in_the_socket_path(
+    private_tmux: PrivateTmux,
+) -> None:
+    """``$TMUX`` is ``path,pid,index`` and the path may hold commas (issue 12.8).
+
+    The directory name mimics the two numeric fields, so a split from the left
+    reads the wrong pid and path and switched the guard off.
+    """
+    directory = os.path.join(private_tmux.directory, "a,1,0")
+    os.mkdir(directory, 0o700)
+    commas = PrivateTmux(directory)
+    try:
+        await _check_guard(commas)
+        socket = commas.bare("display-message", "-p", "#{socket_path}").stdout.strip()
+        assert "a,1,0" in socket
+    finally:
+        commas.kill_all()
+
+
+async def _check_guard(private_tmux: PrivateTmux) -> None:
     private_tmux.bare(
         "-f", "/dev/null", "start-server", ";", "set-option", "-s", "exit-empty", "off"
     )
@@ -173,7 +197,13 @@ async def test_self_teardown_guard_with_tmuxmcp_running_in_a_pane(
                 send.write(json.dumps(message) + "\n")
                 send.flush()
                 if "id" in message:
-                    reply = json.loads(receive.readline())
+                    # A server that died (its own pane killed) must fail the
+                    # test, not hang it: wait for each reply with a deadline.
+                    readable, _, _ = select.select([receive], [], [], 20)
+                    assert readable, f"no reply to {message['id']}: tmuxmcp is gone"
+                    line = receive.readline()
+                    assert line, f"tmuxmcp closed its output before answering {message['id']}"
+                    reply = json.loads(line)
                     replies[reply["id"]] = reply
 
     with trio.fail_after(30):
