@@ -14,7 +14,7 @@ import msgspec
 
 from tmuxmcp.capability.params import LineNumber, PaneId, SessionId, WindowId, flag, local_int
 from tmuxmcp.driver.argv import Command, cmd
-from tmuxmcp.errors import InvalidArguments, ServerGone, ServerReplaced
+from tmuxmcp.errors import InvalidArguments, ObjectNotFound, ServerGone, ServerReplaced
 from tmuxmcp.sinks.target import IdKind, encode_id
 from tmuxmcp.tools.context import Handler, ToolContext
 from tmuxmcp.tools.query import list_records
@@ -230,7 +230,7 @@ async def get_pane_info(ctx: ToolContext, args: GetPaneInfoArgs) -> GetPaneInfoR
     for pane in panes:
         if pane.pane_id == pane_id:
             return GetPaneInfoResult(pane)
-    raise InvalidArguments(f"tmux did not report pane {pane_id}")
+    raise ObjectNotFound(f"tmux did not report pane {pane_id}; list_panes returns current ids")
 
 
 # -- capture_pane ----------------------------------------------------------------
