@@ -96,7 +96,7 @@ def explain(
     tool: str, args_type: type[msgspec.Struct], arguments: dict[str, Any], detail: str
 ) -> str:
     """Plain words for one msgspec validation failure on ``args_type``."""
-    fields = _fields(args_type)
+    fields = fields_of(args_type)
     at = _AT.search(detail)
     message = detail[: at.start()] if at else detail
     shown_detail = _QUOTED_ENUM.sub("Invalid enum value", message)
@@ -134,7 +134,8 @@ def _printable_name(name: str) -> bool:
     return len(name) <= 64 and re.fullmatch(r"[A-Za-z0-9_.-]+", name) is not None
 
 
-def _fields(args_type: type[msgspec.Struct]) -> dict[str, mi.Type]:
+def fields_of(args_type: type[msgspec.Struct]) -> dict[str, mi.Type]:
+    """Each parameter's declared type, by its wire name."""
     info = mi.type_info(args_type)
     assert isinstance(info, mi.StructType)
     return {f.encode_name: f.type for f in info.fields}
@@ -179,13 +180,15 @@ def _value_at(arguments: dict[str, Any], path: str) -> Any:
     return value
 
 
-def _id_kind(t: mi.Type) -> IdKind | None:
+def id_kind(t: mi.Type) -> IdKind | None:
+    """The id kind a declared type accepts (from its pattern), if it is an id."""
     _, constraints = _strip(t)
     pattern = constraints.get("pattern")
     return _KIND_BY_PATTERN.get(pattern) if isinstance(pattern, str) else None
 
 
-def _closed_values(t: mi.Type) -> list[str] | None:
+def closed_values(t: mi.Type) -> list[str] | None:
+    """The values of a declared closed list (Enum or Literal), if it is one."""
     inner, _ = _strip(t)
     if isinstance(inner, mi.EnumType):
         cls: type[Enum] = inner.cls
@@ -198,8 +201,8 @@ def _closed_values(t: mi.Type) -> list[str] | None:
 def _looks_like(t: mi.Type) -> str:
     """What a valid value of declared type ``t`` looks like."""
     inner, c = _strip(t)
-    kind = _id_kind(t)
-    values = _closed_values(t)
+    kind = id_kind(t)
+    values = closed_values(t)
     if kind is not None:
         return f"a {kind.value} id such as `{ID_PREFIX[kind]}3` ({_LISTER[kind]} returns them)"
     if values is not None:
@@ -265,7 +268,7 @@ def _what_was_wrong(t: mi.Type, message: str, value: Any) -> str:
             f"expected {_JSON_NAMES.get(want, 'a ' + want)}, "
             f"got {_JSON_NAMES.get(got['got'], _json_name(value))}"
         )
-    kind = _id_kind(t)
+    kind = id_kind(t)
     if kind is not None:
         return f"is not a {kind.value} id"
     if message.startswith("Invalid enum value"):
@@ -279,10 +282,10 @@ def _what_was_wrong(t: mi.Type, message: str, value: Any) -> str:
 
 
 def _suggestion(t: mi.Type, value: Any) -> str | None:
-    kind = _id_kind(t)
+    kind = id_kind(t)
     if kind is not None and isinstance(value, str):
         return _id_suggestion(kind, value)
-    values = _closed_values(t)
+    values = closed_values(t)
     if values is not None and isinstance(value, str):
         if set(values) == KEY_VOCABULARY:
             key = suggest_key(value)
