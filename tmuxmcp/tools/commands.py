@@ -42,6 +42,7 @@ import trio
 from msgspec import Meta
 
 from tmuxmcp.capability.params import PaneId, flag, sink
+from tmuxmcp.capability.results import Terminal, TmuxId
 from tmuxmcp.driver.argv import cmd
 from tmuxmcp.errors import ObjectNotFound, PaneNotReady, TmuxTimeout
 from tmuxmcp.sinks import Encoding, Sink
@@ -107,11 +108,11 @@ class RunCommandArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw
 class RunCommandResult(msgspec.Struct, frozen=True, kw_only=True):
     """The outcome of one command."""
 
-    pane_id: str
+    pane_id: TmuxId
     completed: bool
     timed_out: bool
     exit_status: int | None
-    output: str
+    output: Terminal
     output_lines: int
     output_truncated: bool
     duration_seconds: float

@@ -13,6 +13,7 @@ from typing import Annotated, Any
 import msgspec
 
 from tmuxmcp.capability.params import LineNumber, PaneId, SessionId, WindowId, flag, local_int
+from tmuxmcp.capability.results import Name, Own, Process, ReportData, Terminal, TmuxId, TmuxReport
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.errors import InvalidArguments, ObjectNotFound, ServerGone, ServerReplaced
 from tmuxmcp.sinks.target import IdKind, encode_id
@@ -26,8 +27,8 @@ from tmuxmcp.tools.render import record_lines
 class SessionInfo(msgspec.Struct, frozen=True, kw_only=True):
     """A tmux session."""
 
-    session_id: str
-    name: str
+    session_id: TmuxId
+    name: Name
     windows: int
     attached_clients: int
     created: int
@@ -36,31 +37,31 @@ class SessionInfo(msgspec.Struct, frozen=True, kw_only=True):
 class WindowInfo(msgspec.Struct, frozen=True, kw_only=True):
     """A tmux window."""
 
-    session_id: str
-    window_id: str
+    session_id: TmuxId
+    window_id: TmuxId
     index: int
-    name: str
+    name: Name
     active: bool
     panes: int
     width: int
     height: int
-    layout: str
+    layout: TmuxReport
     zoomed: bool
 
 
 class PaneInfo(msgspec.Struct, frozen=True, kw_only=True):
     """A tmux pane. ``title``, ``current_command`` and ``current_path`` are set by pane programs."""
 
-    session_id: str
-    window_id: str
-    pane_id: str
+    session_id: TmuxId
+    window_id: TmuxId
+    pane_id: TmuxId
     index: int
     active: bool
     width: int
     height: int
-    title: str
-    current_command: str
-    current_path: str
+    title: Name
+    current_command: Process
+    current_path: Process
     pid: int | None
     dead: bool
     in_mode: bool
@@ -266,12 +267,12 @@ class CapturePaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, k
 class CapturePaneResult(msgspec.Struct, frozen=True, kw_only=True):
     """Text captured from a pane, possibly truncated to the last lines."""
 
-    pane_id: str
-    text: str
+    pane_id: TmuxId
+    text: Terminal
     lines: int
     captured_lines: int
     truncated: bool
-    truncated_by: str | None
+    truncated_by: Own | None
 
     def text_form(self) -> str:
         """Readable form: the captured text, with a note when truncated."""
@@ -350,7 +351,7 @@ async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneRe
 class BufferInfo(msgspec.Struct, frozen=True, kw_only=True):
     """A paste buffer: its name and size only, never its content."""
 
-    name: str
+    name: Name
     size: int
 
 
@@ -384,10 +385,10 @@ class ServerInfoArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
 class ServerInfoResult(msgspec.Struct, frozen=True, kw_only=True):
     """The selected socket, provenance, tmux version and the published surface."""
 
-    server_state: str
-    sink_claims: dict[str, Any]
+    server_state: Own
+    sink_claims: ReportData
     """Whether ``tmuxmcp verify`` passed for this tmux binary and version."""
-    info: dict[str, Any]
+    info: ReportData
 
     def text_form(self) -> str:
         """Readable form: the JSON document."""

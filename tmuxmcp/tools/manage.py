@@ -29,6 +29,7 @@ from tmuxmcp.capability.params import (
     closed,
     number,
 )
+from tmuxmcp.capability.results import Name, TmuxId
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.driver.records import RecordFormat
 from tmuxmcp.errors import InvalidArguments, TmuxCommandFailed
@@ -50,11 +51,11 @@ MAX_SIZE = 10_000
 class Created(msgspec.Struct, frozen=True, kw_only=True):
     """Ids of a new object, and the names tmux stored."""
 
-    session_id: str
-    window_id: str
-    pane_id: str
-    session_name: str
-    window_name: str
+    session_id: TmuxId
+    window_id: TmuxId
+    pane_id: TmuxId
+    session_name: Name
+    window_name: Name
 
     def text_form(self) -> str:
         """Readable form."""
@@ -183,8 +184,8 @@ async def split_pane(ctx: ToolContext, args: SplitPaneArgs) -> Created:
 class Named(msgspec.Struct, frozen=True, kw_only=True):
     """An object's id and the name or title tmux now stores."""
 
-    id: str
-    name: str
+    id: TmuxId
+    name: Name
 
     def text_form(self) -> str:
         """Readable form."""
@@ -277,7 +278,7 @@ async def set_pane_title(ctx: ToolContext, args: SetPaneTitleArgs) -> Named:
 class Done(msgspec.Struct, frozen=True, kw_only=True):
     """The object a change applied to."""
 
-    id: str
+    id: TmuxId
 
     def text_form(self) -> str:
         """Readable form."""

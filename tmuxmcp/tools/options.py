@@ -20,6 +20,7 @@ from tmuxmcp.capability.params import (
     WindowId,
     closed,
 )
+from tmuxmcp.capability.results import TmuxId, TmuxReport
 from tmuxmcp.driver.argv import cmd
 from tmuxmcp.errors import InvalidArguments
 from tmuxmcp.sinks import Sink
@@ -97,9 +98,9 @@ class SetOptionArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_
 class OptionSet(msgspec.Struct, frozen=True, kw_only=True):
     """The option and the value tmux now reports for it."""
 
-    target: str
-    option: str
-    value: str
+    target: TmuxId
+    option: TmuxReport
+    value: TmuxReport
 
     def text_form(self) -> str:
         """Readable form."""

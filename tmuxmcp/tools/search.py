@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 import msgspec
 
 from tmuxmcp.capability.params import SessionId, WindowId, local_int, number
+from tmuxmcp.capability.results import Terminal, TmuxId
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.errors import InvalidArguments, ObjectNotFound
 from tmuxmcp.sinks.target import IdKind, encode_id
@@ -58,14 +59,14 @@ class SearchPanesArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, k
 class PaneMatch(msgspec.Struct, frozen=True, kw_only=True):
     """A matching row."""
 
-    pane_id: str
-    session_id: str
-    window_id: str
+    pane_id: TmuxId
+    session_id: TmuxId
+    window_id: TmuxId
     row: int
     in_scrollback: bool
     column: int
-    matched: str
-    line: str
+    matched: Terminal
+    line: Terminal
 
 
 class SearchPanesResult(msgspec.Struct, frozen=True, kw_only=True):
