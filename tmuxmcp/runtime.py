@@ -9,6 +9,7 @@ Order (each step can stop startup with a clear error):
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -25,6 +26,8 @@ from tmuxmcp.driver import binding
 from tmuxmcp.driver.binding import Provenance, ServerFacts
 from tmuxmcp.driver.client import TmuxClient
 from tmuxmcp.tools.context import ToolContext
+
+log = logging.getLogger("tmuxmcp")
 
 
 class Runtime(msgspec.Struct, frozen=True, kw_only=True):
@@ -89,6 +92,27 @@ def own_pane(environ: Mapping[str, str], facts: ServerFacts) -> str | None:
     return None
 
 
+def not_minimal_because(config: Config, provenance: Provenance) -> str:
+    """Why the bound server is not the dedicated socket's minimal server."""
+    if not config.socket.is_dedicated_default:
+        return (
+            "the operator selected another socket (--socket-name or --socket-path), "
+            "whose server's configuration is not tmuxmcp's"
+        )
+    if provenance is not Provenance.MINIMAL:
+        return (
+            "a tmux server was already running on the dedicated socket when tmuxmcp started, "
+            "so its configuration provenance is unknown (CM-1)"
+        )
+    return "the server is the dedicated socket's minimal server"
+
+
+def announce(surface: Surface) -> None:
+    """One stderr line at startup naming every toolset that is off, and why."""
+    if surface.off:
+        log.warning("%s", " ".join(o.sentence() for o in surface.off))
+
+
 def build(
     config: Config,
     facts: ServerFacts,
@@ -101,6 +125,7 @@ def build(
         DEFINITION,
         config.request,
         dedicated_minimal=config.socket.is_dedicated_default and minimal,
+        not_minimal_because=not_minimal_because(config, facts.provenance),
     )
     evidence = gather_evidence(
         [BY_NAME[name] for name in surface.tools], minimal_provenance=minimal
@@ -134,7 +159,9 @@ async def start(config: Config) -> Runtime:
     check_names(DEFINITION, config.request)
     client = new_client(config)
     facts = await binding.establish(client)
-    return build(config, facts, client)
+    built = build(config, facts, client)
+    announce(built.surface)
+    return built
 
 
 async def predict(config: Config) -> dict[str, Any]:
@@ -168,7 +195,10 @@ async def predict(config: Config) -> dict[str, Any]:
         socket_path = found["socket_path"]
     minimal = provenance is Provenance.MINIMAL
     surface = resolve(
-        DEFINITION, config.request, dedicated_minimal=config.socket.is_dedicated_default and minimal
+        DEFINITION,
+        config.request,
+        dedicated_minimal=config.socket.is_dedicated_default and minimal,
+        not_minimal_because=not_minimal_because(config, provenance),
     )
     evidence = gather_evidence([BY_NAME[n] for n in surface.tools], minimal_provenance=minimal)
     return published_surface(

@@ -60,6 +60,11 @@ INSTRUCTIONS = (
 )
 
 
+def instructions(runtime: Runtime) -> str:
+    """The initialize instructions: the fixed text, then each toolset that is off and why."""
+    return " ".join([INSTRUCTIONS, *(o.sentence() for o in runtime.surface.off)])
+
+
 def mcp_tools(runtime: Runtime) -> list[Tool]:
     """The advertised tools, derived from the definition and the surface."""
     tools = []
@@ -196,7 +201,7 @@ def build_server(runtime: Runtime) -> Server[Any]:
         "tmuxmcp",
         version=tmuxmcp.__version__,
         title="tmuxmcp",
-        instructions=INSTRUCTIONS,
+        instructions=instructions(runtime),
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
     )

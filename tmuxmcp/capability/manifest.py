@@ -127,6 +127,10 @@ def published_surface(
             "toolsets": [t.value for t in surface.toolsets],
             "default_toolsets": surface.default_toolsets,
             "teardown_rule": surface.teardown_rule,
+            "toolsets_off": [
+                {"toolset": o.toolset.value, "reason": o.reason, "enable": o.enable}
+                for o in surface.off
+            ],
             "excluded_tools": list(surface.excluded),
             "tools": tools,
         },
