@@ -70,10 +70,12 @@ def decode_arguments(
     except UnicodeEncodeError:
         # msgspec cannot even describe a lone surrogate where a non-string is
         # expected (found by the fuzz suite).
-        where = [f"`{key}`" for key, value in (arguments or {}).items() if has_surrogate(value)]
-        raise InvalidArguments(
-            f"{_LONE_SURROGATE} (in {', '.join(where) or 'an argument'})"
-        ) from None
+        declared = fields_of(args_type)
+        where = [k for k, v in (arguments or {}).items() if k in declared and has_surrogate(v)]
+        if not where:
+            raise InvalidArguments(_LONE_SURROGATE) from None
+        located = ", ".join(f"`$.{key}`" for key in where)
+        raise InvalidArguments(f"`{where[0]}`: {_LONE_SURROGATE} (at {located})") from None
 
 
 def lone_surrogate_error() -> InvalidArguments:
@@ -99,7 +101,8 @@ def explain(
     fields = fields_of(args_type)
     at = _AT.search(detail)
     message = detail[: at.start()] if at else detail
-    shown_detail = _QUOTED_ENUM.sub("Invalid enum value", message)
+    # msgspec's location (`$.keys[1]`) names a declared field, never caller text.
+    shown_detail = _QUOTED_ENUM.sub("Invalid enum value", message) + (at[0] if at else "")
     if at is None:
         found = _FIELD.match(message)
         if found and found["what"] == "contains unknown":

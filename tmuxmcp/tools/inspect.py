@@ -193,7 +193,9 @@ class ListPanesResult(msgspec.Struct, frozen=True):
 async def list_panes(ctx: ToolContext, args: ListPanesArgs) -> ListPanesResult:
     """Handler for list_panes."""
     if args.session_id is not None and args.window_id is not None:
-        raise InvalidArguments("give session_id or window_id, not both")
+        raise InvalidArguments(
+            "`window_id`: give session_id or window_id, not both (neither: every session)"
+        )
     if args.window_id is not None:
         command = cmd("list-panes", t=encode_id(args.window_id, IdKind.WINDOW, "window_id"))
     elif args.session_id is not None:
@@ -327,7 +329,9 @@ async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneRe
     """Handler for capture_pane."""
     pane_id = encode_id(args.pane_id, IdKind.PANE, "pane_id")
     if args.start is not None and args.end is not None and args.start > args.end:
-        raise InvalidArguments("start must not be greater than end")
+        raise InvalidArguments(
+            "`start`: start must not be greater than end (0 is the top visible row)"
+        )
     flags = ["-p"]
     if args.join_wrapped:
         flags.append("-J")

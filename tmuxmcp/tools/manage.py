@@ -160,7 +160,7 @@ async def split_pane(ctx: ToolContext, args: SplitPaneArgs) -> Created:
     """Handler for split_pane."""
     pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
     if args.size_cells is not None and args.size_percent is not None:
-        raise InvalidArguments("give size_cells or size_percent, not both")
+        raise InvalidArguments("`size_percent`: give size_cells or size_percent, not both")
     size: str | int | None = args.size_cells
     if args.size_percent is not None:
         size = f"{args.size_percent}%"
@@ -391,7 +391,8 @@ async def resize_pane(ctx: ToolContext, args: ResizePaneArgs) -> PaneResult:
     relative = args.direction is not None or args.amount is not None
     if sum((absolute, relative, args.zoom)) != 1:
         raise InvalidArguments(
-            "give exactly one of: width and/or height; direction (with optional amount); zoom"
+            "`direction`: give exactly one of: width and/or height; direction (with optional "
+            "amount); zoom"
         )
     if args.zoom:
         change = cmd("resize-pane", "-Z", t=pane)
@@ -399,7 +400,7 @@ async def resize_pane(ctx: ToolContext, args: ResizePaneArgs) -> PaneResult:
         change = cmd("resize-pane", t=pane, x=args.width, y=args.height)
     else:
         if args.direction is None:
-            raise InvalidArguments("amount needs a direction")
+            raise InvalidArguments("`amount`: amount needs a direction (up, down, left or right)")
         change = cmd("resize-pane", _SIDE_FLAG[args.direction], t=pane, args=[args.amount or 1])
     return await _pane_after(ctx, change, pane)
 
@@ -416,7 +417,7 @@ async def swap_pane(ctx: ToolContext, args: SwapPaneArgs) -> Done:
     pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
     other = encode_id(args.other_pane_id, IdKind.PANE, "other_pane_id")
     if pane == other:
-        raise InvalidArguments("pane_id and other_pane_id must differ")
+        raise InvalidArguments("`other_pane_id`: pane_id and other_pane_id must differ")
     await ctx.client.run(cmd("swap-pane", "-d", s=pane, t=other))
     return Done(id=pane)
 

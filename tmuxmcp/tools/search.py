@@ -101,7 +101,9 @@ _PANE_REF = {"pane_id": "pane_id", "session_id": "session_id", "window_id": "win
 
 def _listing(args: SearchPanesArgs) -> Command:
     if args.session_id is not None and args.window_id is not None:
-        raise InvalidArguments("give session_id or window_id, not both")
+        raise InvalidArguments(
+            "`window_id`: give session_id or window_id, not both (neither: every pane)"
+        )
     if args.window_id is not None:
         return cmd("list-panes", t=encode_id(args.window_id, IdKind.WINDOW, "window_id"))
     if args.session_id is not None:
