@@ -143,3 +143,19 @@ async def test_get_pane_info_reports_a_missing_pane_as_not_found() -> None:
     args = msgspec.convert({"pane_id": "%7"}, inspect_tools.GetPaneInfoArgs)
     with pytest.raises(ObjectNotFound):
         await inspect_tools.get_pane_info(context, args)
+
+
+WRONG_TYPE = {"not": ["a", "valid", "value"]}
+"""A JSON object: no parameter of any tool accepts one."""
+
+
+@pytest.mark.parametrize("spec", list(BY_NAME.values()), ids=lambda s: s.name)
+def test_every_parameter_error_leads_with_the_parameter(spec: Any) -> None:
+    """The wording is derived for every declared parameter, not written per tool."""
+    for field in msgspec.structs.fields(spec.args):
+        with pytest.raises(InvalidArguments) as raised:
+            decode_arguments(spec.name, spec.args, {field.encode_name: WRONG_TYPE})
+        message = raised.value.message
+        assert message.startswith(f"`{field.encode_name}` expected "), message
+        assert "got an object" in message
+        assert message.index("(") > message.index("; it takes "), message

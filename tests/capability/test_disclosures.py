@@ -17,6 +17,7 @@ import trio
 
 from tests.support import PrivateTmux, serve, structured
 from tmuxmcp.capability.definition import DEFINITION
+from tmuxmcp.capability.manifest import definition_manifest
 from tmuxmcp.capability.results import (
     Content,
     Name,
@@ -108,3 +109,15 @@ async def test_tools_that_return_pane_set_names_disclose_them(private_tmux: Priv
     assert {"list_sessions", "create_window", "split_pane", "select_layout"} <= with_marker
     for name in with_marker:
         assert tools[name]["returns_untrusted_content"] is True, name
+
+
+def test_the_manifest_publishes_each_result_field_class_with_the_flags_it_implies() -> None:
+    """Machine-readable: a reader of capabilities.json can re-derive both flags."""
+    manifest = definition_manifest(DEFINITION)
+    pane_chosen = {"name", "process", "terminal"}
+    for tool in manifest["tools"]:
+        classes = set(tool["result_content"].values())
+        assert tool["returns_untrusted_content"] is bool(classes & pane_chosen), tool["name"]
+        assert tool["may_expose_secrets"] is bool(classes & pane_chosen), tool["name"]
+        if "terminal" in classes:
+            assert "terminal-content" in tool["output_classes"], tool["name"]
