@@ -20,7 +20,13 @@ from tmuxmcp.audit import AuditLog
 from tmuxmcp.capability.annotations import Evidence, gather_evidence
 from tmuxmcp.capability.definition import BY_NAME, DEFINITION
 from tmuxmcp.capability.manifest import published_surface
-from tmuxmcp.capability.surface import Surface, check_names, resolve
+from tmuxmcp.capability.surface import (
+    OTHER_SOCKET,
+    UNKNOWN_PROVENANCE,
+    Surface,
+    check_names,
+    resolve,
+)
 from tmuxmcp.config import Config
 from tmuxmcp.driver import binding
 from tmuxmcp.driver.binding import Provenance, ServerFacts
@@ -95,15 +101,9 @@ def own_pane(environ: Mapping[str, str], facts: ServerFacts) -> str | None:
 def not_minimal_because(config: Config, provenance: Provenance) -> str:
     """Why the bound server is not the dedicated socket's minimal server."""
     if not config.socket.is_dedicated_default:
-        return (
-            "the operator selected another socket (--socket-name or --socket-path), "
-            "whose server's configuration is not tmuxmcp's"
-        )
+        return OTHER_SOCKET
     if provenance is not Provenance.MINIMAL:
-        return (
-            "a tmux server was already running on the dedicated socket when tmuxmcp started, "
-            "so its configuration provenance is unknown (CM-1)"
-        )
+        return UNKNOWN_PROVENANCE
     return "the server is the dedicated socket's minimal server"
 
 

@@ -51,6 +51,14 @@ ENABLE_ALL = (
     "in --toolsets (env TMUXMCP_TOOLSETS) or single tools in --include-tools "
     "(env TMUXMCP_INCLUDE_TOOLS)"
 )
+OTHER_SOCKET = (
+    "the operator selected another socket (--socket-name or --socket-path), "
+    "whose server's configuration is not tmuxmcp's"
+)
+UNKNOWN_PROVENANCE = (
+    "a tmux server was already running on the dedicated socket when tmuxmcp started, "
+    "so its configuration provenance is unknown (CM-1)"
+)
 NOT_SELECTED = "the operator's --toolsets (env TMUXMCP_TOOLSETS) does not name it"
 
 
