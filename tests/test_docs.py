@@ -237,6 +237,10 @@ def public_texts() -> list[tuple[str, str]]:
             texts.append((f"parameter {spec.name}.{param.name}", param.description))
     texts += [(f"notice {i}", notice) for i, notice in enumerate(NOTICES)]
     texts.append(("server instructions", INSTRUCTIONS))
+    from tmuxmcp.capability import surface
+
+    for name in ("ENABLE_ALL", "NOT_SELECTED", "OTHER_SOCKET", "UNKNOWN_PROVENANCE"):
+        texts.append((f"toolset-off text {name}", getattr(surface, name)))
     return texts
 
 

@@ -20,7 +20,12 @@ a client can tell error kinds apart without parsing prose.
     │   ├── TmuxUnavailable      the tmux binary cannot be run
     │   ├── ServerGone           no tmux server answers on the socket
     │   └── ServerReplaced       a different tmux server now owns the socket
-    └── ConfigError              the operator's startup configuration is invalid
+    ├── ConfigError              the operator's startup configuration is invalid
+    └── InternalError            a bug in tmuxmcp; the details are only in its log
+
+The dispatcher (``server.call``) maps this tree to results in one place, and
+the audit log takes a call's outcome from the exception's ``reference``; no
+code parses a slug back out of text.
 
 Rule: messages never include payloads (text, commands, keys) or environment
 data; they name the parameter and say what to change. A message may quote
@@ -136,3 +141,16 @@ class ConfigError(TmuxMcpError):
     """You get this at startup when a flag or environment variable is invalid."""
 
     reference = "config-error"
+
+
+class InternalError(TmuxMcpError):
+    """You get this when tmuxmcp hit an unexpected error (a bug); see its log.
+
+    The dispatcher raises nothing else for a foreign exception, and the
+    message never carries the exception's text (it may quote arguments).
+    """
+
+    reference = "internal-error"
+
+    def __init__(self, message: str = "tmuxmcp hit an unexpected error; see its log") -> None:
+        super().__init__(message)

@@ -9,6 +9,7 @@ Order (each step can stop startup with a clear error):
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -19,12 +20,20 @@ from tmuxmcp.audit import AuditLog
 from tmuxmcp.capability.annotations import Evidence, gather_evidence
 from tmuxmcp.capability.definition import BY_NAME, DEFINITION
 from tmuxmcp.capability.manifest import published_surface
-from tmuxmcp.capability.surface import Surface, check_names, resolve
+from tmuxmcp.capability.surface import (
+    OTHER_SOCKET,
+    UNKNOWN_PROVENANCE,
+    Surface,
+    check_names,
+    resolve,
+)
 from tmuxmcp.config import Config
 from tmuxmcp.driver import binding
 from tmuxmcp.driver.binding import Provenance, ServerFacts
 from tmuxmcp.driver.client import TmuxClient
 from tmuxmcp.tools.context import ToolContext
+
+log = logging.getLogger("tmuxmcp")
 
 
 class Runtime(msgspec.Struct, frozen=True, kw_only=True):
@@ -70,20 +79,38 @@ def server_report(config: Config, facts: ServerFacts, self_pane: str | None) -> 
 def own_pane(environ: Mapping[str, str], facts: ServerFacts) -> str | None:
     """The pane this process runs in, if it is a pane of the bound server.
 
-    tmux sets ``TMUX=<socket path>,<server pid>,<session>`` and ``TMUX_PANE``
-    for pane processes; both must point at the bound server.
+    tmux sets ``TMUX=<socket path>,<server pid>,<session index>`` and
+    ``TMUX_PANE`` for pane processes; both must point at the bound server. The
+    socket path may itself contain commas, so the two numeric fields are split
+    off the right (tmux's environ_for_session writes exactly three fields).
     """
     tmux, pane = environ.get("TMUX", ""), environ.get("TMUX_PANE", "")
-    parts = tmux.split(",")
-    if len(parts) < 2 or not pane:
+    parts = tmux.rsplit(",", 2)
+    if len(parts) != 3 or not pane:
         return None
+    path, pid, _index = parts
     try:
-        same_socket = os.path.realpath(parts[0]) == os.path.realpath(facts.socket_path)
+        same_socket = os.path.realpath(path) == os.path.realpath(facts.socket_path)
     except (OSError, ValueError):
         return None
-    if same_socket and parts[1] == str(facts.identity.pid):
+    if same_socket and pid == str(facts.identity.pid):
         return pane
     return None
+
+
+def not_minimal_because(config: Config, provenance: Provenance) -> str:
+    """Why the bound server is not the dedicated socket's minimal server."""
+    if not config.socket.is_dedicated_default:
+        return OTHER_SOCKET
+    if provenance is not Provenance.MINIMAL:
+        return UNKNOWN_PROVENANCE
+    return "the server is the dedicated socket's minimal server"
+
+
+def announce(surface: Surface) -> None:
+    """One stderr line at startup naming every toolset that is off, and why."""
+    if surface.off:
+        log.warning("%s", " ".join(o.sentence() for o in surface.off))
 
 
 def build(
@@ -98,6 +125,7 @@ def build(
         DEFINITION,
         config.request,
         dedicated_minimal=config.socket.is_dedicated_default and minimal,
+        not_minimal_because=not_minimal_because(config, facts.provenance),
     )
     evidence = gather_evidence(
         [BY_NAME[name] for name in surface.tools], minimal_provenance=minimal
@@ -131,7 +159,9 @@ async def start(config: Config) -> Runtime:
     check_names(DEFINITION, config.request)
     client = new_client(config)
     facts = await binding.establish(client)
-    return build(config, facts, client)
+    built = build(config, facts, client)
+    announce(built.surface)
+    return built
 
 
 async def predict(config: Config) -> dict[str, Any]:
@@ -165,7 +195,10 @@ async def predict(config: Config) -> dict[str, Any]:
         socket_path = found["socket_path"]
     minimal = provenance is Provenance.MINIMAL
     surface = resolve(
-        DEFINITION, config.request, dedicated_minimal=config.socket.is_dedicated_default and minimal
+        DEFINITION,
+        config.request,
+        dedicated_minimal=config.socket.is_dedicated_default and minimal,
+        not_minimal_because=not_minimal_because(config, provenance),
     )
     evidence = gather_evidence([BY_NAME[n] for n in surface.tools], minimal_provenance=minimal)
     return published_surface(

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import sys
 
 import trio
+from mcp import ClientSession
+from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import MCPError
 
-from tests.support import PrivateTmux, error_text, serve, structured
+from tests.support import PrivateTmux, error_text, serve, server_params, structured
 
 
 def _exists(tmux: PrivateTmux, target: str) -> bool:
@@ -128,6 +132,29 @@ async def test_self_teardown_guard_with_tmuxmcp_running_in_a_pane(
     private_tmux: PrivateTmux,
 ) -> None:
     """tmuxmcp refuses to kill its own pane, window and session (teardown tools only)."""
+    await _check_guard(private_tmux)
+
+
+async def test_self_teardown_guard_with_commas_in_the_socket_path(
+    private_tmux: PrivateTmux,
+) -> None:
+    """``$TMUX`` is ``path,pid,index`` and the path may hold commas (issue 12.8).
+
+    The directory name mimics the two numeric fields, so a split from the left
+    reads the wrong pid and path and switched the guard off.
+    """
+    directory = os.path.join(private_tmux.directory, "a,1,0")
+    os.mkdir(directory, 0o700)
+    commas = PrivateTmux(directory)
+    try:
+        await _check_guard(commas)
+        socket = commas.bare("display-message", "-p", "#{socket_path}").stdout.strip()
+        assert "a,1,0" in socket
+    finally:
+        commas.kill_all()
+
+
+async def _check_guard(private_tmux: PrivateTmux) -> None:
     private_tmux.bare(
         "-f", "/dev/null", "start-server", ";", "set-option", "-s", "exit-empty", "off"
     )
@@ -173,7 +200,13 @@ async def test_self_teardown_guard_with_tmuxmcp_running_in_a_pane(
                 send.write(json.dumps(message) + "\n")
                 send.flush()
                 if "id" in message:
-                    reply = json.loads(receive.readline())
+                    # A server that died (its own pane killed) must fail the
+                    # test, not hang it: wait for each reply with a deadline.
+                    readable, _, _ = select.select([receive], [], [], 20)
+                    assert readable, f"no reply to {message['id']}: tmuxmcp is gone"
+                    line = receive.readline()
+                    assert line, f"tmuxmcp closed its output before answering {message['id']}"
+                    reply = json.loads(line)
                     replies[reply["id"]] = reply
 
     with trio.fail_after(30):
@@ -193,3 +226,57 @@ async def test_self_teardown_guard_with_tmuxmcp_running_in_a_pane(
     assert isinstance(killed, dict)
     assert killed["isError"] is False
     assert not _exists(private_tmux, other["pane_id"])
+
+
+async def test_why_teardown_is_off_is_said_in_instructions_server_info_and_stderr(
+    private_tmux: PrivateTmux,
+) -> None:
+    """Issue 14.4: unknown provenance turns teardown off, and the server says so and how."""
+    private_tmux.start_foreign_server()
+    errlog_path = os.path.join(private_tmux.directory, "stderr")
+    with open(errlog_path, "w") as errlog:
+        async with (
+            stdio_client(server_params(private_tmux.env), errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            init = await session.initialize()
+            listed = {t.name for t in (await session.list_tools()).tools}
+            info = structured(await session.call_tool("server_info", {}))
+            hidden = None
+            try:
+                await session.call_tool("kill_pane", {"pane_id": "%0"})
+            except MCPError as exc:
+                hidden = exc.error.message
+            try:
+                await session.call_tool("no_such_tool", {})
+            except MCPError as exc:
+                missing = exc.error.message
+    with open(errlog_path) as f:
+        stderr = f.read()
+    assert "kill_pane" not in listed
+    instructions = init.instructions or ""
+    off = info["info"]["surface"]["toolsets_off"]
+    assert [entry["toolset"] for entry in off] == ["teardown"]
+    for text in (instructions, off[0]["reason"] + " " + off[0]["enable"], stderr):
+        assert "teardown" in text
+        assert "already running" in text, text
+        assert "provenance is unknown" in text
+        assert "--toolsets all" in text
+        assert "TMUXMCP_TOOLSETS" in text
+    assert len([line for line in stderr.splitlines() if "toolset is off" in line]) == 1
+    # CM-3: the hidden tool still gets exactly the error of a missing one.
+    assert hidden is not None
+    assert hidden.replace("kill_pane", "X") == missing.replace("no_such_tool", "X")
+
+
+async def test_toolsets_left_out_by_configuration_are_explained(private_tmux: PrivateTmux) -> None:
+    async with (
+        stdio_client(server_params(private_tmux.env, "--toolsets", "inspect")) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        init = await session.initialize()
+        info = structured(await session.call_tool("server_info", {}))
+    off = {entry["toolset"]: entry for entry in info["info"]["surface"]["toolsets_off"]}
+    assert set(off) == {"manage", "execute", "teardown"}
+    assert all("--toolsets" in entry["reason"] for entry in off.values())
+    assert "The execute toolset is off" in (init.instructions or "")

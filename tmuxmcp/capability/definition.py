@@ -27,8 +27,6 @@ DEFINITION: tuple[ToolSpec, ...] = (
         reach=Reach.NONE,
         effects=OBSERVE,
         outputs=METADATA,
-        may_expose_secrets=True,
-        returns_untrusted_content=True,
         summary="Lists every session on the selected socket with its id, name and window count.",
         args=inspect.ListSessionsArgs,
         result=inspect.ListSessionsResult,
@@ -40,8 +38,6 @@ DEFINITION: tuple[ToolSpec, ...] = (
         reach=Reach.NONE,
         effects=OBSERVE,
         outputs=METADATA,
-        may_expose_secrets=True,
-        returns_untrusted_content=True,
         summary=(
             "Lists the windows of one session (session_id), or of every session, "
             "with ids, names, sizes and layout."
@@ -56,8 +52,6 @@ DEFINITION: tuple[ToolSpec, ...] = (
         reach=Reach.NONE,
         effects=OBSERVE,
         outputs=METADATA,
-        may_expose_secrets=True,
-        returns_untrusted_content=True,
         summary=(
             "Lists the panes of one window (window_id), one session (session_id), or every "
             "session, with ids, sizes, titles, running command and working directory."
@@ -72,8 +66,6 @@ DEFINITION: tuple[ToolSpec, ...] = (
         reach=Reach.NONE,
         effects=OBSERVE,
         outputs=METADATA,
-        may_expose_secrets=True,
-        returns_untrusted_content=True,
         summary=(
             "Reports one pane by id: size, title, running command, working directory, "
             "cursor, mode and history size."
@@ -88,8 +80,6 @@ DEFINITION: tuple[ToolSpec, ...] = (
         reach=Reach.NONE,
         effects=OBSERVE,
         outputs=frozenset({OutputClass.TERMINAL_CONTENT}),
-        may_expose_secrets=True,
-        returns_untrusted_content=True,
         summary=(
             "Returns the text of a pane: the visible screen by default, or the lines from "
             "start to end (negative numbers reach into scrollback). At most max_lines and "
@@ -106,8 +96,6 @@ DEFINITION: tuple[ToolSpec, ...] = (
         reach=Reach.NONE,
         effects=OBSERVE,
         outputs=METADATA,
-        may_expose_secrets=False,
-        returns_untrusted_content=True,
         summary="Lists tmux paste buffers by name and size (never their content).",
         args=inspect.ListBuffersArgs,
         result=inspect.ListBuffersResult,
@@ -119,8 +107,6 @@ DEFINITION: tuple[ToolSpec, ...] = (
         reach=Reach.NONE,
         effects=OBSERVE,
         outputs=frozenset({OutputClass.TMUX_METADATA, OutputClass.TERMINAL_CONTENT}),
-        may_expose_secrets=True,
-        returns_untrusted_content=True,
         summary=(
             "Returns sessions, their windows, their panes and each pane's visible screen in "
             "one call (optionally for one session_id). An operation the operator excluded is "
@@ -139,8 +125,6 @@ DEFINITION: tuple[ToolSpec, ...] = (
         reach=Reach.NONE,
         effects=OBSERVE,
         outputs=METADATA,
-        may_expose_secrets=False,
-        returns_untrusted_content=False,
         summary=(
             "Reports the selected socket, the server's provenance and tmux version, whether "
             "the server tmuxmcp bound to at startup still answers, whether `tmuxmcp verify` "
@@ -160,8 +144,6 @@ DEFINITION += (
         reach=Reach.CONFIGURED_PROCESS,
         effects=CHANGE,
         outputs=METADATA,
-        may_expose_secrets=False,
-        returns_untrusted_content=False,
         summary=(
             "Creates a detached session running tmux's default shell, optionally with a "
             "name, start directory and size. Returns the new session, window and pane ids "
@@ -178,8 +160,6 @@ DEFINITION += (
         reach=Reach.CONFIGURED_PROCESS,
         effects=CHANGE,
         outputs=METADATA,
-        may_expose_secrets=False,
-        returns_untrusted_content=False,
         summary=(
             "Creates a window running the default shell at the next free index of a session, "
             "without switching to it. Returns the new ids."
@@ -195,8 +175,6 @@ DEFINITION += (
         reach=Reach.CONFIGURED_PROCESS,
         effects=CHANGE,
         outputs=METADATA,
-        may_expose_secrets=False,
-        returns_untrusted_content=False,
         summary=(
             "Splits a pane, starting the default shell in the new pane: horizontal puts it "
             "to the right, vertical below; optional size in cells or percent. Returns the "
@@ -213,8 +191,6 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=CHANGE,
         outputs=METADATA,
-        may_expose_secrets=False,
-        returns_untrusted_content=False,
         summary="Renames a session; the name is stored exactly as given and returned.",
         args=manage.RenameSessionArgs,
         result=manage.Named,
@@ -227,8 +203,6 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=CHANGE,
         outputs=METADATA,
-        may_expose_secrets=False,
-        returns_untrusted_content=False,
         summary=(
             "Renames a window (which also turns off its automatic renaming); the name is "
             "stored exactly as given and returned."
@@ -244,8 +218,6 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=CHANGE,
         outputs=METADATA,
-        may_expose_secrets=False,
-        returns_untrusted_content=False,
         summary=(
             "Sets a pane's title exactly as given and returns it; the program in the pane "
             "may change it again."
@@ -261,8 +233,6 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=CHANGE,
         outputs=METADATA,
-        may_expose_secrets=False,
-        returns_untrusted_content=False,
         summary="Makes a window the current window of its session.",
         args=manage.SelectWindowArgs,
         result=manage.Done,
@@ -275,8 +245,6 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=CHANGE,
         outputs=METADATA,
-        may_expose_secrets=False,
-        returns_untrusted_content=False,
         summary="Makes a pane the active pane of its window.",
         args=manage.SelectPaneArgs,
         result=manage.Done,
@@ -289,8 +257,6 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=CHANGE,
         outputs=METADATA,
-        may_expose_secrets=False,
-        returns_untrusted_content=True,
         summary=(
             "Arranges a window's panes in one of tmux's named layouts and returns the window."
         ),
@@ -305,8 +271,6 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=CHANGE,
         outputs=METADATA,
-        may_expose_secrets=True,
-        returns_untrusted_content=True,
         summary=(
             "Resizes a pane: to an absolute width and/or height, by moving a border in a "
             "direction, or by toggling zoom. Returns the pane afterwards."
@@ -321,8 +285,6 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=CHANGE,
         outputs=METADATA,
-        may_expose_secrets=False,
-        returns_untrusted_content=False,
         summary="Exchanges the places of two panes, which may be in different windows.",
         args=manage.SwapPaneArgs,
         result=manage.Done,
@@ -334,8 +296,6 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=frozenset({Effect.CHANGE, Effect.DELETE}),
         outputs=METADATA,
-        may_expose_secrets=False,
-        returns_untrusted_content=True,
         summary=(
             "Moves a window to the next free index of a session. Moving the last window out "
             "of a session deletes that session, which is then empty (no process ends)."
@@ -350,8 +310,6 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=CHANGE,
         outputs=METADATA,
-        may_expose_secrets=False,
-        returns_untrusted_content=False,
         summary=(
             "Sets one option from a closed list whose values tmux never reads as formats, "
             "commands or shell: history-limit, mouse, status (session); mode-keys, "
@@ -370,8 +328,6 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=DELETE,
         outputs=METADATA,
-        may_expose_secrets=False,
-        returns_untrusted_content=False,
         summary=(
             "Deletes a session with all its windows and panes. Refuses the session that holds "
             "tmuxmcp's own pane (a guard for teardown tools only, not for pane commands or "
@@ -389,8 +345,6 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=DELETE,
         outputs=METADATA,
-        may_expose_secrets=False,
-        returns_untrusted_content=False,
         summary=(
             "Deletes a window with its panes; a session's last window takes the session with "
             "it. Refuses the window that holds tmuxmcp's own pane (teardown tools only)."
@@ -407,8 +361,6 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=DELETE,
         outputs=METADATA,
-        may_expose_secrets=False,
-        returns_untrusted_content=False,
         summary=(
             "Deletes a pane; a window's last pane takes the window with it. Refuses "
             "tmuxmcp's own pane (teardown tools only)."
@@ -425,8 +377,6 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=DELETE,
         outputs=METADATA,
-        may_expose_secrets=False,
-        returns_untrusted_content=False,
         summary="Deletes a pane's scrollback history; the visible screen stays.",
         args=teardown.ClearHistoryArgs,
         result=teardown.Deleted,
@@ -439,8 +389,6 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=DELETE,
         outputs=METADATA,
-        may_expose_secrets=False,
-        returns_untrusted_content=False,
         summary="Deletes a tmux paste buffer by name (see list_buffers).",
         args=teardown.DeleteBufferArgs,
         result=teardown.Deleted,
@@ -463,8 +411,6 @@ DEFINITION += (
         reach=Reach.PANE_INPUT,
         effects=CHANGE,
         outputs=METADATA,
-        may_expose_secrets=False,
-        returns_untrusted_content=False,
         summary=(
             "Sends named keys (Enter, Escape, Tab, arrows, Home/End, PageUp/PageDown, F1-F12, "
             "C-a..C-z, M- combinations) to a pane, optionally repeated. Free text is never "
@@ -482,8 +428,6 @@ DEFINITION += (
         reach=Reach.PANE_INPUT,
         effects=CHANGE,
         outputs=METADATA,
-        may_expose_secrets=False,
-        returns_untrusted_content=False,
         summary=(
             "Types text into the program in a pane byte for byte (up to 1 MiB, through a tmux "
             "paste buffer), optionally as a bracketed paste and followed by Enter. Control "
@@ -501,8 +445,6 @@ DEFINITION += (
         reach=Reach.PANE_COMMAND,
         effects=CHANGE,
         outputs=TERMINAL,
-        may_expose_secrets=True,
-        returns_untrusted_content=True,
         summary=(
             "Runs a shell command in the shell of a pane (never on the host outside tmux) and "
             "returns its exit status, its own output as the screen shows it (start and end kept "
@@ -526,8 +468,6 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=OBSERVE,
         outputs=TERMINAL,
-        may_expose_secrets=True,
-        returns_untrusted_content=True,
         summary=(
             "Waits again for a command that run_command started and that outlived its timeout, "
             "and returns the same result as run_command once it ends (or times out again). "
@@ -543,8 +483,6 @@ DEFINITION += (
         reach=Reach.PANE_INPUT,
         effects=CHANGE,
         outputs=METADATA,
-        may_expose_secrets=False,
-        returns_untrusted_content=False,
         summary=(
             "Pastes a tmux paste buffer into a pane (line feeds become carriage returns), "
             "optionally as a bracketed paste. The buffer is kept."
@@ -560,8 +498,6 @@ DEFINITION += (
         reach=Reach.CONFIGURED_PROCESS,
         effects=frozenset({Effect.CHANGE, Effect.DELETE}),
         outputs=METADATA,
-        may_expose_secrets=False,
-        returns_untrusted_content=False,
         summary=(
             "Kills the process running in a pane and starts the pane's configured command "
             "again (its default shell unless it was created with another command). Refuses "
@@ -593,8 +529,6 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=OBSERVE,
         outputs=frozenset({OutputClass.TERMINAL_CONTENT}),
-        may_expose_secrets=True,
-        returns_untrusted_content=True,
         summary=(
             "Waits until a pattern appears in a pane, up to timeout seconds, and returns the "
             "outcome (matched, timeout, match-timeout, pane-gone, pane-dead) with the "
@@ -616,8 +550,6 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=OBSERVE,
         outputs=frozenset({OutputClass.TERMINAL_CONTENT}),
-        may_expose_secrets=True,
-        returns_untrusted_content=True,
         summary=(
             "Searches the screens and scrollback (scrollback rows per pane) of every pane, "
             "or of one session_id or window_id, and returns the matching rows with pane id, "
@@ -635,8 +567,6 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=OBSERVE,
         outputs=frozenset({OutputClass.TERMINAL_CONTENT}),
-        may_expose_secrets=True,
-        returns_untrusted_content=True,
         summary=(
             "Returns the complete rows a pane printed since an opaque cursor (without one: "
             "the visible rows above the cursor), the unfinished cursor row separately, and "

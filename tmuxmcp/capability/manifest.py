@@ -15,6 +15,7 @@ import tmuxmcp
 from tmuxmcp.capability.annotations import Evidence, Hints, whole_call_hints
 from tmuxmcp.capability.describe import describe
 from tmuxmcp.capability.model import ToolSpec, params_of
+from tmuxmcp.capability.results import Content, contents_of
 from tmuxmcp.capability.schema import object_schema
 from tmuxmcp.capability.surface import Surface
 from tmuxmcp.capability.vocabulary import EFFECT_ORDER, Effect, OutputClass, Reach, Toolset
@@ -80,6 +81,9 @@ def definition_manifest(definition: Sequence[ToolSpec]) -> dict[str, Any]:
                 }
                 for p in params_of(spec)
             ],
+            result_content={
+                path.split(".", 1)[1]: kind.value for path, kind in contents_of(spec.result).items()
+            },
             input_schema=object_schema(spec.args),
             output_schema=object_schema(spec.result),
         )
@@ -94,6 +98,7 @@ def definition_manifest(definition: Sequence[ToolSpec]) -> dict[str, Any]:
             "output_classes": [o.value for o in OutputClass],
             "sinks": [s.value for s in Sink],
             "encodings": [e.value for e in Encoding],
+            "result_content": [c.value for c in Content],
         },
         "tools": tools,
     }
@@ -127,6 +132,10 @@ def published_surface(
             "toolsets": [t.value for t in surface.toolsets],
             "default_toolsets": surface.default_toolsets,
             "teardown_rule": surface.teardown_rule,
+            "toolsets_off": [
+                {"toolset": o.toolset.value, "reason": o.reason, "enable": o.enable}
+                for o in surface.off
+            ],
             "excluded_tools": list(surface.excluded),
             "tools": tools,
         },

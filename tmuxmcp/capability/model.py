@@ -1,7 +1,8 @@
 """``ToolSpec``: one tool's declared authority, and the parameter view of it.
 
 A ToolSpec states the direct operation's properties (CM-2): toolset, process
-reach, tmux effect, output classes, the secrets and untrusted-content flags,
+reach, tmux effect, output classes, the secrets and untrusted-content flags
+(derived from the result type's declared content, ``results``),
 and for aggregates the nested operations it may invoke (ADR, aggregate
 authority). Its argument Struct declares each parameter with a sink
 (``params``); ``params_of`` reads those declarations back.
@@ -17,6 +18,7 @@ from typing import Any
 import msgspec
 from msgspec import inspect as mi
 
+from tmuxmcp.capability.results import disclosures_of
 from tmuxmcp.capability.vocabulary import Effect, OutputClass, Reach, Toolset
 from tmuxmcp.sinks import Encoding, Sink
 
@@ -30,8 +32,6 @@ class ToolSpec(msgspec.Struct, frozen=True, kw_only=True):
     reach: Reach
     effects: frozenset[Effect]
     outputs: frozenset[OutputClass]
-    may_expose_secrets: bool
-    returns_untrusted_content: bool
     summary: str
     args: type[msgspec.Struct]
     result: type[msgspec.Struct]
@@ -43,6 +43,16 @@ class ToolSpec(msgspec.Struct, frozen=True, kw_only=True):
     """The direct operation only adds objects; it never overwrites or removes."""
     disclosures: tuple[str, ...] = ()
     """Tool-specific statements appended to the generated description."""
+
+    @property
+    def returns_untrusted_content(self) -> bool:
+        """Derived from the result type: it holds text a pane program can choose."""
+        return disclosures_of(self.result)[0]
+
+    @property
+    def may_expose_secrets(self) -> bool:
+        """Derived from the result type: it holds text that may carry secrets."""
+        return disclosures_of(self.result)[1]
 
 
 class ParamSpec(msgspec.Struct, frozen=True):

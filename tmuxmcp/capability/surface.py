@@ -34,6 +34,34 @@ class SurfaceRequest(msgspec.Struct, frozen=True):
     exclude: tuple[str, ...] = ()
 
 
+class ToolsetOff(msgspec.Struct, frozen=True):
+    """A toolset that is not served, why, and how the operator turns it on (issue 14.4)."""
+
+    toolset: Toolset
+    reason: str
+    enable: str
+
+    def sentence(self) -> str:
+        """One line for the instructions, server_info and the startup log."""
+        return f"The {self.toolset.value} toolset is off: {self.reason}. {self.enable}."
+
+
+ENABLE_ALL = (
+    "The operator turns it on by starting tmuxmcp with --toolsets all, or by naming it "
+    "in --toolsets (env TMUXMCP_TOOLSETS) or single tools in --include-tools "
+    "(env TMUXMCP_INCLUDE_TOOLS)"
+)
+OTHER_SOCKET = (
+    "the operator selected another socket (--socket-name or --socket-path), "
+    "whose server's configuration is not tmuxmcp's"
+)
+UNKNOWN_PROVENANCE = (
+    "a tmux server was already running on the dedicated socket when tmuxmcp started, "
+    "so its configuration provenance is unknown (CM-1)"
+)
+NOT_SELECTED = "the operator's --toolsets (env TMUXMCP_TOOLSETS) does not name it"
+
+
 class Surface(msgspec.Struct, frozen=True):
     """The effective structured tool surface."""
 
@@ -44,6 +72,8 @@ class Surface(msgspec.Struct, frozen=True):
     """Effective nested operations of each served aggregate."""
     default_toolsets: bool
     teardown_rule: str
+    off: tuple[ToolsetOff, ...] = ()
+    """Toolsets none of whose tools are served, each with its reason."""
 
 
 def check_names(definition: Sequence[ToolSpec], request: SurfaceRequest) -> None:
@@ -69,8 +99,13 @@ def resolve(
     request: SurfaceRequest,
     *,
     dedicated_minimal: bool,
+    not_minimal_because: str = "the server is not the dedicated socket's minimal server",
 ) -> Surface:
-    """Compute the frozen surface for this process."""
+    """Compute the frozen surface for this process.
+
+    ``not_minimal_because`` says, for the explanation of a default-off
+    teardown toolset, why the server is not the dedicated minimal one.
+    """
     check_names(definition, request)
     if request.toolsets is None:
         chosen = set(Toolset) if dedicated_minimal else set(Toolset) - {Toolset.TEARDOWN}
@@ -92,7 +127,22 @@ def resolve(
         rule = "dedicated socket with minimal provenance: all four toolsets by default"
     else:
         rule = "teardown only when the operator names it (not the dedicated minimal server)"
+    served = {spec.toolset for spec in definition if spec.name in selected}
+    off = tuple(
+        ToolsetOff(
+            toolset=toolset,
+            reason=(
+                NOT_SELECTED
+                if request.toolsets is not None
+                else f"{not_minimal_because}; teardown then needs the operator's choice (CM-3)"
+            ),
+            enable=ENABLE_ALL,
+        )
+        for toolset in Toolset
+        if toolset not in served and toolset not in chosen
+    )
     return Surface(
+        off=off,
         toolsets=tuple(t for t in Toolset if t in chosen),
         tools=tools,
         excluded=tuple(spec.name for spec in definition if spec.name in excluded),

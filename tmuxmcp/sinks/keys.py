@@ -47,6 +47,54 @@ KEY_VOCABULARY: frozenset[str] = frozenset(_NAMED + _FUNCTION + _CONTROL + _META
 MAX_LITERAL_CHUNK_BYTES = 16000
 
 
+# Other spellings of the same keys, for suggestions in errors only: a value is
+# never *accepted* through this table (see ``suggest_key``).
+_MODIFIER_SPELLINGS = {
+    "C-": ("ctrl-", "ctrl+", "control-", "control+", "ctl-", "c-", "^"),
+    "M-": ("alt-", "alt+", "meta-", "meta+", "option-", "m-"),
+}
+_NAME_SPELLINGS = {
+    "Escape": ("esc",),
+    "Enter": ("return", "ret", "cr", "newline", "kpenter"),
+    "BSpace": ("backspace", "bs"),
+    "DC": ("delete", "del"),
+    "Insert": ("ins",),
+    "PageUp": ("pgup", "pageup", "ppage"),
+    "PageDown": ("pgdn", "pgdown", "pagedown", "npage"),
+    "BTab": ("shift-tab", "s-tab", "backtab"),
+    "Up": ("arrowup", "uparrow"),
+    "Down": ("arrowdown", "downarrow"),
+    "Left": ("arrowleft", "leftarrow"),
+    "Right": ("arrowright", "rightarrow"),
+}
+
+
+def suggest_key(value: str) -> str | None:
+    """The vocabulary key that ``value`` most likely means, for an error message.
+
+    Case-insensitive match first, then modifier spellings (``Ctrl-C``, ``^C``,
+    ``Alt-x``) and common names (``Esc``, ``Return``); the answer is always a
+    member of ``KEY_VOCABULARY``.
+    """
+    text = value.strip()
+    folded = {key.lower(): key for key in KEY_VOCABULARY}
+    if text.lower() in folded:
+        return folded[text.lower()]
+    lowered = text.lower()
+    for prefix, spellings in _MODIFIER_SPELLINGS.items():
+        for spelling in spellings:
+            rest = text[len(spelling) :]
+            if lowered.startswith(spelling) and len(rest) == 1:
+                candidate = prefix + rest.lower()
+                if candidate in KEY_VOCABULARY:
+                    return candidate
+    squashed = lowered.replace(" ", "").replace("_", "")
+    for key, spellings in _NAME_SPELLINGS.items():
+        if squashed in spellings:
+            return key
+    return None
+
+
 def encode_key_name(value: str, param: str) -> str:
     """Return ``value`` if it is in the key vocabulary, else raise."""
     if value not in KEY_VOCABULARY:

@@ -28,7 +28,8 @@ class IdKind(StrEnum):
     PANE = "pane"
 
 
-_PREFIX = {IdKind.SESSION: "$", IdKind.WINDOW: "@", IdKind.PANE: "%"}
+ID_PREFIX = {IdKind.SESSION: "$", IdKind.WINDOW: "@", IdKind.PANE: "%"}
+_PREFIX = ID_PREFIX
 
 # JSON-schema patterns (ECMA syntax, also valid for Python's ``re``). ``$`` in
 # Python also matches before a trailing newline, so encode_id re-checks with

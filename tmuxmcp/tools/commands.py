@@ -33,6 +33,7 @@ import trio
 from msgspec import Meta
 
 from tmuxmcp.capability.params import PaneId, flag, sink
+from tmuxmcp.capability.results import Own, Terminal, TmuxId
 from tmuxmcp.errors import ObjectNotFound, PaneNotReady
 from tmuxmcp.sinks import Encoding, Sink
 from tmuxmcp.sinks.target import IdKind, encode_id
@@ -106,12 +107,12 @@ class RunCommandArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw
 class RunCommandResult(msgspec.Struct, frozen=True, kw_only=True):
     """The outcome of one command (run_command and wait_for_command)."""
 
-    pane_id: str
-    run_id: str
+    pane_id: TmuxId
+    run_id: Own
     completed: bool
     timed_out: bool
     exit_status: int | None
-    output: str
+    output: Terminal
     output_lines: int
     output_truncated: bool
     lines_omitted: int

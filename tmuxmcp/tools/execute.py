@@ -23,6 +23,7 @@ import msgspec
 from msgspec import Meta
 
 from tmuxmcp.capability.params import PaneId, flag, sink
+from tmuxmcp.capability.results import Own, TmuxId
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.errors import InvalidArguments
 from tmuxmcp.sinks import Encoding, Sink
@@ -63,8 +64,8 @@ def paste_commands(pane: str, *, bracketed: bool, enter: bool, name: str) -> lis
 class Delivered(msgspec.Struct, frozen=True, kw_only=True):
     """What was delivered to which pane (never the payload itself)."""
 
-    pane_id: str
-    delivered: str
+    pane_id: TmuxId
+    delivered: Own
 
     def text_form(self) -> str:
         """Readable form."""

@@ -13,8 +13,9 @@ from typing import Annotated, Any
 import msgspec
 
 from tmuxmcp.capability.params import LineNumber, PaneId, SessionId, WindowId, flag, local_int
+from tmuxmcp.capability.results import Name, Own, Process, ReportData, Terminal, TmuxId, TmuxReport
 from tmuxmcp.driver.argv import Command, cmd
-from tmuxmcp.errors import InvalidArguments, ServerGone, ServerReplaced
+from tmuxmcp.errors import InvalidArguments, ObjectNotFound, ServerGone, ServerReplaced
 from tmuxmcp.sinks.target import IdKind, encode_id
 from tmuxmcp.tools.context import Handler, ToolContext
 from tmuxmcp.tools.query import list_records
@@ -26,8 +27,8 @@ from tmuxmcp.tools.render import record_lines
 class SessionInfo(msgspec.Struct, frozen=True, kw_only=True):
     """A tmux session."""
 
-    session_id: str
-    name: str
+    session_id: TmuxId
+    name: Name
     windows: int
     attached_clients: int
     created: int
@@ -36,31 +37,31 @@ class SessionInfo(msgspec.Struct, frozen=True, kw_only=True):
 class WindowInfo(msgspec.Struct, frozen=True, kw_only=True):
     """A tmux window."""
 
-    session_id: str
-    window_id: str
+    session_id: TmuxId
+    window_id: TmuxId
     index: int
-    name: str
+    name: Name
     active: bool
     panes: int
     width: int
     height: int
-    layout: str
+    layout: TmuxReport
     zoomed: bool
 
 
 class PaneInfo(msgspec.Struct, frozen=True, kw_only=True):
     """A tmux pane. ``title``, ``current_command`` and ``current_path`` are set by pane programs."""
 
-    session_id: str
-    window_id: str
-    pane_id: str
+    session_id: TmuxId
+    window_id: TmuxId
+    pane_id: TmuxId
     index: int
     active: bool
     width: int
     height: int
-    title: str
-    current_command: str
-    current_path: str
+    title: Name
+    current_command: Process
+    current_path: Process
     pid: int | None
     dead: bool
     in_mode: bool
@@ -192,7 +193,9 @@ class ListPanesResult(msgspec.Struct, frozen=True):
 async def list_panes(ctx: ToolContext, args: ListPanesArgs) -> ListPanesResult:
     """Handler for list_panes."""
     if args.session_id is not None and args.window_id is not None:
-        raise InvalidArguments("give session_id or window_id, not both")
+        raise InvalidArguments(
+            "`window_id`: give session_id or window_id, not both (neither: every session)"
+        )
     if args.window_id is not None:
         command = cmd("list-panes", t=encode_id(args.window_id, IdKind.WINDOW, "window_id"))
     elif args.session_id is not None:
@@ -230,7 +233,7 @@ async def get_pane_info(ctx: ToolContext, args: GetPaneInfoArgs) -> GetPaneInfoR
     for pane in panes:
         if pane.pane_id == pane_id:
             return GetPaneInfoResult(pane)
-    raise InvalidArguments(f"tmux did not report pane {pane_id}")
+    raise ObjectNotFound(f"tmux did not report pane {pane_id}; list_panes returns current ids")
 
 
 # -- capture_pane ----------------------------------------------------------------
@@ -266,12 +269,12 @@ class CapturePaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, k
 class CapturePaneResult(msgspec.Struct, frozen=True, kw_only=True):
     """Text captured from a pane, possibly truncated to the last lines."""
 
-    pane_id: str
-    text: str
+    pane_id: TmuxId
+    text: Terminal
     lines: int
     captured_lines: int
     truncated: bool
-    truncated_by: str | None
+    truncated_by: Own | None
 
     def text_form(self) -> str:
         """Readable form: the captured text, with a note when truncated."""
@@ -326,7 +329,9 @@ async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneRe
     """Handler for capture_pane."""
     pane_id = encode_id(args.pane_id, IdKind.PANE, "pane_id")
     if args.start is not None and args.end is not None and args.start > args.end:
-        raise InvalidArguments("start must not be greater than end")
+        raise InvalidArguments(
+            "`start`: start must not be greater than end (0 is the top visible row)"
+        )
     flags = ["-p"]
     if args.join_wrapped:
         flags.append("-J")
@@ -350,7 +355,7 @@ async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneRe
 class BufferInfo(msgspec.Struct, frozen=True, kw_only=True):
     """A paste buffer: its name and size only, never its content."""
 
-    name: str
+    name: Name
     size: int
 
 
@@ -384,10 +389,10 @@ class ServerInfoArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
 class ServerInfoResult(msgspec.Struct, frozen=True, kw_only=True):
     """The selected socket, provenance, tmux version and the published surface."""
 
-    server_state: str
-    sink_claims: dict[str, Any]
+    server_state: Own
+    sink_claims: ReportData
     """Whether ``tmuxmcp verify`` passed for this tmux binary and version."""
-    info: dict[str, Any]
+    info: ReportData
 
     def text_form(self) -> str:
         """Readable form: the JSON document."""

@@ -29,6 +29,7 @@ from tmuxmcp.capability.params import (
     closed,
     number,
 )
+from tmuxmcp.capability.results import Name, TmuxId
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.driver.records import RecordFormat
 from tmuxmcp.errors import InvalidArguments, TmuxCommandFailed
@@ -50,11 +51,11 @@ MAX_SIZE = 10_000
 class Created(msgspec.Struct, frozen=True, kw_only=True):
     """Ids of a new object, and the names tmux stored."""
 
-    session_id: str
-    window_id: str
-    pane_id: str
-    session_name: str
-    window_name: str
+    session_id: TmuxId
+    window_id: TmuxId
+    pane_id: TmuxId
+    session_name: Name
+    window_name: Name
 
     def text_form(self) -> str:
         """Readable form."""
@@ -159,7 +160,7 @@ async def split_pane(ctx: ToolContext, args: SplitPaneArgs) -> Created:
     """Handler for split_pane."""
     pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
     if args.size_cells is not None and args.size_percent is not None:
-        raise InvalidArguments("give size_cells or size_percent, not both")
+        raise InvalidArguments("`size_percent`: give size_cells or size_percent, not both")
     size: str | int | None = args.size_cells
     if args.size_percent is not None:
         size = f"{args.size_percent}%"
@@ -183,8 +184,8 @@ async def split_pane(ctx: ToolContext, args: SplitPaneArgs) -> Created:
 class Named(msgspec.Struct, frozen=True, kw_only=True):
     """An object's id and the name or title tmux now stores."""
 
-    id: str
-    name: str
+    id: TmuxId
+    name: Name
 
     def text_form(self) -> str:
         """Readable form."""
@@ -277,7 +278,7 @@ async def set_pane_title(ctx: ToolContext, args: SetPaneTitleArgs) -> Named:
 class Done(msgspec.Struct, frozen=True, kw_only=True):
     """The object a change applied to."""
 
-    id: str
+    id: TmuxId
 
     def text_form(self) -> str:
         """Readable form."""
@@ -390,7 +391,8 @@ async def resize_pane(ctx: ToolContext, args: ResizePaneArgs) -> PaneResult:
     relative = args.direction is not None or args.amount is not None
     if sum((absolute, relative, args.zoom)) != 1:
         raise InvalidArguments(
-            "give exactly one of: width and/or height; direction (with optional amount); zoom"
+            "`direction`: give exactly one of: width and/or height; direction (with optional "
+            "amount); zoom"
         )
     if args.zoom:
         change = cmd("resize-pane", "-Z", t=pane)
@@ -398,7 +400,7 @@ async def resize_pane(ctx: ToolContext, args: ResizePaneArgs) -> PaneResult:
         change = cmd("resize-pane", t=pane, x=args.width, y=args.height)
     else:
         if args.direction is None:
-            raise InvalidArguments("amount needs a direction")
+            raise InvalidArguments("`amount`: amount needs a direction (up, down, left or right)")
         change = cmd("resize-pane", _SIDE_FLAG[args.direction], t=pane, args=[args.amount or 1])
     return await _pane_after(ctx, change, pane)
 
@@ -415,7 +417,7 @@ async def swap_pane(ctx: ToolContext, args: SwapPaneArgs) -> Done:
     pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
     other = encode_id(args.other_pane_id, IdKind.PANE, "other_pane_id")
     if pane == other:
-        raise InvalidArguments("pane_id and other_pane_id must differ")
+        raise InvalidArguments("`other_pane_id`: pane_id and other_pane_id must differ")
     await ctx.client.run(cmd("swap-pane", "-d", s=pane, t=other))
     return Done(id=pane)
 

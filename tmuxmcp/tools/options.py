@@ -20,6 +20,7 @@ from tmuxmcp.capability.params import (
     WindowId,
     closed,
 )
+from tmuxmcp.capability.results import TmuxId, TmuxReport
 from tmuxmcp.driver.argv import cmd
 from tmuxmcp.errors import InvalidArguments
 from tmuxmcp.sinks import Sink
@@ -97,27 +98,41 @@ class SetOptionArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_
 class OptionSet(msgspec.Struct, frozen=True, kw_only=True):
     """The option and the value tmux now reports for it."""
 
-    target: str
-    option: str
-    value: str
+    target: TmuxId
+    option: TmuxReport
+    value: TmuxReport
 
     def text_form(self) -> str:
         """Readable form."""
         return record_line(self)
 
 
+_JSON_KIND = {bool: "a boolean", int: "an integer", str: "a string"}
+_WANTED = {"bool": bool, "int": int, "choice": str}
+
+
 def _option_value(name: str, rule: OptionRule, value: bool | int | str) -> str:
+    takes = {
+        "bool": "true or false",
+        "int": f"an integer from 0 to {rule.maximum}",
+        "choice": "one of: " + ", ".join(f"`{c}`" for c in rule.choices),
+    }[rule.kind]
+    wanted = _WANTED[rule.kind]
+    if type(value) is not wanted:
+        raise InvalidArguments(
+            f"`value` expected {_JSON_KIND[wanted]}, got {_JSON_KIND[type(value)]}; "
+            f"{name} takes {takes}"
+        )
     if rule.kind == "bool":
-        if not isinstance(value, bool):
-            raise InvalidArguments(f"{name} takes true or false")
         return "on" if value else "off"
     if rule.kind == "int":
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= rule.maximum:
-            raise InvalidArguments(f"{name} takes an integer from 0 to {rule.maximum}")
+        assert isinstance(value, int)
+        if not 0 <= value <= rule.maximum:
+            raise InvalidArguments(f"`value` is out of range (got {value}); {name} takes {takes}")
         return str(value)
-    if not isinstance(value, str) or value not in rule.choices:
-        raise InvalidArguments(f"{name} takes one of: {', '.join(rule.choices)}")
-    return value
+    if value not in rule.choices:
+        raise InvalidArguments(f"`value` is not one of the accepted values; {name} takes {takes}")
+    return str(value)
 
 
 async def set_option(ctx: ToolContext, args: SetOptionArgs) -> OptionSet:

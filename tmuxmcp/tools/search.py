@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 import msgspec
 
 from tmuxmcp.capability.params import SessionId, WindowId, local_int, number
+from tmuxmcp.capability.results import Terminal, TmuxId
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.errors import InvalidArguments, ObjectNotFound
 from tmuxmcp.sinks.target import IdKind, encode_id
@@ -58,14 +59,14 @@ class SearchPanesArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, k
 class PaneMatch(msgspec.Struct, frozen=True, kw_only=True):
     """A matching row."""
 
-    pane_id: str
-    session_id: str
-    window_id: str
+    pane_id: TmuxId
+    session_id: TmuxId
+    window_id: TmuxId
     row: int
     in_scrollback: bool
     column: int
-    matched: str
-    line: str
+    matched: Terminal
+    line: Terminal
 
 
 class SearchPanesResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -100,7 +101,9 @@ _PANE_REF = {"pane_id": "pane_id", "session_id": "session_id", "window_id": "win
 
 def _listing(args: SearchPanesArgs) -> Command:
     if args.session_id is not None and args.window_id is not None:
-        raise InvalidArguments("give session_id or window_id, not both")
+        raise InvalidArguments(
+            "`window_id`: give session_id or window_id, not both (neither: every pane)"
+        )
     if args.window_id is not None:
         return cmd("list-panes", t=encode_id(args.window_id, IdKind.WINDOW, "window_id"))
     if args.session_id is not None:

@@ -13,6 +13,7 @@ import msgspec
 from msgspec import Meta
 
 from tmuxmcp.capability.params import PaneId, local_int, sink
+from tmuxmcp.capability.results import Own, Terminal, TmuxId
 from tmuxmcp.sinks import Encoding, Sink
 from tmuxmcp.sinks.target import IdKind, encode_id
 from tmuxmcp.tools.context import Handler, ToolContext
@@ -68,13 +69,13 @@ class CaptureSinceArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, 
 class CaptureSinceResult(msgspec.Struct, frozen=True, kw_only=True):
     """Complete rows that appeared since the cursor, and where to continue."""
 
-    pane_id: str
-    lines: list[str]
+    pane_id: TmuxId
+    lines: list[Terminal]
     first_row: int | None
     """Row number of ``lines[0]`` as capture_pane counts it (negative: scrollback)."""
-    partial: str
+    partial: Terminal
     """The cursor's row: not complete yet, so it is returned again once it is."""
-    cursor: str
+    cursor: Own
     more: bool
     """More complete rows wait after the returned ones (max_lines or the byte cap)."""
     gap: GapReason | None

@@ -21,6 +21,7 @@ import secrets
 import msgspec
 
 from tmuxmcp.capability.params import SessionId
+from tmuxmcp.capability.results import Name, Own, Process, Terminal, TmuxId, TmuxReport
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.errors import ObjectNotFound
 from tmuxmcp.sinks.target import IdKind, encode_id
@@ -35,33 +36,33 @@ LEVELS = ("list_sessions", "list_windows", "list_panes", "capture_pane")
 class SnapshotPane(msgspec.Struct, kw_only=True):
     """A pane and, when capture_pane is allowed, its visible screen."""
 
-    pane_id: str
+    pane_id: TmuxId
     index: int
     active: bool
     width: int
     height: int
-    title: str
-    current_command: str
-    current_path: str
-    content: str | None = None
+    title: Name
+    current_command: Process
+    current_path: Process
+    content: Terminal | None = None
 
 
 class SnapshotWindow(msgspec.Struct, kw_only=True):
     """A window and, when list_panes is allowed, its panes."""
 
-    window_id: str
+    window_id: TmuxId
     index: int
-    name: str
+    name: Name
     active: bool
-    layout: str
+    layout: TmuxReport
     panes: list[SnapshotPane] | None = None
 
 
 class SnapshotSession(msgspec.Struct, kw_only=True):
     """A session and, when list_windows is allowed, its windows."""
 
-    session_id: str
-    name: str
+    session_id: TmuxId
+    name: Name
     windows: list[SnapshotWindow] | None = None
 
 
@@ -75,7 +76,7 @@ class SnapshotResult(msgspec.Struct, kw_only=True):
     """The tree, what was left out, and whether content was truncated."""
 
     sessions: list[SnapshotSession]
-    omitted_operations: list[str]
+    omitted_operations: list[Own]
     content_truncated: bool
 
     def text_form(self) -> str:

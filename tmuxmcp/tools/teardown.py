@@ -21,6 +21,7 @@ import msgspec
 from msgspec import Meta
 
 from tmuxmcp.capability.params import PaneId, SessionId, WindowId, sink
+from tmuxmcp.capability.results import Echo, Own
 from tmuxmcp.driver.argv import cmd
 from tmuxmcp.driver.records import RecordFormat
 from tmuxmcp.errors import SelfTeardownRefused, UnsafeValue
@@ -34,8 +35,8 @@ from tmuxmcp.tools.query import with_format
 class Deleted(msgspec.Struct, frozen=True, kw_only=True):
     """What was deleted."""
 
-    id: str
-    deleted: str
+    id: Echo
+    deleted: Own
 
     def text_form(self) -> str:
         """Readable form."""

@@ -67,6 +67,7 @@ import trio
 from msgspec import Meta
 
 from tmuxmcp.capability.params import PaneId, closed, sink
+from tmuxmcp.capability.results import Terminal, TmuxId
 from tmuxmcp.errors import ObjectNotFound
 from tmuxmcp.sinks import Encoding, Sink
 from tmuxmcp.sinks.target import IdKind, encode_id
@@ -143,8 +144,8 @@ class Match(msgspec.Struct, frozen=True, kw_only=True):
     in_scrollback: bool
     column: int
     """Character offset of the match in ``line``'s row."""
-    matched: str
-    line: str
+    matched: Terminal
+    line: Terminal
     """The row (cut to 1000 characters around the match)."""
 
 
@@ -155,7 +156,7 @@ class WaitForTextResult(msgspec.Struct, frozen=True, kw_only=True):
     """How a wait ended."""
 
     outcome: WaitOutcome
-    pane_id: str
+    pane_id: TmuxId
     elapsed_ms: float
     match: Match | None
     polls: int

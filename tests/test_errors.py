@@ -1,0 +1,161 @@
+"""Errors that teach (issue 14.3) and one error path (issue 10.3), over real stdio.
+
+Each invalid-argument error opens with its slug and the parameter, says what
+was wrong in plain words and what a valid value looks like; msgspec's message
+may follow, never lead. The expected ranges are read from the published input
+schema (the contract), not from the code that words the error.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+from typing import Any
+
+import msgspec
+import pytest
+
+from tests.support import PrivateTmux, error_text, serve
+from tmuxmcp import errors, server
+from tmuxmcp.capability.decode import decode_arguments
+from tmuxmcp.capability.definition import BY_NAME
+from tmuxmcp.errors import InvalidArguments, ObjectNotFound, TmuxMcpError
+from tmuxmcp.tools import inspect as inspect_tools
+from tmuxmcp.tools.context import ToolContext
+
+
+def _slugs() -> set[str]:
+    return {
+        cls.reference
+        for cls in vars(errors).values()
+        if isinstance(cls, type) and issubclass(cls, TmuxMcpError)
+    }
+
+
+def _invalid(text: str, parameter: str) -> str:
+    """The text after the slug, which must lead with the parameter."""
+    assert text.startswith("[invalid-arguments] "), text
+    rest = text.removeprefix("[invalid-arguments] ")
+    assert rest.startswith(f"`{parameter}`"), f"the parameter must lead: {rest}"
+    assert not rest.startswith("Expected"), "the msgspec message must not lead"
+    return rest
+
+
+async def test_invalid_argument_errors_teach(private_tmux: PrivateTmux) -> None:
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("e")["pane_id"]
+        schemas = {t.name: t.input_schema for t in (await session.list_tools()).tools}
+
+        async def text(tool: str, arguments: dict[str, Any]) -> str:
+            return error_text(await session.call_tool(tool, arguments))
+
+        named = _invalid(await text("list_windows", {"session_id": "work"}), "session_id")
+        assert "session ids look like `$3`; list_sessions returns them; names are not accepted" in (
+            named
+        )
+        assert "work" not in named
+
+        digits = _invalid(await text("capture_pane", {"pane_id": "0"}), "pane_id")
+        assert "did you mean `%0`?" in digits
+
+        window = _invalid(await text("capture_pane", {"pane_id": "@1"}), "pane_id")
+        assert "that is a window id" in window
+        assert "list_panes" in window
+
+        for spelling, meant in [
+            ("Ctrl-C", "C-c"),
+            ("ctrl-c", "C-c"),
+            ("^C", "C-c"),
+            ("Control-C", "C-c"),
+            ("Esc", "Escape"),
+            ("Return", "Enter"),
+            ("Alt-x", "M-x"),
+        ]:
+            key = _invalid(
+                await text("send_keys", {"pane_id": pane, "keys": ["Enter", spelling]}), "keys[1]"
+            )
+            assert f"did you mean `{meant}`?" in key, key
+            assert f"'{spelling}'" not in key, "the caller's key text is not echoed"
+
+        as_string = _invalid(
+            await text("capture_pane", {"pane_id": pane, "max_lines": "50000"}), "max_lines"
+        )
+        assert as_string.startswith("`max_lines` expected an integer, got a string")
+
+        limit = schemas["capture_pane"]["properties"]["max_lines"]
+        high = max(b["maximum"] for b in limit.get("anyOf", [limit]) if "maximum" in b)
+        low = min(b["minimum"] for b in limit.get("anyOf", [limit]) if "minimum" in b)
+        too_big = _invalid(
+            await text("capture_pane", {"pane_id": pane, "max_lines": high + 1}), "max_lines"
+        )
+        assert "out of range" in too_big
+        assert f"from {low} to {high}" in too_big
+
+        option = await text(
+            "set_option",
+            {"option": "history-limit", "value": "50000", "session_id": "$0"},
+        )
+        assert _invalid(option, "value").startswith("`value` expected an integer, got a string")
+
+        missing = _invalid(await text("capture_pane", {}), "pane_id")
+        assert "required" in missing
+        assert "`%3`" in missing
+
+        unknown = _invalid(await text("capture_pane", {"pane_id": pane, "bogus": 1}), "bogus")
+        assert "not a parameter of capture_pane" in unknown
+        assert "`pane_id`" in unknown
+
+
+def test_every_key_suggestion_is_a_key_the_tool_accepts() -> None:
+    """Suggestions come from the key vocabulary: each one decodes."""
+    spec = BY_NAME["send_keys"]
+    for spelling in ["Ctrl-C", "^Z", "control-a", "ESC", "return", "Backspace", "PgDn", "del"]:
+        with pytest.raises(InvalidArguments) as raised:
+            decode_arguments("send_keys", spec.args, {"pane_id": "%0", "keys": [spelling]})
+        found = re.search(r"did you mean `([^`]+)`\?", raised.value.message)
+        assert found, raised.value.message
+        decode_arguments("send_keys", spec.args, {"pane_id": "%0", "keys": [found[1]]})
+
+
+def test_every_client_visible_slug_is_declared_in_errors() -> None:
+    """10.3: the dispatcher builds no slug text; internal-error is in errors.py."""
+    assert "internal-error" in _slugs()
+    source = inspect.getsource(server)
+    literals = [
+        node.value
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    ]
+    assert not [s for s in literals if re.match(r"\[[a-z-]+\]", s)], "slugs are built by errors.py"
+
+
+class _NoPaneClient:
+    """A client whose list-panes answer lacks the pane (it vanished meanwhile)."""
+
+    async def run(self, *commands: object) -> Any:
+        return msgspec.defstruct("Out", [("stdout", str)])(stdout="")
+
+
+async def test_get_pane_info_reports_a_missing_pane_as_not_found() -> None:
+    """10.3: the same error class as run_command for a pane tmux does not report."""
+    context = ToolContext(client=_NoPaneClient(), facts=None, published={}, nested={})  # type: ignore[arg-type]
+    args = msgspec.convert({"pane_id": "%7"}, inspect_tools.GetPaneInfoArgs)
+    with pytest.raises(ObjectNotFound):
+        await inspect_tools.get_pane_info(context, args)
+
+
+WRONG_TYPE = {"not": ["a", "valid", "value"]}
+"""A JSON object: no parameter of any tool accepts one."""
+
+
+@pytest.mark.parametrize("spec", list(BY_NAME.values()), ids=lambda s: s.name)
+def test_every_parameter_error_leads_with_the_parameter(spec: Any) -> None:
+    """The wording is derived for every declared parameter, not written per tool."""
+    for field in msgspec.structs.fields(spec.args):
+        with pytest.raises(InvalidArguments) as raised:
+            decode_arguments(spec.name, spec.args, {field.encode_name: WRONG_TYPE})
+        message = raised.value.message
+        assert message.startswith(f"`{field.encode_name}` expected "), message
+        assert "got an object" in message
+        assert message.index("(") > message.index("; it takes "), message

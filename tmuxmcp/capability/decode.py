@@ -1,0 +1,315 @@
+"""Decoding a call's arguments, and errors that teach (issue 14.3).
+
+``decode_arguments`` converts the JSON arguments of a call into the tool's
+argument Struct, the same Struct the input schema is generated from, and is the
+one place where a foreign decoding failure (``msgspec.ValidationError``, a
+lone surrogate) becomes our ``InvalidArguments`` (house style 5).
+
+The wording of every decoding error is derived from the declared parameter
+type, never written per tool:
+
+* it opens with the parameter (``session_id``, ``keys[0]``), says what was
+  wrong in plain words and what a valid value looks like: an id kind and an
+  example (``$3``), an integer range, a closed list, a length;
+* it adds a suggestion where one is obvious: ``0`` for a pane id is ``%0``, a
+  window id given for a pane id is named as such, a name where an id is
+  expected gets the tool that lists the ids, a key spelled ``Ctrl-C`` gets
+  ``C-c`` (``sinks.keys.suggest_key``, derived from the key vocabulary);
+* msgspec's own message follows in parentheses, never leads, with any value it
+  quotes removed (errors never repeat payloads, ``errors`` module rule).
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+from typing import Any
+
+import msgspec
+from msgspec import inspect as mi
+
+from tmuxmcp.errors import InvalidArguments
+from tmuxmcp.sinks.keys import KEY_VOCABULARY, suggest_key
+from tmuxmcp.sinks.target import ID_PATTERNS, ID_PREFIX, IdKind
+
+_AT = re.compile(r" - at `\$(?P<path>[^`]*)`$")
+_FIELD = re.compile(r"^Object (?P<what>missing required|contains unknown) field `(?P<name>.*)`$")
+_GOT = re.compile(r"^Expected `(?P<want>[^`]+)`, got `(?P<got>[^`]+)`$")
+_QUOTED_ENUM = re.compile(r"^Invalid enum value .*$", re.DOTALL)
+_KIND_BY_PATTERN = {pattern: kind for kind, pattern in ID_PATTERNS.items()}
+_LISTER = {
+    IdKind.SESSION: "list_sessions",
+    IdKind.WINDOW: "list_windows",
+    IdKind.PANE: "list_panes",
+}
+_JSON_NAMES = {
+    "int": "an integer",
+    "float": "a number",
+    "str": "a string",
+    "bool": "a boolean",
+    "array": "a list",
+    "object": "an object",
+    "null": "null",
+}
+_MAX_LISTED = 12
+_NAMES_REFUSED = "names are not accepted"
+_LONE_SURROGATE = (
+    "the arguments contain a lone UTF-16 surrogate, which is not valid Unicode text; "
+    "send valid UTF-8 strings"
+)
+
+
+def decode_arguments(
+    tool: str, args_type: type[msgspec.Struct], arguments: dict[str, Any] | None
+) -> msgspec.Struct:
+    """The call's arguments as ``args_type``, or ``InvalidArguments`` that says why."""
+    try:
+        return msgspec.convert(arguments or {}, args_type)
+    except msgspec.ValidationError as exc:
+        raise InvalidArguments(explain(tool, args_type, arguments or {}, str(exc))) from None
+    except UnicodeEncodeError:
+        # msgspec cannot even describe a lone surrogate where a non-string is
+        # expected (found by the fuzz suite).
+        declared = fields_of(args_type)
+        where = [k for k, v in (arguments or {}).items() if k in declared and has_surrogate(v)]
+        if not where:
+            raise InvalidArguments(_LONE_SURROGATE) from None
+        located = ", ".join(f"`$.{key}`" for key in where)
+        raise InvalidArguments(f"`{where[0]}`: {_LONE_SURROGATE} (at {located})") from None
+
+
+def lone_surrogate_error() -> InvalidArguments:
+    """The error for arguments the transport marked as holding a lone surrogate."""
+    return InvalidArguments(_LONE_SURROGATE)
+
+
+def has_surrogate(value: object) -> bool:
+    """Whether ``value`` holds a lone surrogate anywhere."""
+    if isinstance(value, str):
+        return any(0xD800 <= ord(ch) <= 0xDFFF for ch in value)
+    if isinstance(value, list):
+        return any(has_surrogate(item) for item in value)
+    if isinstance(value, dict):
+        return any(has_surrogate(k) or has_surrogate(v) for k, v in value.items())
+    return False
+
+
+def explain(
+    tool: str, args_type: type[msgspec.Struct], arguments: dict[str, Any], detail: str
+) -> str:
+    """Plain words for one msgspec validation failure on ``args_type``."""
+    fields = fields_of(args_type)
+    at = _AT.search(detail)
+    message = detail[: at.start()] if at else detail
+    # msgspec's location (`$.keys[1]`) names a declared field, never caller text.
+    shown_detail = _QUOTED_ENUM.sub("Invalid enum value", message) + (at[0] if at else "")
+    if at is None:
+        found = _FIELD.match(message)
+        if found and found["what"] == "contains unknown":
+            name = found["name"]
+            shown = f"`{name}`" if _printable_name(name) else "a parameter"
+            takes = ", ".join(f"`{f}`" for f in fields) or "no arguments"
+            return f"{shown} is not a parameter of {tool}; it takes {takes}"
+        if found:
+            name = found["name"]
+            looks = _looks_like(fields[name]) if name in fields else "a value"
+            return f"`{name}` is required: {looks}"
+        return f"the arguments must be a JSON object ({shown_detail})"
+    path = at["path"]
+    name = path.lstrip(".").split(".")[0].split("[")[0]
+    where = path.lstrip(".") or "arguments"
+    declared = fields.get(name)
+    if declared is None:
+        return f"`{where}`: {shown_detail}"
+    target = _element(declared, path)
+    value = _value_at(arguments, path)
+    wrong = _what_was_wrong(target, message, value)
+    hint = _suggestion(target, value)
+    text = f"`{where}` {wrong}"
+    if not (hint and hint.endswith(_NAMES_REFUSED)):
+        text += f"; it takes {_looks_like(target)}"
+    if hint:
+        text += f"; {hint}"
+    return f"{text} ({shown_detail})"
+
+
+def _printable_name(name: str) -> bool:
+    return len(name) <= 64 and re.fullmatch(r"[A-Za-z0-9_.-]+", name) is not None
+
+
+def fields_of(args_type: type[msgspec.Struct]) -> dict[str, mi.Type]:
+    """Each parameter's declared type, by its wire name."""
+    info = mi.type_info(args_type)
+    assert isinstance(info, mi.StructType)
+    return {f.encode_name: f.type for f in info.fields}
+
+
+def _strip(t: mi.Type) -> tuple[mi.Type, dict[str, Any]]:
+    """The type under its metadata and ``| None``, with the merged constraints."""
+    constraints: dict[str, Any] = {}
+    while True:
+        if isinstance(t, mi.Metadata):
+            t = t.type
+            continue
+        if isinstance(t, mi.UnionType):
+            rest = [u for u in t.types if not isinstance(u, mi.NoneType)]
+            if len(rest) == 1:
+                t = rest[0]
+                continue
+        break
+    for attr in ("ge", "le", "gt", "lt", "pattern", "min_length", "max_length"):
+        if getattr(t, attr, None) is not None:
+            constraints[attr] = getattr(t, attr)
+    return t, constraints
+
+
+def _element(t: mi.Type, path: str) -> mi.Type:
+    """The declared type at ``path`` (one list index level is followed)."""
+    if "[" in path:
+        inner, _ = _strip(t)
+        if isinstance(inner, mi.ListType):
+            return inner.item_type
+    return t
+
+
+def _value_at(arguments: dict[str, Any], path: str) -> Any:
+    value: Any = arguments
+    for part in re.findall(r"\.([^.\[]+)|\[(\d+)\]", path):
+        key, index = part
+        try:
+            value = value[key] if key else value[int(index)]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return value
+
+
+def id_kind(t: mi.Type) -> IdKind | None:
+    """The id kind a declared type accepts (from its pattern), if it is an id."""
+    _, constraints = _strip(t)
+    pattern = constraints.get("pattern")
+    return _KIND_BY_PATTERN.get(pattern) if isinstance(pattern, str) else None
+
+
+def closed_values(t: mi.Type) -> list[str] | None:
+    """The values of a declared closed list (Enum or Literal), if it is one."""
+    inner, _ = _strip(t)
+    if isinstance(inner, mi.EnumType):
+        cls: type[Enum] = inner.cls
+        return [str(m.value) for m in cls]
+    if isinstance(inner, mi.LiteralType):
+        return [str(v) for v in inner.values]
+    return None
+
+
+def _looks_like(t: mi.Type) -> str:
+    """What a valid value of declared type ``t`` looks like."""
+    inner, c = _strip(t)
+    kind = id_kind(t)
+    values = closed_values(t)
+    if kind is not None:
+        return f"a {kind.value} id such as `{ID_PREFIX[kind]}3` ({_LISTER[kind]} returns them)"
+    if values is not None:
+        return _closed_looks(values)
+    scalar = _scalar_looks(inner, c)
+    if scalar is not None:
+        return scalar
+    if isinstance(inner, mi.ListType):
+        return f"a list of {_looks_like(inner.item_type).removeprefix('a ').removeprefix('an ')}"
+    if isinstance(inner, mi.UnionType):
+        return " or ".join(_looks_like(u) for u in inner.types)
+    return "a value as the input schema describes"
+
+
+def _scalar_looks(inner: mi.Type, c: dict[str, Any]) -> str | None:
+    if isinstance(inner, mi.BoolType):
+        return "true or false"
+    if isinstance(inner, (mi.IntType, mi.FloatType)):
+        noun = "an integer" if isinstance(inner, mi.IntType) else "a number"
+        return _bounded(noun, c.get("ge", c.get("gt")), c.get("le", c.get("lt")), "")
+    if isinstance(inner, mi.StrType):
+        return _bounded("a string", c.get("min_length"), c.get("max_length"), " characters")
+    return None
+
+
+def _closed_looks(values: list[str]) -> str:
+    if set(values) == KEY_VOCABULARY:
+        return "a key name such as `Enter`, `C-c`, `Escape`, `Up` or `F1`"
+    shown = ", ".join(f"`{v}`" for v in values[:_MAX_LISTED])
+    more = f" and {len(values) - _MAX_LISTED} more" if len(values) > _MAX_LISTED else ""
+    return f"one of {shown}{more}"
+
+
+def _bounded(noun: str, low: object, high: object, unit: str) -> str:
+    if low is not None and high is not None:
+        return (
+            f"{noun} from {low} to {high}{unit}" if not unit else f"{noun} of {low} to {high}{unit}"
+        )
+    if low is not None:
+        return f"{noun} of at least {low}{unit}"
+    if high is not None:
+        return f"{noun} of at most {high}{unit}"
+    return noun
+
+
+_PYTHON_JSON = ((bool, "a boolean"), (int, "an integer"), (float, "a number"), (str, "a string"))
+
+
+def _json_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    for kind, name in _PYTHON_JSON:
+        if isinstance(value, kind):
+            return name
+    return "a list" if isinstance(value, list) else "an object"
+
+
+def _what_was_wrong(t: mi.Type, message: str, value: Any) -> str:
+    got = _GOT.match(message)
+    if got:
+        want = got["want"].split(" | ")[0]
+        return (
+            f"expected {_JSON_NAMES.get(want, 'a ' + want)}, "
+            f"got {_JSON_NAMES.get(got['got'], _json_name(value))}"
+        )
+    kind = id_kind(t)
+    if kind is not None:
+        return f"is not a {kind.value} id"
+    if message.startswith("Invalid enum value"):
+        return "is not one of the accepted values"
+    inner, _ = _strip(t)
+    if isinstance(inner, (mi.IntType, mi.FloatType)) and isinstance(value, (int, float)):
+        return f"is out of range (got {value})"
+    if isinstance(inner, mi.StrType) and isinstance(value, str):
+        return f"has the wrong length ({len(value)} characters)"
+    return "is not valid"
+
+
+def _suggestion(t: mi.Type, value: Any) -> str | None:
+    kind = id_kind(t)
+    if kind is not None and isinstance(value, str):
+        return _id_suggestion(kind, value)
+    values = closed_values(t)
+    if values is not None and isinstance(value, str):
+        if set(values) == KEY_VOCABULARY:
+            key = suggest_key(value)
+            return f"did you mean `{key}`?" if key else "send free text with send_text"
+        folded = {v.lower().replace("_", "-"): v for v in values}
+        match = folded.get(value.strip().lower().replace("_", "-"))
+        return f"did you mean `{match}`?" if match else None
+    return None
+
+
+def _id_suggestion(kind: IdKind, value: str) -> str:
+    prefix = ID_PREFIX[kind]
+    digits = value.strip()
+    if digits.isascii() and digits.isdigit() and len(digits) <= 9:
+        return f"did you mean `{prefix}{int(digits)}`?"
+    for other, pattern in ID_PATTERNS.items():
+        if other is not kind and re.fullmatch(pattern, value):
+            return (
+                f"that is a {other.value} id, not a {kind.value} id; "
+                f"{_LISTER[kind]} returns {kind.value} ids"
+            )
+    if value.startswith(prefix) and value[1:].isdigit():
+        return f"did you mean `{prefix}{int(value[1:])}`? (ids have no leading zeros)"
+    return f"{kind.value} ids look like `{prefix}3`; {_LISTER[kind]} returns them; {_NAMES_REFUSED}"
