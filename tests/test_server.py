@@ -131,6 +131,8 @@ async def test_a_dead_server_is_reported_and_serving_continues(private_tmux: Pri
         assert text.startswith("[tmux-server-gone]")
         info = structured(await session.call_tool("server_info", {}))
         assert info["server_state"] == "gone"
+        assert info["info"]["server"]["state"] == "gone"
+        assert info["info"]["server"]["provenance"] is None
         assert private_tmux.bare("list-sessions", check=False).returncode != 0, (
             "tmuxmcp must not restart a server by itself"
         )
@@ -152,7 +154,12 @@ async def test_a_replaced_server_is_refused(private_tmux: PrivateTmux) -> None:
         assert text.startswith("[tmux-server-replaced]")
         info = structured(await session.call_tool("server_info", {}))
         assert info["server_state"] == "replaced"
-        assert info["info"]["server"]["provenance"] == "minimal"
+        # Issue 12 item 4: no provenance is claimed for whatever answers now.
+        server = info["info"]["server"]
+        assert server["state"] == "replaced"
+        assert server["provenance"] is None
+        assert server["bound_pid"] == int(old_pid)
+        assert info["info"]["annotation_evidence"]["minimal_provenance"] is False
 
 
 

@@ -213,6 +213,31 @@ async def test_a_call_refused_as_server_replaced_has_no_effect_on_the_new_server
     assert names == "theirs\n"
 
 
+async def test_a_replacement_that_copies_the_gate_option_is_refused(
+    private_tmux: PrivateTmux,
+) -> None:
+    """CM-1 / issue 12 item 4: the gate checks the live server, not a copyable value.
+
+    Any client of the socket can read ``@tmuxmcp_<nonce>`` with ``show-options
+    -s``; a replacement server that copies it (name and value) used to be
+    served as the bound one. The gate now compares the answering server's own
+    ``#{pid}`` and ``#{start_time}`` with the bound identity in the same tmux
+    invocation, so nothing runs on the replacement.
+    """
+    client = _client(private_tmux)
+    await binding.establish(client)
+    copied = private_tmux.bare("show-options", "-s", "-v", client.marker).stdout.strip()
+    assert copied  # what a reader of the socket can see
+    private_tmux.kill_server()
+    ids = private_tmux.new_session("theirs")
+    private_tmux.bare("set-option", "-s", client.marker, copied)
+    with pytest.raises(ServerReplaced) as info:
+        await client.run(cmd("rename-session", t=ids["session_id"], args=["renamed-by-tmuxmcp"]))
+    assert "nothing was run" in info.value.message
+    names = private_tmux.bare("list-sessions", "-F", "#{session_name}").stdout
+    assert names == "theirs\n"
+
+
 async def test_a_same_pid_server_with_another_start_time_is_replaced(
     private_tmux: PrivateTmux,
 ) -> None:

@@ -14,8 +14,10 @@
   provenance is ``unknown``. The variable is removed again at once.
 
 Binding sets one server option, ``@tmuxmcp_<nonce>``, to the server's pid and
-start time. Every later call is gated on it (see ``client``): when the server
-dies or is replaced, calls fail with ``ServerGone`` or ``ServerReplaced`` and
+start time. Every later call is gated on it *and* on the live server's own
+``#{pid}`` and ``#{start_time}`` matching the bound identity (see ``client``;
+a copy of the option on another server does not pass): when the server dies
+or is replaced, calls fail with ``ServerGone`` or ``ServerReplaced`` and
 nothing runs on a replacement. tmuxmcp never restarts a server by itself, so a
 ``minimal`` claim always refers to the server it started.
 """

@@ -7,14 +7,24 @@ Every invocation is ``tmux -u -N <socket> <commands>``:
   silently create a server whose configuration tmuxmcp did not choose;
 * the socket flags come from the startup selection and nothing else.
 
-Each call is prefixed, in the same tmux process, by a gate: ``show-options -s
--v @tmuxmcp_<nonce>``, a server option that ``binding.establish`` set on the
-bound server to that server's pid and start time. On any other server the
-option does not exist, the gate fails, and tmux drops the rest of the command
-list, so nothing runs there; the call is refused with ``ServerReplaced``. If
-the option holds another identity (copied, or a reused pid) the call is
-refused too. The provenance decided at startup is therefore never claimed for,
-or acted on, another server.
+Each call is prefixed, in the same tmux process, by a gate: one ``show-options
+-s -v`` whose option name is a format the answering server expands itself::
+
+    #{?#{==:#{pid}.#{start_time},<pid>.<start>},@tmuxmcp_<nonce>,tmuxmcp-server-replaced}
+
+The pid and start time compared are the live server's own (``getpid()`` and
+the time it started), not a stored value, so copying the ``@tmuxmcp_<nonce>``
+option (any client of the socket can read it) does not make another server
+pass. On a mismatch the name is ``tmuxmcp-server-replaced``: not a ``@`` user
+option and not a prefix of any tmux option, so no client can create it, and
+``show-options`` fails with "invalid option". On a match the bound server's
+own option must still exist (it is set by ``binding.mark``). Either failure
+stops the rest of the command list: tmux removes every later command of the
+same group when one returns an error (``cmdq_next`` calls
+``cmdq_remove_group``; cmd-queue.c, 3.3a to 3.6a). So nothing runs on a
+replacement or foreign server, and the call is refused with
+``ServerReplaced``; the provenance decided at startup is never claimed for, or
+acted on, another server (CM-1, CM-3).
 
 tmux's error text is mapped to the exception tree here: missing objects become
 ``ObjectNotFound`` (a caller mistake), a missing server ``ServerGone``.
@@ -130,7 +140,7 @@ class TmuxClient:
         bound = self.bound
         if bound is None:
             raise RuntimeError("TmuxClient.run before bind()")
-        gate = cmd("show-options", "-s", "-v", args=[self.marker])
+        gate = cmd("show-options", "-s", "-v", args=[gate_name(self.marker, bound)])
         done = await _spawn.run_argv(
             [*self.base_argv(), *render([gate, *commands])],
             env=self.env,
@@ -141,7 +151,7 @@ class TmuxClient:
         seen = parse_identity(decode(head))
         if seen is None:
             stderr = decode(done.stderr)
-            if self.marker in stderr:
+            if self.marker in stderr or REPLACED_OPTION in stderr:
                 raise ServerReplaced(
                     f"the tmux server on {self.socket.describe()} is not the one tmuxmcp bound "
                     "to at startup (it was restarted or replaced); nothing was run on it; "
@@ -160,6 +170,23 @@ class TmuxClient:
 
 IDENTITY_FORMAT = "#{pid}:#{start_time}"
 """What the gate option holds: the bound server's pid and start time."""
+
+REPLACED_OPTION = "tmuxmcp-server-replaced"
+"""The option name the gate asks for on a server that is not the bound one.
+
+Not a ``@`` user option and not a prefix of any tmux option name, so it never
+exists and ``show-options`` always fails on it ("invalid option")."""
+
+
+def gate_name(marker: str, bound: ServerIdentity) -> str:
+    """The gate's option name: ``marker`` only if the live server is ``bound``.
+
+    Built from the marker (``@tmuxmcp_`` and hex) and two integers: no caller
+    data enters this format.
+    """
+    live = "#{pid}.#{start_time}"
+    expected = f"{bound.pid}.{bound.start_time}"
+    return f"#{{?#{{==:{live},{expected}}},{marker},{REPLACED_OPTION}}}"
 
 
 def parse_identity(line: str) -> ServerIdentity | None:

@@ -408,7 +408,36 @@ async def server_info(ctx: ToolContext, args: ServerInfoArgs) -> ServerInfoResul
     from tmuxmcp.verify import verified_status  # read at call time: verify may run later
 
     claims = verified_status(ctx.client.binary, ctx.facts.version)
-    return ServerInfoResult(server_state=state, sink_claims=claims, info=ctx.published)
+    info = ctx.published if state == "bound" else lost_server_report(ctx, state)
+    return ServerInfoResult(server_state=state, sink_claims=claims, info=info)
+
+
+def lost_server_report(ctx: ToolContext, state: str) -> dict[str, Any]:
+    """The published surface after the bound server is gone or replaced (CM-1).
+
+    Provenance was decided for the bound server only; whatever answers on the
+    socket now has none that tmuxmcp knows, so none is claimed, and the
+    annotation evidence that rested on it is withdrawn.
+    """
+    bound = ctx.facts.identity
+    server = {
+        "state": state,
+        "provenance": None,
+        "bound_pid": bound.pid,
+        "bound_start_time": bound.start_time,
+        "note": (
+            f"the tmux server tmuxmcp bound to at startup (pid {bound.pid}) is {state}; "
+            "no provenance is claimed for any server on the socket now and no call runs "
+            "there; restart tmuxmcp to bind again"
+        ),
+        "tmux_binary": ctx.published["server"].get("tmux_binary"),
+    }
+    evidence = {
+        **ctx.published.get("annotation_evidence", {}),
+        "minimal_provenance": False,
+        "narrow_hints_allowed": False,
+    }
+    return {**ctx.published, "server": server, "annotation_evidence": evidence}
 
 
 HANDLERS: dict[str, Handler] = {
