@@ -23,7 +23,7 @@ from tmuxmcp.capability.surface import Surface, check_names, resolve
 from tmuxmcp.config import Config
 from tmuxmcp.driver import binding
 from tmuxmcp.driver.binding import Provenance, ServerFacts
-from tmuxmcp.driver.client import TmuxClient
+from tmuxmcp.driver.client import ConfigWatch, TmuxClient, arrays_in_formats
 from tmuxmcp.tools.context import ToolContext
 
 
@@ -100,8 +100,12 @@ def build(
         dedicated_minimal=config.socket.is_dedicated_default and minimal,
     )
     evidence = gather_evidence(
-        [BY_NAME[name] for name in surface.tools], minimal_provenance=minimal
+        [BY_NAME[name] for name in surface.tools],
+        minimal_provenance=minimal,
+        per_call_check=facts.aliases is not None,
     )
+    if evidence.sufficient and facts.aliases is not None:
+        client.watch = ConfigWatch(facts.aliases)  # rule 3c: every call re-checks it
     self_pane = own_pane(os.environ if environ is None else environ, facts)
     published = published_surface(
         DEFINITION,
@@ -167,7 +171,11 @@ async def predict(config: Config) -> dict[str, Any]:
     surface = resolve(
         DEFINITION, config.request, dedicated_minimal=config.socket.is_dedicated_default and minimal
     )
-    evidence = gather_evidence([BY_NAME[n] for n in surface.tools], minimal_provenance=minimal)
+    evidence = gather_evidence(
+        [BY_NAME[n] for n in surface.tools],
+        minimal_provenance=minimal,
+        per_call_check=await arrays_in_formats(client),
+    )
     return published_surface(
         DEFINITION,
         surface,

@@ -26,6 +26,26 @@ replacement or foreign server, and the call is refused with
 ``ServerReplaced``; the provenance decided at startup is never claimed for, or
 acted on, another server (CM-1, CM-3).
 
+With narrow annotations published (CM-4), the gate also re-checks, in the same
+expansion, the configured behaviour the call can activate (``ConfigWatch``):
+the ``command-alias`` list must equal the one seen at startup, and no hook
+the call's commands can fire may be set. Which hooks that is, from tmux's
+source (cmd-queue.c ``cmdq_fire_command`` and ``cmdq_insert_hook``, 3.3a to
+3.6a): ``after-<command>`` for each command of the list, the gate's own
+``after-show-options`` included, looked up in the options of the session the
+command resolved to, inheriting the global session options (window and pane
+values are never consulted); and from 3.5, ``command-error``, run when any
+command fails. The gate reads each of them both outside a session and in
+every session (``#{S:...}``). On a change the name is ``tmuxmcp-alias-changed``
+or ``tmuxmcp-hook-set`` (as unsettable as the one above), the list stops, and
+the call is refused with ``ConfigurationChanged``; the client then refuses
+every later call without running tmux. A whole array option is only readable
+in a format from tmux 3.5 (``options_to_string``, commit ddd4e57c6); on older
+tmux no watch is possible and the binding never sets one.
+
+What the check cannot cover, because tmux gives no in-band way to, is stated
+where the hints are derived (``capability.annotations``).
+
 tmux's error text is mapped to the exception tree here: missing objects become
 ``ObjectNotFound`` (a caller mistake), a missing server ``ServerGone``.
 """
@@ -42,6 +62,7 @@ from tmuxmcp.driver import _spawn
 from tmuxmcp.driver.argv import Command, cmd, render
 from tmuxmcp.driver.socket import SocketSelection
 from tmuxmcp.errors import (
+    ConfigurationChanged,
     ObjectNotFound,
     ServerGone,
     ServerReplaced,
@@ -63,6 +84,13 @@ class ServerIdentity(msgspec.Struct, frozen=True):
 
     pid: int
     start_time: int
+
+
+class ConfigWatch(msgspec.Struct, frozen=True):
+    """The configured behaviour every gated call re-checks (CM-4)."""
+
+    aliases: str
+    """``#{command-alias}`` as the bound server expanded it at startup."""
 
 
 class TmuxOutput(msgspec.Struct, frozen=True):
@@ -106,6 +134,10 @@ class TmuxClient:
         self.env = dict(env)
         self.timeout = timeout
         self.bound: ServerIdentity | None = None
+        self.watch: ConfigWatch | None = None
+        """Set when narrow annotations are published: the gate then re-checks it."""
+        self.changed: str | None = None
+        """Why the configuration check failed; every later call is refused with it."""
         self.marker = f"@tmuxmcp_{secrets.token_hex(8)}"
         """The server option that identifies the bound server (set by binding)."""
 
@@ -140,7 +172,10 @@ class TmuxClient:
         bound = self.bound
         if bound is None:
             raise RuntimeError("TmuxClient.run before bind()")
-        gate = cmd("show-options", "-s", "-v", args=[gate_name(self.marker, bound)])
+        if self.changed is not None:
+            raise ConfigurationChanged(self.changed)
+        name = gate_name(self.marker, bound, self.watch, [c.name for c in commands])
+        gate = cmd("show-options", "-s", "-v", args=[name])
         done = await _spawn.run_argv(
             [*self.base_argv(), *render([gate, *commands])],
             env=self.env,
@@ -151,6 +186,15 @@ class TmuxClient:
         seen = parse_identity(decode(head))
         if seen is None:
             stderr = decode(done.stderr)
+            for option, what in _CHANGES.items():
+                if option in stderr:
+                    self.changed = (
+                        f"{what} on the tmux server on {self.socket.describe()} since "
+                        "tmuxmcp started, so the annotations it advertised (for example "
+                        "readOnlyHint) no longer hold for this call; nothing was run; "
+                        "restart tmuxmcp to derive them again"
+                    )
+                    raise ConfigurationChanged(self.changed)
             if self.marker in stderr or REPLACED_OPTION in stderr:
                 raise ServerReplaced(
                     f"the tmux server on {self.socket.describe()} is not the one tmuxmcp bound "
@@ -178,15 +222,72 @@ Not a ``@`` user option and not a prefix of any tmux option name, so it never
 exists and ``show-options`` always fails on it ("invalid option")."""
 
 
-def gate_name(marker: str, bound: ServerIdentity) -> str:
-    """The gate's option name: ``marker`` only if the live server is ``bound``.
+ARRAYS_IN_FORMATS = (3, 5)
+"""The first tmux release whose formats expand a whole array option."""
 
-    Built from the marker (``@tmuxmcp_`` and hex) and two integers: no caller
-    data enters this format.
+_VERSION = re.compile(r"tmux (?:next-)?(\d+)\.(\d+)")
+
+
+def version_tuple(text: str) -> tuple[int, int] | None:
+    """``"tmux 3.5a"`` (``tmux -V``) as ``(3, 5)``; None if unrecognised."""
+    found = _VERSION.match(text.strip())
+    return (int(found.group(1)), int(found.group(2))) if found else None
+
+
+async def arrays_in_formats(client: TmuxClient) -> bool:
+    """Whether ``client``'s tmux binary can run the per-call check, by its version.
+
+    Only for predicting a surface with no server to ask; a bound server is
+    asked directly (``binding.readable_aliases``).
+    """
+    done = await _spawn.run_argv([client.binary, "-V"], env=client.env, seconds=client.timeout)
+    seen = version_tuple(decode(done.stdout)) if done.returncode == 0 else None
+    return seen is not None and seen >= ARRAYS_IN_FORMATS
+
+
+ALIAS_OPTION = "tmuxmcp-alias-changed"
+HOOK_OPTION = "tmuxmcp-hook-set"
+_CHANGES = {
+    ALIAS_OPTION: "a command alias was added or changed",
+    HOOK_OPTION: "a hook that this call would run was set",
+}
+
+GATE_COMMAND = "show-options"
+"""The gate's own command; its after-hook is checked like the operation's."""
+
+SAFE_ALIASES = re.compile(r"[A-Za-z0-9 =_.-]*")
+"""Alias text the gate can compare literally (no ``#``, ``,``, braces)."""
+
+
+def hooks_for(names: Sequence[str]) -> list[str]:
+    """The hook options a gated list of commands named ``names`` can fire."""
+    return sorted({"command-error", f"after-{GATE_COMMAND}", *(f"after-{n}" for n in names)})
+
+
+def gate_name(
+    marker: str,
+    bound: ServerIdentity,
+    watch: ConfigWatch | None = None,
+    names: Sequence[str] = (),
+) -> str:
+    """The gate's option name: ``marker`` only if the live server is ``bound``
+    (and, with a ``watch``, its aliases and the hooks of ``names`` unchanged).
+
+    Built from the marker (``@tmuxmcp_`` and hex), two integers, the startup
+    alias text (``SAFE_ALIASES`` only) and command names of this package: no
+    caller data enters this format.
     """
     live = "#{pid}.#{start_time}"
     expected = f"{bound.pid}.{bound.start_time}"
-    return f"#{{?#{{==:{live},{expected}}},{marker},{REPLACED_OPTION}}}"
+    chosen = marker
+    if watch is not None:
+        if not SAFE_ALIASES.fullmatch(watch.aliases):
+            raise ValueError("alias text the gate cannot compare literally")
+        hooks = "".join(f"#{{{hook}}}" for hook in hooks_for(names))
+        no_hook = f"#{{==:{hooks}#{{S:{hooks}}},}}"
+        same_aliases = f"#{{==:#{{command-alias}},{watch.aliases}}}"
+        chosen = f"#{{?{same_aliases},#{{?{no_hook},{marker},{HOOK_OPTION}}},{ALIAS_OPTION}}}"
+    return f"#{{?#{{==:{live},{expected}}},{chosen},{REPLACED_OPTION}}}"
 
 
 def parse_identity(line: str) -> ServerIdentity | None:

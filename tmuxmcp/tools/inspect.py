@@ -14,7 +14,7 @@ import msgspec
 
 from tmuxmcp.capability.params import LineNumber, PaneId, SessionId, WindowId, flag, local_int
 from tmuxmcp.driver.argv import Command, cmd
-from tmuxmcp.errors import InvalidArguments, ServerGone, ServerReplaced
+from tmuxmcp.errors import ConfigurationChanged, InvalidArguments, ServerGone, ServerReplaced
 from tmuxmcp.sinks.target import IdKind, encode_id
 from tmuxmcp.tools.context import Handler, ToolContext
 from tmuxmcp.tools.query import list_records
@@ -398,6 +398,7 @@ class ServerInfoResult(msgspec.Struct, frozen=True, kw_only=True):
 
 async def server_info(ctx: ToolContext, args: ServerInfoArgs) -> ServerInfoResult:
     """Handler for server_info: the published surface plus a live identity check."""
+    reason = ""
     try:
         await ctx.client.run()
         state = "bound"
@@ -405,11 +406,33 @@ async def server_info(ctx: ToolContext, args: ServerInfoArgs) -> ServerInfoResul
         state = "gone"
     except ServerReplaced:
         state = "replaced"
+    except ConfigurationChanged as changed:
+        state = "configuration-changed"
+        reason = changed.message
     from tmuxmcp.verify import verified_status  # read at call time: verify may run later
 
     claims = verified_status(ctx.client.binary, ctx.facts.version)
-    info = ctx.published if state == "bound" else lost_server_report(ctx, state)
+    if state == "bound":
+        info = ctx.published
+    elif state == "configuration-changed":
+        info = changed_configuration_report(ctx, reason)
+    else:
+        info = lost_server_report(ctx, state)
     return ServerInfoResult(server_state=state, sink_claims=claims, info=info)
+
+
+def changed_configuration_report(ctx: ToolContext, reason: str) -> dict[str, Any]:
+    """The published surface after the per-call check refused a call (CM-4).
+
+    The annotations published at startup rested on evidence that no longer
+    holds; they are withdrawn here and every call is refused until restart.
+    """
+    evidence = {
+        **ctx.published.get("annotation_evidence", {}),
+        "narrow_hints_allowed": False,
+        "withdrawn": reason,
+    }
+    return {**ctx.published, "annotation_evidence": evidence}
 
 
 def lost_server_report(ctx: ToolContext, state: str) -> dict[str, Any]:
