@@ -581,18 +581,23 @@ async def _checked_client(lab: Lab, path: str) -> TmuxClient | None:
     return client
 
 
+_LIST = cmd("list-panes", "-a", F="#{pane_id}")
+_RENAME = cmd("rename-window", t="c", args=["renamed"])
+
 CHANGES_AFTER_STARTUP = (
-    ("global hook", ["set-hook", "-g", "after-list-panes"]),
-    ("session hook", ["set-hook", "-t", "c", "after-list-panes"]),
-    ("window hook", ["set-hook", "-w", "-t", "c", "after-list-panes"]),
-    ("pane hook", ["set-hook", "-p", "-t", "c", "after-list-panes"]),
-    ("global window hook", ["set-hook", "-gw", "after-list-panes"]),
-    ("gate hook", ["set-hook", "-g", "after-show-options"]),
-    ("error hook", ["set-hook", "-g", "command-error"]),
-    ("alias", ["set-option", "-s", "command-alias[100]", "list-panes={}"]),
+    ("global hook", ["set-hook", "-g", "after-list-panes"], _LIST),
+    ("session hook", ["set-hook", "-t", "c", "after-list-panes"], _LIST),
+    ("window hook", ["set-hook", "-w", "-t", "c", "after-list-panes"], _LIST),
+    ("pane hook", ["set-hook", "-p", "-t", "c", "after-list-panes"], _LIST),
+    ("global window hook", ["set-hook", "-gw", "after-list-panes"], _LIST),
+    ("gate hook", ["set-hook", "-g", "after-show-options"], _LIST),
+    ("error hook", ["set-hook", "-g", "command-error"], _LIST),
+    ("window event hook", ["set-hook", "-w", "-t", "c", "window-renamed"], _RENAME),
+    ("pane event hook", ["set-hook", "-p", "-t", "c", "window-renamed"], _RENAME),
+    ("alias", ["set-option", "-s", "command-alias[100]", "list-panes={}"], _LIST),
 )
-"""Each kind of configured behaviour a later client can add, and how (``{}``
-or a last argument: the command it would run)."""
+"""Each kind of configured behaviour a later client can add, how (``{}`` or a
+last argument: the command it would run), and the call it must refuse."""
 
 
 async def probe_configuration_check(lab: Lab) -> None:
@@ -609,7 +614,7 @@ async def probe_configuration_check(lab: Lab) -> None:
             if seen.stdout.strip():
                 raise ClaimFailed("this tmux shows hooks in formats but the binding found no check")
             return
-        for index, (kind, setter) in enumerate(CHANGES_AFTER_STARTUP):
+        for index, (kind, setter, call) in enumerate(CHANGES_AFTER_STARTUP):
             # A fresh server per kind (a refused client stays refused); each on
             # its own socket, so none can meet a predecessor still exiting.
             path = f"{paths[0]}-{index}"
@@ -629,7 +634,7 @@ async def probe_configuration_check(lab: Lab) -> None:
             if done.returncode != 0:
                 raise ClaimFailed(f"could not add the {kind}: {done.stderr.decode()[:200]}")
             try:
-                await client.run(cmd("list-panes", "-a", F="#{pane_id}"))
+                await client.run(call)
             except ConfigurationChanged:
                 pass
             else:

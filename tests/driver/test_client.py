@@ -420,3 +420,46 @@ async def _watched_again(tmux: PrivateTmux) -> tuple[TmuxClient, None]:
     assert facts.aliases is not None
     client.watch = ConfigWatch(facts.aliases)
     return client, None
+
+
+@pytest.mark.parametrize(
+    ("hook", "scope"),
+    [("window-renamed", "-w"), ("window-renamed", "-p"), ("session-renamed", "-t")],
+)
+async def test_an_event_hook_on_an_inactive_window_refuses_a_changing_call(
+    private_tmux: PrivateTmux, hook: str, scope: str
+) -> None:
+    """Notification hooks (notify.c) a changing command raises are checked in
+    every pane of every window, not only the active one's options."""
+    client, ids = await _watched(private_tmux)
+    other = private_tmux.bare(
+        "new-window", "-d", "-t", ids["session_id"], "-P", "-F", "#{window_id} #{pane_id}", "sh"
+    ).stdout.split()
+    target = {"-w": other[0], "-p": other[1], "-t": ids["session_id"]}[scope]
+    flags = [] if scope == "-t" else [scope]
+    private_tmux.bare("set-hook", *flags, "-t", target, hook, _mark_command(private_tmux))
+    rename = (
+        cmd("rename-window", t=other[0], args=["renamed"])
+        if hook == "window-renamed"
+        else cmd("rename-session", t=ids["session_id"], args=["renamed"])
+    )
+    with pytest.raises(ConfigurationChanged):
+        await client.run(rename)
+    assert _marks(private_tmux) == 0
+    names = private_tmux.bare("list-windows", "-a", "-F", "#{session_name} #{window_name}").stdout
+    assert "renamed" not in names
+    # Control: the same rename from a plain client runs the hook.
+    private_tmux.bare(*rename.render())
+    with trio.fail_after(10):
+        while _marks(private_tmux) == 0:
+            await trio.sleep(0.01)
+
+
+async def test_an_observing_call_is_not_refused_for_an_event_hook(
+    private_tmux: PrivateTmux,
+) -> None:
+    """A listing raises no notification, so a rename hook does not concern it."""
+    client, ids = await _watched(private_tmux)
+    private_tmux.bare("set-hook", "-g", "session-renamed", _mark_command(private_tmux))
+    out = await client.run(cmd("list-sessions", F="#{session_id}"))
+    assert out.stdout.split() == [ids["session_id"]]

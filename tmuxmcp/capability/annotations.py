@@ -16,11 +16,12 @@ The rule, written once:
       ``none`` only), so no pane program runs through this server; and
    c. a per-call check: every call re-checks, in the same tmux invocation and
       before its operation runs, the configured behaviour the operation can
-      activate (``driver.client``: the ``command-alias`` list as at startup,
-      and no ``after-<command>`` hook of any command in the list, nor
-      ``command-error``, in the global or any session's options; tmux looks
-      after-hooks up nowhere else). A change refuses the call, and every later
-      one, with ``ConfigurationChanged``. This needs a tmux that expands a
+      activate (``driver.client``: the ``command-alias`` list as at startup;
+      no ``after-<command>`` hook of any command in the list, nor
+      ``command-error``; and for a command that changes state, none of the
+      notification hooks it can raise; each read in the global options and
+      in every pane of every window of every session). A change refuses the
+      call, and every later one, with ``ConfigurationChanged``. This needs a tmux that expands a
       whole array option in a format (3.5 and later); on older tmux no format
       can see a hook or an alias, so (c) is missing and hints are cautious.
 4. With the evidence, narrow hints follow from the direct operation:

@@ -30,13 +30,15 @@ With narrow annotations published (CM-4), the gate also re-checks, in the same
 expansion, the configured behaviour the call can activate (``ConfigWatch``):
 the ``command-alias`` list must equal the one seen at startup, and no hook
 the call's commands can fire may be set. Which hooks that is, from tmux's
-source (cmd-queue.c ``cmdq_fire_command`` and ``cmdq_insert_hook``, 3.3a to
-3.6a): ``after-<command>`` for each command of the list, the gate's own
-``after-show-options`` included, looked up in the options of the session the
-command resolved to, inheriting the global session options (window and pane
-values are never consulted); and from 3.5, ``command-error``, run when any
-command fails. The gate reads each of them both outside a session and in
-every session (``#{S:...}``). On a change the name is ``tmuxmcp-alias-changed``
+source (cmd-queue.c ``cmdq_fire_command`` and ``cmdq_insert_hook``, notify.c
+``notify_insert_hook``, 3.3a to 3.6a): ``after-<command>`` for each command of
+the list, the gate's own ``after-show-options`` included, looked up in the
+options of the session the command resolved to, inheriting the global session
+options; from 3.5, ``command-error``, run when any command fails; and, for a
+list with a command that changes state, the notification hooks it can raise
+(``EVENT_HOOKS``), looked up in session, then pane and window options. The
+gate reads each of them outside any session and in every pane of every window
+of every session (``#{S:#{W:#{P:...}}}``). On a change the name is ``tmuxmcp-alias-changed``
 or ``tmuxmcp-hook-set`` (as unsettable as the one above), the list stops, and
 the call is refused with ``ConfigurationChanged``; the client then refuses
 every later call without running tmux. A whole array option is only readable
@@ -259,9 +261,55 @@ SAFE_ALIASES = re.compile(r"[A-Za-z0-9 =_.-]*")
 """Alias text the gate can compare literally (no ``#``, ``,``, braces)."""
 
 
+OBSERVING_COMMANDS = frozenset(
+    {
+        "capture-pane",
+        "display-message",
+        "list-buffers",
+        "list-panes",
+        "list-sessions",
+        "list-windows",
+        "show-buffer",
+        "show-environment",
+        GATE_COMMAND,
+    }
+)
+"""Commands that change no tmux state, so they raise no notification (notify.c)."""
+
+EVENT_HOOKS = (
+    "client-detached",
+    "client-session-changed",
+    "pane-died",
+    "pane-exited",
+    "pane-mode-changed",
+    "pane-title-changed",
+    "session-closed",
+    "session-created",
+    "session-renamed",
+    "session-window-changed",
+    "window-layout-changed",
+    "window-linked",
+    "window-pane-changed",
+    "window-renamed",
+    "window-resized",
+)
+"""Notification hooks a state-changing command can raise (notify.c
+``notify_insert_hook``; session options first, then the pane's and the
+window's). Left out, as ambient: ``alert-*`` (pane output), client focus,
+theme, resize and attach events (a client's terminal), ``pane-focus-*`` and
+``pane-set-clipboard`` (terminal and pane output)."""
+
+
 def hooks_for(names: Sequence[str]) -> list[str]:
-    """The hook options a gated list of commands named ``names`` can fire."""
-    return sorted({"command-error", f"after-{GATE_COMMAND}", *(f"after-{n}" for n in names)})
+    """The hook options a gated list of commands named ``names`` can fire.
+
+    ``after-<command>`` of each (the gate's own included) and ``command-error``;
+    the notification hooks too if any command can change state.
+    """
+    hooks = {"command-error", f"after-{GATE_COMMAND}", *(f"after-{n}" for n in names)}
+    if not OBSERVING_COMMANDS.issuperset(names):
+        hooks.update(EVENT_HOOKS)
+    return sorted(hooks)
 
 
 def gate_name(
@@ -284,7 +332,11 @@ def gate_name(
         if not SAFE_ALIASES.fullmatch(watch.aliases):
             raise ValueError("alias text the gate cannot compare literally")
         hooks = "".join(f"#{{{hook}}}" for hook in hooks_for(names))
-        no_hook = f"#{{==:{hooks}#{{S:{hooks}}},}}"
+        # Outside any session (the global options), then in every pane of every
+        # window of every session: a pane's lookup walks pane, window, global
+        # window, then session and global session options (format.c format_find).
+        every_pane = "#{S:#{W:#{P:" + hooks + "}}}"
+        no_hook = f"#{{==:{hooks}{every_pane},}}"
         same_aliases = f"#{{==:#{{command-alias}},{watch.aliases}}}"
         chosen = f"#{{?{same_aliases},#{{?{no_hook},{marker},{HOOK_OPTION}}},{ALIAS_OPTION}}}"
     return f"#{{?#{{==:{live},{expected}}},{chosen},{REPLACED_OPTION}}}"
