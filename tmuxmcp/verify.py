@@ -562,10 +562,11 @@ async def probe_gate_copied_option(lab: Lab) -> None:
         await lab.tmux(["kill-server"], socket=path)
 
 
-async def _checked_client(lab: Lab, path: str) -> TmuxClient | None:
+async def _checked_client(lab: Lab, path: str, *, or_bare: bool = False) -> TmuxClient | None:
     """A client bound to a fresh server at ``path`` with the per-call check on.
 
-    None if this tmux cannot run the check (no whole arrays in formats).
+    If this tmux cannot run the check (no whole arrays in formats): None, or
+    with ``or_bare`` the bound client without a check.
     """
     from tmuxmcp.driver import binding
 
@@ -576,7 +577,7 @@ async def _checked_client(lab: Lab, path: str) -> TmuxClient | None:
     client = TmuxClient(lab.binary, SocketSelection(SocketKind.PATH, path), lab.env)
     facts = await binding.establish(client)
     if facts.aliases is None:
-        return None
+        return client if or_bare else None
     client.watch = ConfigWatch(facts.aliases)
     return client
 
@@ -651,9 +652,8 @@ async def probe_alias_precedes_gate(lab: Lab) -> None:
     path = os.path.join(lab.directory, "limit")
     mark = os.path.join(lab.directory, "limit-ran")  # not a sentinel: it must run
     try:
-        client = await _checked_client(lab, path)
-        if client is None:
-            return  # no check to precede on this tmux; hints are cautious anyway
+        client = await _checked_client(lab, path, or_bare=True)
+        assert client is not None
         alias = f"{GATE_COMMAND}=run-shell 'touch {mark}' ; {GATE_COMMAND}"
         await lab.tmux(["set-option", "-s", "command-alias[100]", alias], socket=path)
         with contextlib.suppress(ConfigurationChanged):

@@ -41,7 +41,11 @@ both, ``alias-precedes-gate`` and ``error-hook-on-refusal``):
   own command runs first;
 * from 3.5, a ``command-error`` hook runs when the refusing gate fails
   (cmd-queue.c ``cmdq_fire_command``); errors are tmux's only way to stop the
-  rest of a command list.
+  rest of a command list;
+* for the same reason a client that adds an alias and removes it again
+  between tmux parsing the invocation and running it is not seen (hooks are
+  read when each command runs, and the list runs without yielding, so they
+  have no such window).
 
 Each is bounded to one call (the client refuses every call after a detected
 change without running tmux), but during that call the narrow hints would not
