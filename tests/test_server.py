@@ -35,8 +35,13 @@ async def test_tools_list_agrees_with_the_definition(private_tmux: PrivateTmux) 
     """CM-5: names, descriptions, schemas and annotations all derive from the definition."""
     async with serve(private_tmux) as session:
         listed = (await session.list_tools()).tools
+        info = structured(await session.call_tool("server_info", {}))
     served = [BY_NAME[t.name] for t in listed]
-    evidence = gather_evidence(served, minimal_provenance=True)
+    evidence = gather_evidence(
+        served,
+        minimal_provenance=True,
+        per_call_check=info["info"]["annotation_evidence"]["per_call_check"],
+    )
     for tool in listed:
         spec = BY_NAME[tool.name]
         assert tool.description == describe(spec)
@@ -51,16 +56,63 @@ async def test_tools_list_agrees_with_the_definition(private_tmux: PrivateTmux) 
         )
 
 
+def _formats_expand_whole_arrays(tmux: PrivateTmux) -> bool:
+    """Measured with bare tmux: does ``#{command-alias}`` show the default aliases?"""
+    tmux.bare("-f", "/dev/null", "start-server", ";", "set", "-s", "exit-empty", "off")
+    seen = tmux.bare("display-message", "-p", "#{command-alias}").stdout.strip()
+    tmux.kill_server()
+    return "split-pane=split-window" in seen
+
+
 async def test_annotations_differ_by_provenance(private_tmux: PrivateTmux) -> None:
-    """CM-4 on both kinds of socket: narrow only with evidence."""
+    """CM-4 on both kinds of socket: narrow only with evidence.
+
+    Rule 3c: narrow only where every call can re-check aliases and hooks in
+    the same invocation, which needs a tmux whose formats expand whole arrays
+    (3.5 and later); on 3.3a an inspect-only surface is cautious as well.
+    """
+    per_call = _formats_expand_whole_arrays(private_tmux)
     async with serve(private_tmux, "--toolsets", "inspect") as session:
         minimal = {t.name: _hints(t) for t in (await session.list_tools()).tools}
-    assert minimal["list_panes"] == (True, False, True, False)
+        info = structured(await session.call_tool("server_info", {}))
+    assert info["info"]["annotation_evidence"]["per_call_check"] is per_call
+    if per_call:
+        assert minimal["list_panes"] == (True, False, True, False)
+    else:
+        assert minimal["list_panes"] == CAUTIOUS
     private_tmux.kill_all()
     private_tmux.start_foreign_server()
     async with serve(private_tmux, "--toolsets", "inspect") as session:
         foreign = {t.name: _hints(t) for t in (await session.list_tools()).tools}
     assert set(foreign.values()) == {CAUTIOUS}
+
+
+async def test_a_hook_added_after_startup_refuses_the_read_only_call(
+    private_tmux: PrivateTmux,
+) -> None:
+    """Issue 12 item 5 / CM-4: the issue's own case. On an inspect-only surface
+    ``list_sessions`` is advertised read-only; an operator's client then adds an
+    ``after-list-sessions`` hook. The call is refused instead of running it."""
+    if not _formats_expand_whole_arrays(private_tmux):
+        pytest.skip("before tmux 3.5 no per-call check exists and the hints are cautious")
+    mark = os.path.join(private_tmux.directory, "ran")
+    async with serve(private_tmux, "--toolsets", "inspect") as session:
+        listed = {t.name: _hints(t) for t in (await session.list_tools()).tools}
+        assert listed["list_sessions"] == (True, False, True, False)
+        private_tmux.new_session("operator")
+        assert structured(await session.call_tool("list_sessions", {}))
+        private_tmux.bare("set-hook", "-g", "after-list-sessions", f"run-shell 'touch {mark}'")
+        text = error_text(await session.call_tool("list_sessions", {}))
+        assert text.startswith("[tmux-configuration-changed]"), text
+        assert "readOnlyHint" in text and "restart tmuxmcp" in text
+        assert not os.path.exists(mark)
+        info = structured(await session.call_tool("server_info", {}))
+        assert info["server_state"] == "configuration-changed"
+        assert info["info"]["annotation_evidence"]["narrow_hints_allowed"] is False
+    private_tmux.bare("list-sessions")  # control: a plain client runs the hook
+    with trio.fail_after(10):
+        while not os.path.exists(mark):
+            await trio.sleep(0.01)
 
 
 async def test_hidden_and_missing_tools_get_the_same_error(private_tmux: PrivateTmux) -> None:
@@ -131,6 +183,8 @@ async def test_a_dead_server_is_reported_and_serving_continues(private_tmux: Pri
         assert text.startswith("[tmux-server-gone]")
         info = structured(await session.call_tool("server_info", {}))
         assert info["server_state"] == "gone"
+        assert info["info"]["server"]["state"] == "gone"
+        assert info["info"]["server"]["provenance"] is None
         assert private_tmux.bare("list-sessions", check=False).returncode != 0, (
             "tmuxmcp must not restart a server by itself"
         )
@@ -152,7 +206,12 @@ async def test_a_replaced_server_is_refused(private_tmux: PrivateTmux) -> None:
         assert text.startswith("[tmux-server-replaced]")
         info = structured(await session.call_tool("server_info", {}))
         assert info["server_state"] == "replaced"
-        assert info["info"]["server"]["provenance"] == "minimal"
+        # Issue 12 item 4: no provenance is claimed for whatever answers now.
+        server = info["info"]["server"]
+        assert server["state"] == "replaced"
+        assert server["provenance"] is None
+        assert server["bound_pid"] == int(old_pid)
+        assert info["info"]["annotation_evidence"]["minimal_provenance"] is False
 
 
 

@@ -19,6 +19,7 @@ import pytest
 
 import tmuxmcp
 from tmuxmcp import verify
+from tmuxmcp.driver import client as client_module
 from tmuxmcp.sinks import format as sinks_format
 
 
@@ -144,3 +145,31 @@ def test_the_cli_prints_one_line_per_claim_and_exits_zero(tmp_path: object) -> N
     assert all(line.startswith("PASS ") for line in lines)
     assert "outcome recorded in" in done.stderr
     assert os.listdir(os.path.join(str(tmp_path), "tmuxmcp"))
+
+
+def test_a_gate_on_the_option_alone_fails_the_copied_option_claim(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 12 item 4: the claim fails for the gate as it was (option name only)."""
+    monkeypatch.setattr(client_module, "gate_name", lambda marker, *rest: marker)
+    failed = _failed(verify.run(_binary()))
+    assert "gate-copied-option" in failed
+    assert "gate-foreign" not in failed
+
+
+def test_a_check_blind_to_after_hooks_fails_the_configuration_claim(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: object
+) -> None:
+    """Issue 12 item 5: a per-call check that misses a hook kind is caught."""
+    seen = subprocess.run(
+        ["tmux", "-f", "/dev/null", "-S", os.path.join(str(tmp_path), "s"), "start-server",
+         ";", "display-message", "-p", "#{command-alias}"],
+        capture_output=True, text=True, check=False,
+    ).stdout  # fmt: skip
+    if "split-pane" not in seen:
+        pytest.skip("before tmux 3.5 there is no per-call check to break")
+    monkeypatch.setattr(client_module, "hooks_for", lambda names: ["command-error"])
+    report = verify.run(_binary())
+    assert "configuration-check" in _failed(report)
+    detail = {o.slug: o.detail for o in report.outcomes}["configuration-check"]
+    assert "hook" in detail

@@ -128,6 +128,8 @@ class Scenario(NamedTuple):
     title: str
     served: tuple[str, ...]
     minimal_provenance: bool
+    per_call_check: bool = True
+    """The tmux can re-check aliases and hooks per call (3.5 and later)."""
 
 
 def scenarios() -> tuple[Scenario, ...]:
@@ -150,8 +152,8 @@ def scenarios() -> tuple[Scenario, ...]:
         ),
         Scenario(
             "no-process",
-            "server started by tmuxmcp, no tool on the surface starts or drives a process "
-            "(e.g. `--toolsets inspect,teardown`)",
+            "server started by tmuxmcp on tmux 3.5 or later (per-call check), no tool on "
+            "the surface starts or drives a process (e.g. `--toolsets inspect,teardown`)",
             no_process,
             True,
         ),
@@ -171,7 +173,11 @@ def scenario_hints(spec: ToolSpec, scenario: Scenario) -> Hints | None:
     served = [BY_NAME[n] for n in scenario.served]
     if spec.name not in scenario.served:
         served.append(spec)
-    evidence = gather_evidence(served, minimal_provenance=scenario.minimal_provenance)
+    evidence = gather_evidence(
+        served,
+        minimal_provenance=scenario.minimal_provenance,
+        per_call_check=scenario.per_call_check,
+    )
     return whole_call_hints(spec, evidence)
 
 

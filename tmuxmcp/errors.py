@@ -19,7 +19,8 @@ a client can tell error kinds apart without parsing prose.
     │   ├── TmuxTimeout          tmux did not answer before the deadline
     │   ├── TmuxUnavailable      the tmux binary cannot be run
     │   ├── ServerGone           no tmux server answers on the socket
-    │   └── ServerReplaced       a different tmux server now owns the socket
+    │   ├── ServerReplaced       a different tmux server now owns the socket
+    │   └── ConfigurationChanged an alias or hook appeared that voids the hints
     ├── ConfigError              the operator's startup configuration is invalid
     └── InternalError            a bug in tmuxmcp; the details are only in its log
 
@@ -135,6 +136,18 @@ class ServerReplaced(TmuxError):
     """
 
     reference = "tmux-server-replaced"
+
+
+class ConfigurationChanged(TmuxError):
+    """You get this when the bound server's command aliases changed, or a hook the
+    call would run is set, after tmuxmcp published narrow annotations (CM-4).
+
+    The call is refused before its operation runs, because the advertised hints
+    no longer describe the whole call; every later call is refused too, until
+    tmuxmcp is restarted and derives its annotations again.
+    """
+
+    reference = "tmux-configuration-changed"
 
 
 class ConfigError(TmuxMcpError):

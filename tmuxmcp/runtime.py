@@ -30,7 +30,7 @@ from tmuxmcp.capability.surface import (
 from tmuxmcp.config import Config
 from tmuxmcp.driver import binding
 from tmuxmcp.driver.binding import Provenance, ServerFacts
-from tmuxmcp.driver.client import TmuxClient
+from tmuxmcp.driver.client import ConfigWatch, TmuxClient, arrays_in_formats
 from tmuxmcp.tools.context import ToolContext
 
 log = logging.getLogger("tmuxmcp")
@@ -128,8 +128,12 @@ def build(
         not_minimal_because=not_minimal_because(config, facts.provenance),
     )
     evidence = gather_evidence(
-        [BY_NAME[name] for name in surface.tools], minimal_provenance=minimal
+        [BY_NAME[name] for name in surface.tools],
+        minimal_provenance=minimal,
+        per_call_check=facts.aliases is not None,
     )
+    if evidence.sufficient and facts.aliases is not None:
+        client.watch = ConfigWatch(facts.aliases)  # rule 3c: every call re-checks it
     self_pane = own_pane(os.environ if environ is None else environ, facts)
     published = published_surface(
         DEFINITION,
@@ -200,7 +204,11 @@ async def predict(config: Config) -> dict[str, Any]:
         dedicated_minimal=config.socket.is_dedicated_default and minimal,
         not_minimal_because=not_minimal_because(config, provenance),
     )
-    evidence = gather_evidence([BY_NAME[n] for n in surface.tools], minimal_provenance=minimal)
+    evidence = gather_evidence(
+        [BY_NAME[n] for n in surface.tools],
+        minimal_provenance=minimal,
+        per_call_check=await arrays_in_formats(client),
+    )
     return published_surface(
         DEFINITION,
         surface,

@@ -54,9 +54,15 @@ import trio
 import tmuxmcp
 from tmuxmcp.driver import _spawn
 from tmuxmcp.driver.argv import cmd, render
-from tmuxmcp.driver.client import ServerIdentity, TmuxClient, parse_identity
+from tmuxmcp.driver.client import (
+    GATE_COMMAND,
+    ConfigWatch,
+    ServerIdentity,
+    TmuxClient,
+    parse_identity,
+)
 from tmuxmcp.driver.socket import SocketKind, SocketSelection
-from tmuxmcp.errors import ServerReplaced, TmuxMcpError
+from tmuxmcp.errors import ConfigurationChanged, ServerReplaced, TmuxMcpError
 from tmuxmcp.sinks.names import NameKind
 
 PROBE_SECONDS = 10.0
@@ -533,6 +539,134 @@ async def probe_gate_foreign(lab: Lab) -> None:
         await lab.tmux(["kill-server"], socket=path)
 
 
+async def probe_gate_copied_option(lab: Lab) -> None:
+    """A server holding a copy of the gate option (name and value) is refused."""
+    path = os.path.join(lab.directory, "copy")
+    await lab.tmux(["new-session", "-d", "-s", "copy", "--", "sleep", "600"], socket=path)
+    try:
+        client = TmuxClient(lab.binary, SocketSelection(SocketKind.PATH, path), lab.env)
+        # The identity of a server that is gone, and the option it carried,
+        # copied here as any reader of the socket could.
+        gone = ServerIdentity(1, 1)
+        await lab.tmux(["set-option", "-s", client.marker, "1:1"], socket=path)
+        client.bind(gone)
+        try:
+            await client.run(cmd("set-buffer", b="gate", args=["ran"]))
+        except ServerReplaced:
+            pass
+        else:
+            raise ClaimFailed("a command ran on a server holding a copied gate option")
+        if (await lab.tmux(["show-buffer", "-b", "gate"], socket=path)).returncode == 0:
+            raise ClaimFailed("the command after the gate ran on the copying server")
+    finally:
+        await lab.tmux(["kill-server"], socket=path)
+
+
+async def _checked_client(lab: Lab, path: str, *, or_bare: bool = False) -> TmuxClient | None:
+    """A client bound to a fresh server at ``path`` with the per-call check on.
+
+    If this tmux cannot run the check (no whole arrays in formats): None, or
+    with ``or_bare`` the bound client without a check.
+    """
+    from tmuxmcp.driver import binding
+
+    await lab.tmux(
+        ["new-session", "-d", "-s", "c", "-x", "80", "-y", "24", "--", "sleep", "600"],
+        socket=path,
+    )
+    client = TmuxClient(lab.binary, SocketSelection(SocketKind.PATH, path), lab.env)
+    facts = await binding.establish(client)
+    if facts.aliases is None:
+        return client if or_bare else None
+    client.watch = ConfigWatch(facts.aliases)
+    return client
+
+
+_LIST = cmd("list-panes", "-a", F="#{pane_id}")
+_RENAME = cmd("rename-window", t="c", args=["renamed"])
+
+CHANGES_AFTER_STARTUP = (
+    ("global hook", ["set-hook", "-g", "after-list-panes"], _LIST),
+    ("session hook", ["set-hook", "-t", "c", "after-list-panes"], _LIST),
+    ("window hook", ["set-hook", "-w", "-t", "c", "after-list-panes"], _LIST),
+    ("pane hook", ["set-hook", "-p", "-t", "c", "after-list-panes"], _LIST),
+    ("global window hook", ["set-hook", "-gw", "after-list-panes"], _LIST),
+    ("gate hook", ["set-hook", "-g", "after-show-options"], _LIST),
+    ("error hook", ["set-hook", "-g", "command-error"], _LIST),
+    ("window event hook", ["set-hook", "-w", "-t", "c", "window-renamed"], _RENAME),
+    ("pane event hook", ["set-hook", "-p", "-t", "c", "window-renamed"], _RENAME),
+    ("alias", ["set-option", "-s", "command-alias[100]", "list-panes={}"], _LIST),
+)
+"""Each kind of configured behaviour a later client can add, how (``{}`` or a
+last argument: the command it would run), and the call it must refuse."""
+
+
+async def probe_configuration_check(lab: Lab) -> None:
+    """Every kind of hook and alias added after startup refuses the call (CM-4)."""
+    path = os.path.join(lab.directory, "config")
+    paths = [path]
+    try:
+        client = await _checked_client(lab, path)
+        if client is None:
+            # tmux < 3.5: premise that no format sees a hook, so no check exists
+            # and tmuxmcp publishes no narrow hint here (annotations rule 3c).
+            await lab.tmux(["set-hook", "-g", "after-list-panes", "display -p x"], socket=path)
+            seen = await lab.tmux(["display-message", "-p", "#{after-list-panes}"], socket=path)
+            if seen.stdout.strip():
+                raise ClaimFailed("this tmux shows hooks in formats but the binding found no check")
+            return
+        for index, (kind, setter, call) in enumerate(CHANGES_AFTER_STARTUP):
+            # A fresh server per kind (a refused client stays refused); each on
+            # its own socket, so none can meet a predecessor still exiting.
+            path = f"{paths[0]}-{index}"
+            paths.append(path)
+            client = await _checked_client(lab, path)
+            assert client is not None
+            name = kind.replace(" ", "-")
+            # A command-error hook runs when the refusing gate fails (the limit
+            # annotations rule 3b answers), so its mark is not a sentinel.
+            target = os.path.join(lab.directory, name) if kind == "error hook" else None
+            ran = f"run-shell 'touch {target or lab.sentinel(name)}'"
+            if kind == "alias":
+                argv = [*setter[:-1], setter[-1].format(f"{ran} ; list-panes")]
+            else:
+                argv = [*setter, ran]
+            done = await lab.tmux(argv, socket=path)
+            if done.returncode != 0:
+                raise ClaimFailed(f"could not add the {kind}: {done.stderr.decode()[:200]}")
+            try:
+                await client.run(call)
+            except ConfigurationChanged:
+                pass
+            else:
+                raise ClaimFailed(f"a call ran after a {kind} was added")
+            if lab.fired():
+                raise ClaimFailed(f"the {kind} ran although the call was refused")
+    finally:
+        for used in paths:
+            await lab.tmux(["kill-server"], socket=used)
+
+
+async def probe_alias_precedes_gate(lab: Lab) -> None:
+    """An alias named after the gate's command runs before any check (why rule 3b stays)."""
+    path = os.path.join(lab.directory, "limit")
+    mark = os.path.join(lab.directory, "limit-ran")  # not a sentinel: it must run
+    try:
+        client = await _checked_client(lab, path, or_bare=True)
+        assert client is not None
+        alias = f"{GATE_COMMAND}=run-shell 'touch {mark}' ; {GATE_COMMAND}"
+        await lab.tmux(["set-option", "-s", "command-alias[100]", alias], socket=path)
+        with contextlib.suppress(ConfigurationChanged):
+            await client.run(cmd("list-sessions", F="#{session_id}"))
+        if not await trio.Path(mark).exists():
+            raise ClaimFailed(
+                "an alias of the gate's command no longer runs before the gate: "
+                "annotations rule 3b can be revisited"
+            )
+    finally:
+        await lab.tmux(["kill-server"], socket=path)
+
+
 async def probe_numeric_bounds(lab: Lab) -> None:
     """capture-pane takes lines from -2^31 to 32767, the LineNumber bounds."""
     from tmuxmcp.capability.params import MAX_LINE, MIN_LINE
@@ -606,6 +740,21 @@ CLAIMS: tuple[Claim, ...] = (
         "gate-foreign",
         "the gate option refuses a foreign server; nothing after it runs there",
         probe_gate_foreign,
+    ),
+    Claim(
+        "gate-copied-option",
+        "a server holding a copy of the gate option is refused; nothing after the gate runs",
+        probe_gate_copied_option,
+    ),
+    Claim(
+        "configuration-check",
+        "with narrow hints, a hook of any scope or an alias added later refuses the call",
+        probe_configuration_check,
+    ),
+    Claim(
+        "alias-precedes-gate",
+        "an alias of the gate's own command runs before any in-band check",
+        probe_alias_precedes_gate,
     ),
     Claim(
         "numeric-bounds",

@@ -23,28 +23,34 @@ def test_cautious_values_are_the_protocol_pessimistic_ones() -> None:
 
 
 def test_without_minimal_provenance_every_tmux_call_is_cautious() -> None:
-    evidence = Evidence(minimal_provenance=False, surface_has_process_tools=False)
+    evidence = Evidence(
+        minimal_provenance=False, surface_has_process_tools=False, per_call_check=True
+    )
     assert whole_call_hints(OBSERVER, evidence) == CAUTIOUS
 
 
 def test_a_process_tool_on_the_surface_voids_the_evidence() -> None:
     """A pane program can install hooks and aliases that make observation execute."""
     driver = msgspec.structs.replace(OBSERVER, name="typer", reach=Reach.PANE_INPUT)
-    evidence = gather_evidence([OBSERVER, driver], minimal_provenance=True)
+    evidence = gather_evidence([OBSERVER, driver], minimal_provenance=True, per_call_check=True)
     assert evidence.surface_has_process_tools
     assert whole_call_hints(OBSERVER, evidence) == CAUTIOUS
     starter = msgspec.structs.replace(OBSERVER, name="starter", reach=Reach.CONFIGURED_PROCESS)
-    assert gather_evidence([starter], minimal_provenance=True).sufficient is False
+    assert (
+        gather_evidence([starter], minimal_provenance=True, per_call_check=True).sufficient is False
+    )
 
 
 def test_with_evidence_an_observer_gets_narrow_hints() -> None:
-    evidence = gather_evidence([OBSERVER], minimal_provenance=True)
+    evidence = gather_evidence([OBSERVER], minimal_provenance=True, per_call_check=True)
     assert evidence.sufficient
     assert whole_call_hints(OBSERVER, evidence) == NARROW
 
 
 def test_narrow_hints_follow_the_direct_operation() -> None:
-    evidence = Evidence(minimal_provenance=True, surface_has_process_tools=False)
+    evidence = Evidence(
+        minimal_provenance=True, surface_has_process_tools=False, per_call_check=True
+    )
     changer = msgspec.structs.replace(OBSERVER, effects=frozenset({Effect.CHANGE}))
     assert whole_call_hints(changer, evidence) == Hints(False, True, False, False)
     repeatable = msgspec.structs.replace(changer, repeat_safe=True)
@@ -59,5 +65,16 @@ def test_narrow_hints_follow_the_direct_operation() -> None:
 
 def test_a_call_that_never_reaches_tmux_needs_no_tmux_evidence() -> None:
     local = msgspec.structs.replace(OBSERVER, touches_tmux=False)
-    evidence = Evidence(minimal_provenance=False, surface_has_process_tools=True)
+    evidence = Evidence(
+        minimal_provenance=False, surface_has_process_tools=True, per_call_check=False
+    )
     assert whole_call_hints(local, evidence) == NARROW
+
+
+def test_without_a_per_call_check_an_observer_stays_cautious() -> None:
+    """Rule 3c (issue 12 item 5): on a tmux that cannot re-check aliases and hooks
+    in-band at every call (before 3.5), a later client's hook would make the
+    "read-only" call run a command, so no narrow hint is claimed."""
+    evidence = gather_evidence([OBSERVER], minimal_provenance=True, per_call_check=False)
+    assert evidence.sufficient is False
+    assert whole_call_hints(OBSERVER, evidence) == CAUTIOUS

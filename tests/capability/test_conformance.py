@@ -68,7 +68,8 @@ def test_annotations_are_not_part_of_the_declared_properties() -> None:
         declared = declared_properties(spec)
         assert not {"readOnlyHint", "destructiveHint", "annotations"} & set(declared)
         hints = whole_call_hints(
-            spec, Evidence(minimal_provenance=True, surface_has_process_tools=False)
+            spec,
+            Evidence(minimal_provenance=True, surface_has_process_tools=False, per_call_check=True),
         )
         assert set(msgspec.structs.asdict(hints)) == {
             "read_only",

@@ -19,6 +19,7 @@ from tests.support import DEDICATED, PrivateTmux
 from tmuxmcp.driver import binding
 from tmuxmcp.driver.argv import cmd
 from tmuxmcp.driver.client import (
+    ConfigWatch,
     ServerIdentity,
     TmuxClient,
     TmuxOutput,
@@ -27,6 +28,7 @@ from tmuxmcp.driver.client import (
 )
 from tmuxmcp.driver.socket import select_socket
 from tmuxmcp.errors import (
+    ConfigurationChanged,
     ObjectNotFound,
     ServerGone,
     ServerReplaced,
@@ -213,6 +215,31 @@ async def test_a_call_refused_as_server_replaced_has_no_effect_on_the_new_server
     assert names == "theirs\n"
 
 
+async def test_a_replacement_that_copies_the_gate_option_is_refused(
+    private_tmux: PrivateTmux,
+) -> None:
+    """CM-1 / issue 12 item 4: the gate checks the live server, not a copyable value.
+
+    Any client of the socket can read ``@tmuxmcp_<nonce>`` with ``show-options
+    -s``; a replacement server that copies it (name and value) used to be
+    served as the bound one. The gate now compares the answering server's own
+    ``#{pid}`` and ``#{start_time}`` with the bound identity in the same tmux
+    invocation, so nothing runs on the replacement.
+    """
+    client = _client(private_tmux)
+    await binding.establish(client)
+    copied = private_tmux.bare("show-options", "-s", "-v", client.marker).stdout.strip()
+    assert copied  # what a reader of the socket can see
+    private_tmux.kill_server()
+    ids = private_tmux.new_session("theirs")
+    private_tmux.bare("set-option", "-s", client.marker, copied)
+    with pytest.raises(ServerReplaced) as info:
+        await client.run(cmd("rename-session", t=ids["session_id"], args=["renamed-by-tmuxmcp"]))
+    assert "nothing was run" in info.value.message
+    names = private_tmux.bare("list-sessions", "-F", "#{session_name}").stdout
+    assert names == "theirs\n"
+
+
 async def test_a_same_pid_server_with_another_start_time_is_replaced(
     private_tmux: PrivateTmux,
 ) -> None:
@@ -253,3 +280,186 @@ async def test_a_maximal_literal_chunk_fits_in_one_tmux_command(private_tmux: Pr
     # Control: the limit is real, so the assertion above can fail.
     with pytest.raises(TmuxCommandFailed, match=r"too long|failed to send"):
         await client.run(cmd("send-keys", "-l", t=ids["pane_id"], args=["a" * 16400]))
+
+
+# ----------------------------------------------- per-call configuration check
+# Issue 12 item 5 / CM-4: with narrow annotations published, every call
+# re-checks, in the gate of the same tmux invocation, the aliases and the hooks
+# it could activate. tmux runs an after-hook from the options of the session
+# the command resolved to, inheriting the global session options (cmd-queue.c
+# cmdq_insert_hook); ``set-hook -w``/``-p``/``-gw`` on an after-hook land there
+# as well. Each scope below is installed by bare tmux (another client of the
+# socket) *after* binding, and each hook would leave a mark when it runs.
+
+HOOK_SCOPES = {
+    "global": ("-g",),
+    "global-window-flag": ("-gw",),
+    "session": ("-t", "{session}"),
+    "window": ("-w", "-t", "{window}"),
+    "pane": ("-p", "-t", "{pane}"),
+}
+
+
+async def _watched(tmux: PrivateTmux) -> tuple[TmuxClient, dict[str, str]]:
+    """A bound client with the per-call check on, and a session to target."""
+    client = _client(tmux)
+    facts = await binding.establish(client)
+    if facts.aliases is None:
+        pytest.skip("this tmux expands no whole array in a format (before 3.5): no check")
+    client.watch = ConfigWatch(facts.aliases)
+    ids = tmux.new_session("s")
+    await client.run(cmd("list-panes", "-a", F="#{pane_id}"))  # passes before any change
+    return client, ids
+
+
+def _marks(tmux: PrivateTmux) -> int:
+    path = os.path.join(tmux.directory, "ran")
+    if not os.path.exists(path):
+        return 0
+    with open(path) as f:
+        return len(f.read().split())
+
+
+def _mark_command(tmux: PrivateTmux) -> str:
+    return f"run-shell 'echo x >> {os.path.join(tmux.directory, 'ran')}'"
+
+
+def test_the_binding_sees_aliases_exactly_when_formats_expand_whole_arrays(
+    private_tmux: PrivateTmux,
+) -> None:
+    """Rule 3c's precondition, measured with bare tmux on this tmux version."""
+    client = _client(private_tmux)
+    facts = trio.run(binding.establish, client)
+    seen = private_tmux.bare("display-message", "-p", "#{command-alias}").stdout.strip()
+    listed = private_tmux.bare("show-options", "-s", "-v", "command-alias").stdout.split("\n")
+    if "split-pane=split-window" in seen:
+        assert facts.aliases == " ".join(line for line in listed if line)
+    else:
+        assert facts.aliases is None
+
+
+@pytest.mark.parametrize("scope", sorted(HOOK_SCOPES))
+@pytest.mark.parametrize("hook", ["after-list-panes", "after-show-options"])
+async def test_a_hook_set_after_startup_refuses_the_call_instead_of_running(
+    private_tmux: PrivateTmux, scope: str, hook: str
+) -> None:
+    """The operation's own after-hook, and the gate's (``after-show-options``)."""
+    client, ids = await _watched(private_tmux)
+    where = [
+        a.format(session=ids["session_id"], window=ids["window_id"], pane=ids["pane_id"])
+        for a in HOOK_SCOPES[scope]
+    ]
+    private_tmux.bare("set-hook", *where, hook, _mark_command(private_tmux))
+    with pytest.raises(ConfigurationChanged) as info:
+        await client.run(cmd("list-panes", "-a", F="#{pane_id}"))
+    assert "hook" in info.value.message and "restart tmuxmcp" in info.value.message
+    assert "no longer hold" in info.value.message
+    assert _marks(private_tmux) == 0
+    # Control: the hooked command from a plain client does run the hook.
+    private_tmux.bare(hook.removeprefix("after-"), "-s" if hook == "after-show-options" else "-a")
+    with trio.fail_after(10):
+        while _marks(private_tmux) == 0:
+            await trio.sleep(0.01)
+    # Every later call is refused without running tmux.
+    with pytest.raises(ConfigurationChanged):
+        await client.run(cmd("list-sessions", F="#{session_id}"))
+
+
+async def test_an_alias_added_after_startup_refuses_the_call(private_tmux: PrivateTmux) -> None:
+    client, _ = await _watched(private_tmux)
+    alias = f"list-panes={_mark_command(private_tmux)} ; list-panes"
+    private_tmux.bare("set-option", "-s", "command-alias[100]", alias)
+    with pytest.raises(ConfigurationChanged) as info:
+        await client.run(cmd("list-panes", "-a", F="#{pane_id}"))
+    assert "alias" in info.value.message
+    assert _marks(private_tmux) == 0
+    private_tmux.bare("list-panes", "-a")  # control: the alias does run a command
+    assert _marks(private_tmux) == 1
+
+
+async def test_a_changed_default_alias_refuses_the_call(private_tmux: PrivateTmux) -> None:
+    """Changing an alias, not only adding one, changes what a command name runs."""
+    client, _ = await _watched(private_tmux)
+    private_tmux.bare("set-option", "-s", "command-alias[0]", "split-pane=kill-server")
+    with pytest.raises(ConfigurationChanged):
+        await client.run(cmd("list-sessions", F="#{session_id}"))
+
+
+async def test_the_limits_of_an_in_band_check_are_one_call(private_tmux: PrivateTmux) -> None:
+    """What no command in the invocation can stop (rule 3, why (b) stays).
+
+    An alias on the gate's own command is expanded at parse time, before the
+    gate runs; a ``command-error`` hook runs when the refusing gate fails.
+    Both run once, at the refused call; later calls never reach tmux.
+    """
+    client, _ = await _watched(private_tmux)
+    private_tmux.bare("set-hook", "-g", "command-error", _mark_command(private_tmux))
+    with pytest.raises(ConfigurationChanged):
+        await client.run(cmd("list-sessions", F="#{session_id}"))
+    with trio.fail_after(10):
+        while _marks(private_tmux) < 1:
+            await trio.sleep(0.01)
+    with pytest.raises(ConfigurationChanged):
+        await client.run(cmd("list-sessions", F="#{session_id}"))
+    assert _marks(private_tmux) == 1
+
+    other, _ = await _watched_again(private_tmux)
+    gate_alias = f"show-options={_mark_command(private_tmux)} ; show-options"
+    private_tmux.bare("set-option", "-s", "command-alias[100]", gate_alias)
+    with pytest.raises(ConfigurationChanged):
+        await other.run(cmd("list-sessions", F="#{session_id}"))
+    assert _marks(private_tmux) == 2  # the alias ran first, then the gate refused
+
+
+async def _watched_again(tmux: PrivateTmux) -> tuple[TmuxClient, None]:
+    """A fresh client on a fresh minimal server, with the check on."""
+    tmux.bare("set-hook", "-gu", "command-error")
+    tmux.kill_server()
+    client = _client(tmux)
+    facts = await binding.establish(client)
+    assert facts.aliases is not None
+    client.watch = ConfigWatch(facts.aliases)
+    return client, None
+
+
+@pytest.mark.parametrize(
+    ("hook", "scope"),
+    [("window-renamed", "-w"), ("window-renamed", "-p"), ("session-renamed", "-t")],
+)
+async def test_an_event_hook_on_an_inactive_window_refuses_a_changing_call(
+    private_tmux: PrivateTmux, hook: str, scope: str
+) -> None:
+    """Notification hooks (notify.c) a changing command raises are checked in
+    every pane of every window, not only the active one's options."""
+    client, ids = await _watched(private_tmux)
+    other = private_tmux.bare(
+        "new-window", "-d", "-t", ids["session_id"], "-P", "-F", "#{window_id} #{pane_id}", "sh"
+    ).stdout.split()
+    target = {"-w": other[0], "-p": other[1], "-t": ids["session_id"]}[scope]
+    flags = [] if scope == "-t" else [scope]
+    private_tmux.bare("set-hook", *flags, "-t", target, hook, _mark_command(private_tmux))
+    rename = (
+        cmd("rename-window", t=other[0], args=["renamed"])
+        if hook == "window-renamed"
+        else cmd("rename-session", t=ids["session_id"], args=["renamed"])
+    )
+    with pytest.raises(ConfigurationChanged):
+        await client.run(rename)
+    assert _marks(private_tmux) == 0
+    names = private_tmux.bare("list-windows", "-a", "-F", "#{session_name} #{window_name}").stdout
+    assert "renamed" not in names
+    # Control: the same rename from a plain client runs the hook.
+    private_tmux.bare(*rename.render())
+    with trio.fail_after(10):
+        while _marks(private_tmux) == 0:
+            await trio.sleep(0.01)
+
+
+async def test_an_observing_call_is_not_refused_for_an_event_hook(
+    private_tmux: PrivateTmux,
+) -> None:
+    """A listing raises no notification, so a rename hook does not concern it."""
+    client, ids = await _watched(private_tmux)
+    private_tmux.bare("set-hook", "-g", "session-renamed", _mark_command(private_tmux))
+    out = await client.run(cmd("list-sessions", F="#{session_id}"))
+    assert out.stdout.split() == [ids["session_id"]]

@@ -9,19 +9,50 @@ The rule, written once:
 1. Without evidence, every hint takes its cautious value: readOnlyHint false,
    destructiveHint true, idempotentHint false, openWorldHint true.
 2. A call that sends no command to tmux needs no evidence about tmux.
-3. For a call that reaches tmux, the evidence is both of:
+3. For a call that reaches tmux, the evidence is all of:
    a. minimal provenance: this process created the server with ``-f
-      /dev/null`` (so no alias or hook came from configuration), and
+      /dev/null`` (so no alias or hook came from configuration);
    b. no tool on the effective surface starts or drives a process (reach
-      ``none`` only). A pane program, including a shell reading its own rc
-      files, can install tmux hooks and aliases that make an observational
-      call execute or mutate; with no such tool there is no such program
-      through this server.
+      ``none`` only), so no pane program runs through this server; and
+   c. a per-call check: every call re-checks, in the same tmux invocation and
+      before its operation runs, the configured behaviour the operation can
+      activate (``driver.client``: the ``command-alias`` list as at startup;
+      no ``after-<command>`` hook of any command in the list, nor
+      ``command-error``; and for a command that changes state, none of the
+      notification hooks it can raise; each read in the global options and
+      in every pane of every window of every session). A change refuses the
+      call, and every later one, with ``ConfigurationChanged``. This needs a tmux that expands a
+      whole array option in a format (3.5 and later); on older tmux no format
+      can see a hook or an alias, so (c) is missing and hints are cautious.
 4. With the evidence, narrow hints follow from the direct operation:
    readOnlyHint iff it only observes and has reach ``none``; destructiveHint
    false iff it is read-only or purely additive; idempotentHint iff it is
    read-only or declared repeat-safe; openWorldHint false iff its reach is
    ``none`` (a started or driven process can reach anything).
+
+Why (b) stays although (c) checks every call: tmux leaves two ways for a
+client of the socket to act at the very call that then gets refused, and no
+command sent in that invocation can close them (``tmuxmcp verify`` shows
+both, ``alias-precedes-gate`` and ``error-hook-on-refusal``):
+
+* command aliases are expanded when tmux parses the invocation, before any
+  command of it runs (cmd-parse.y ``cmd_parse_expand_alias``, exact name
+  match, no exemption for built-in names), so an alias named after the gate's
+  own command runs first;
+* from 3.5, a ``command-error`` hook runs when the refusing gate fails
+  (cmd-queue.c ``cmdq_fire_command``); errors are tmux's only way to stop the
+  rest of a command list;
+* for the same reason a client that adds an alias and removes it again
+  between tmux parsing the invocation and running it is not seen (hooks are
+  read when each command runs, and the list runs without yielding, so they
+  have no such window).
+
+Each is bounded to one call (the client refuses every call after a detected
+change without running tmux), but during that call the narrow hints would not
+hold. So narrow hints are claimed only where nothing that runs through this
+server can install such an alias or hook: the operator or another socket
+client still can, which is the residual the trust documentation states. With
+a process tool on the surface (the default surface), hints stay cautious.
 """
 
 from __future__ import annotations
@@ -51,18 +82,25 @@ class Evidence(msgspec.Struct, frozen=True):
 
     minimal_provenance: bool
     surface_has_process_tools: bool
+    per_call_check: bool
+    """Rule 3c: this tmux lets every call re-check aliases and hooks in-band."""
 
     @property
     def sufficient(self) -> bool:
-        """Rule 3: both conditions hold."""
-        return self.minimal_provenance and not self.surface_has_process_tools
+        """Rule 3: all three conditions hold."""
+        return (
+            self.minimal_provenance and not self.surface_has_process_tools and self.per_call_check
+        )
 
 
-def gather_evidence(served: Iterable[ToolSpec], *, minimal_provenance: bool) -> Evidence:
+def gather_evidence(
+    served: Iterable[ToolSpec], *, minimal_provenance: bool, per_call_check: bool
+) -> Evidence:
     """The evidence available for a surface on a server of known provenance."""
     return Evidence(
         minimal_provenance=minimal_provenance,
         surface_has_process_tools=any(spec.reach is not Reach.NONE for spec in served),
+        per_call_check=per_call_check,
     )
 
 

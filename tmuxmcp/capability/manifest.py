@@ -142,6 +142,7 @@ def published_surface(
         "annotation_evidence": {
             "minimal_provenance": evidence.minimal_provenance,
             "surface_has_process_tools": evidence.surface_has_process_tools,
+            "per_call_check": evidence.per_call_check,
             "narrow_hints_allowed": evidence.sufficient,
         },
         "notices": list(NOTICES),

@@ -14,8 +14,10 @@
   provenance is ``unknown``. The variable is removed again at once.
 
 Binding sets one server option, ``@tmuxmcp_<nonce>``, to the server's pid and
-start time. Every later call is gated on it (see ``client``): when the server
-dies or is replaced, calls fail with ``ServerGone`` or ``ServerReplaced`` and
+start time. Every later call is gated on it *and* on the live server's own
+``#{pid}`` and ``#{start_time}`` matching the bound identity (see ``client``;
+a copy of the option on another server does not pass): when the server dies
+or is replaced, calls fail with ``ServerGone`` or ``ServerReplaced`` and
 nothing runs on a replacement. tmuxmcp never restarts a server by itself, so a
 ``minimal`` claim always refers to the server it started.
 """
@@ -32,6 +34,7 @@ from tmuxmcp.driver import _spawn
 from tmuxmcp.driver.argv import cmd, render
 from tmuxmcp.driver.client import (
     IDENTITY_FORMAT,
+    SAFE_ALIASES,
     ServerIdentity,
     TmuxClient,
     classify_failure,
@@ -62,6 +65,10 @@ class ServerFacts(msgspec.Struct, frozen=True):
     config_files: str
     provenance: Provenance
     created_by_tmuxmcp: bool
+    aliases: str | None = None
+    """``#{command-alias}`` at binding, if this tmux expands a whole array option
+    in a format (3.5 and later) and the text is one the gate can compare; else
+    None, and no per-call configuration check is possible (``client``)."""
 
 
 _FACTS = ("pid", "start_time", "version", "socket_path", "config_files")
@@ -139,6 +146,25 @@ async def mark(client: TmuxClient) -> ServerIdentity:
     return identity
 
 
+async def readable_aliases(client: TmuxClient) -> str | None:
+    """``#{command-alias}`` if it expands to the whole list ``show-options`` prints.
+
+    tmux before 3.5 expands an array option without an index to nothing, so a
+    format cannot see hooks or aliases there; the two then differ (a server
+    has default aliases) and the answer is None.
+    """
+    out = await client.run_unbound(
+        [
+            cmd("display-message", "-p", args=["#{command-alias}"]),
+            cmd("show-options", "-s", "-v", args=["command-alias"]),
+        ]
+    )
+    expanded, *listed = out.stdout.splitlines()
+    if not listed or expanded != " ".join(listed) or not SAFE_ALIASES.fullmatch(expanded):
+        return None
+    return expanded
+
+
 async def establish(client: TmuxClient) -> ServerFacts:
     """Find or start the server, decide provenance, and bind ``client`` to it."""
     facts = await probe(client)
@@ -161,6 +187,7 @@ async def establish(client: TmuxClient) -> ServerFacts:
         config_files=facts["config_files"],
         provenance=Provenance.MINIMAL if minimal else Provenance.UNKNOWN,
         created_by_tmuxmcp=created,
+        aliases=await readable_aliases(client),
     )
 
 

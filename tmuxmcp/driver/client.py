@@ -7,14 +7,46 @@ Every invocation is ``tmux -u -N <socket> <commands>``:
   silently create a server whose configuration tmuxmcp did not choose;
 * the socket flags come from the startup selection and nothing else.
 
-Each call is prefixed, in the same tmux process, by a gate: ``show-options -s
--v @tmuxmcp_<nonce>``, a server option that ``binding.establish`` set on the
-bound server to that server's pid and start time. On any other server the
-option does not exist, the gate fails, and tmux drops the rest of the command
-list, so nothing runs there; the call is refused with ``ServerReplaced``. If
-the option holds another identity (copied, or a reused pid) the call is
-refused too. The provenance decided at startup is therefore never claimed for,
-or acted on, another server.
+Each call is prefixed, in the same tmux process, by a gate: one ``show-options
+-s -v`` whose option name is a format the answering server expands itself::
+
+    #{?#{==:#{pid}.#{start_time},<pid>.<start>},@tmuxmcp_<nonce>,tmuxmcp-server-replaced}
+
+The pid and start time compared are the live server's own (``getpid()`` and
+the time it started), not a stored value, so copying the ``@tmuxmcp_<nonce>``
+option (any client of the socket can read it) does not make another server
+pass. On a mismatch the name is ``tmuxmcp-server-replaced``: not a ``@`` user
+option and not a prefix of any tmux option, so no client can create it, and
+``show-options`` fails with "invalid option". On a match the bound server's
+own option must still exist (it is set by ``binding.mark``). Either failure
+stops the rest of the command list: tmux removes every later command of the
+same group when one returns an error (``cmdq_next`` calls
+``cmdq_remove_group``; cmd-queue.c, 3.3a to 3.6a). So nothing runs on a
+replacement or foreign server, and the call is refused with
+``ServerReplaced``; the provenance decided at startup is never claimed for, or
+acted on, another server (CM-1, CM-3).
+
+With narrow annotations published (CM-4), the gate also re-checks, in the same
+expansion, the configured behaviour the call can activate (``ConfigWatch``):
+the ``command-alias`` list must equal the one seen at startup, and no hook
+the call's commands can fire may be set. Which hooks that is, from tmux's
+source (cmd-queue.c ``cmdq_fire_command`` and ``cmdq_insert_hook``, notify.c
+``notify_insert_hook``, 3.3a to 3.6a): ``after-<command>`` for each command of
+the list, the gate's own ``after-show-options`` included, looked up in the
+options of the session the command resolved to, inheriting the global session
+options; from 3.5, ``command-error``, run when any command fails; and, for a
+list with a command that changes state, the notification hooks it can raise
+(``EVENT_HOOKS``), looked up in session, then pane and window options. The
+gate reads each of them outside any session and in every pane of every window
+of every session (``#{S:#{W:#{P:...}}}``). On a change the name is ``tmuxmcp-alias-changed``
+or ``tmuxmcp-hook-set`` (as unsettable as the one above), the list stops, and
+the call is refused with ``ConfigurationChanged``; the client then refuses
+every later call without running tmux. A whole array option is only readable
+in a format from tmux 3.5 (``options_to_string``, commit ddd4e57c6); on older
+tmux no watch is possible and the binding never sets one.
+
+What the check cannot cover, because tmux gives no in-band way to, is stated
+where the hints are derived (``capability.annotations``).
 
 tmux's error text is mapped to the exception tree here: missing objects become
 ``ObjectNotFound`` (a caller mistake), a missing server ``ServerGone``.
@@ -32,6 +64,7 @@ from tmuxmcp.driver import _spawn
 from tmuxmcp.driver.argv import Command, cmd, render
 from tmuxmcp.driver.socket import SocketSelection
 from tmuxmcp.errors import (
+    ConfigurationChanged,
     ObjectNotFound,
     ServerGone,
     ServerReplaced,
@@ -53,6 +86,13 @@ class ServerIdentity(msgspec.Struct, frozen=True):
 
     pid: int
     start_time: int
+
+
+class ConfigWatch(msgspec.Struct, frozen=True):
+    """The configured behaviour every gated call re-checks (CM-4)."""
+
+    aliases: str
+    """``#{command-alias}`` as the bound server expanded it at startup."""
 
 
 class TmuxOutput(msgspec.Struct, frozen=True):
@@ -96,6 +136,10 @@ class TmuxClient:
         self.env = dict(env)
         self.timeout = timeout
         self.bound: ServerIdentity | None = None
+        self.watch: ConfigWatch | None = None
+        """Set when narrow annotations are published: the gate then re-checks it."""
+        self.changed: str | None = None
+        """Why the configuration check failed; every later call is refused with it."""
         self.marker = f"@tmuxmcp_{secrets.token_hex(8)}"
         """The server option that identifies the bound server (set by binding)."""
 
@@ -130,7 +174,10 @@ class TmuxClient:
         bound = self.bound
         if bound is None:
             raise RuntimeError("TmuxClient.run before bind()")
-        gate = cmd("show-options", "-s", "-v", args=[self.marker])
+        if self.changed is not None:
+            raise ConfigurationChanged(self.changed)
+        name = gate_name(self.marker, bound, self.watch, [c.name for c in commands])
+        gate = cmd("show-options", "-s", "-v", args=[name])
         done = await _spawn.run_argv(
             [*self.base_argv(), *render([gate, *commands])],
             env=self.env,
@@ -141,7 +188,16 @@ class TmuxClient:
         seen = parse_identity(decode(head))
         if seen is None:
             stderr = decode(done.stderr)
-            if self.marker in stderr:
+            for option, what in _CHANGES.items():
+                if option in stderr:
+                    self.changed = (
+                        f"{what} on the tmux server on {self.socket.describe()} since "
+                        "tmuxmcp started, so the annotations it advertised (for example "
+                        "readOnlyHint) no longer hold for this call; nothing was run; "
+                        "restart tmuxmcp to derive them again"
+                    )
+                    raise ConfigurationChanged(self.changed)
+            if self.marker in stderr or REPLACED_OPTION in stderr:
                 raise ServerReplaced(
                     f"the tmux server on {self.socket.describe()} is not the one tmuxmcp bound "
                     "to at startup (it was restarted or replaced); nothing was run on it; "
@@ -160,6 +216,130 @@ class TmuxClient:
 
 IDENTITY_FORMAT = "#{pid}:#{start_time}"
 """What the gate option holds: the bound server's pid and start time."""
+
+REPLACED_OPTION = "tmuxmcp-server-replaced"
+"""The option name the gate asks for on a server that is not the bound one.
+
+Not a ``@`` user option and not a prefix of any tmux option name, so it never
+exists and ``show-options`` always fails on it ("invalid option")."""
+
+
+ARRAYS_IN_FORMATS = (3, 5)
+"""The first tmux release whose formats expand a whole array option."""
+
+_VERSION = re.compile(r"tmux (?:next-)?(\d+)\.(\d+)")
+
+
+def version_tuple(text: str) -> tuple[int, int] | None:
+    """``"tmux 3.5a"`` (``tmux -V``) as ``(3, 5)``; None if unrecognised."""
+    found = _VERSION.match(text.strip())
+    return (int(found.group(1)), int(found.group(2))) if found else None
+
+
+async def arrays_in_formats(client: TmuxClient) -> bool:
+    """Whether ``client``'s tmux binary can run the per-call check, by its version.
+
+    Only for predicting a surface with no server to ask; a bound server is
+    asked directly (``binding.readable_aliases``).
+    """
+    done = await _spawn.run_argv([client.binary, "-V"], env=client.env, seconds=client.timeout)
+    seen = version_tuple(decode(done.stdout)) if done.returncode == 0 else None
+    return seen is not None and seen >= ARRAYS_IN_FORMATS
+
+
+ALIAS_OPTION = "tmuxmcp-alias-changed"
+HOOK_OPTION = "tmuxmcp-hook-set"
+_CHANGES = {
+    ALIAS_OPTION: "a command alias was added or changed",
+    HOOK_OPTION: "a hook that this call would run was set",
+}
+
+GATE_COMMAND = "show-options"
+"""The gate's own command; its after-hook is checked like the operation's."""
+
+SAFE_ALIASES = re.compile(r"[A-Za-z0-9 =_.-]*")
+"""Alias text the gate can compare literally (no ``#``, ``,``, braces)."""
+
+
+OBSERVING_COMMANDS = frozenset(
+    {
+        "capture-pane",
+        "display-message",
+        "list-buffers",
+        "list-panes",
+        "list-sessions",
+        "list-windows",
+        "show-buffer",
+        "show-environment",
+        GATE_COMMAND,
+    }
+)
+"""Commands that change no tmux state, so they raise no notification (notify.c)."""
+
+EVENT_HOOKS = (
+    "client-detached",
+    "client-session-changed",
+    "pane-died",
+    "pane-exited",
+    "pane-mode-changed",
+    "pane-title-changed",
+    "session-closed",
+    "session-created",
+    "session-renamed",
+    "session-window-changed",
+    "window-layout-changed",
+    "window-linked",
+    "window-pane-changed",
+    "window-renamed",
+    "window-resized",
+)
+"""Notification hooks a state-changing command can raise (notify.c
+``notify_insert_hook``; session options first, then the pane's and the
+window's). Left out, as ambient: ``alert-*`` (pane output), client focus,
+theme, resize and attach events (a client's terminal), ``pane-focus-*`` and
+``pane-set-clipboard`` (terminal and pane output)."""
+
+
+def hooks_for(names: Sequence[str]) -> list[str]:
+    """The hook options a gated list of commands named ``names`` can fire.
+
+    ``after-<command>`` of each (the gate's own included) and ``command-error``;
+    the notification hooks too if any command can change state.
+    """
+    hooks = {"command-error", f"after-{GATE_COMMAND}", *(f"after-{n}" for n in names)}
+    if not OBSERVING_COMMANDS.issuperset(names):
+        hooks.update(EVENT_HOOKS)
+    return sorted(hooks)
+
+
+def gate_name(
+    marker: str,
+    bound: ServerIdentity,
+    watch: ConfigWatch | None = None,
+    names: Sequence[str] = (),
+) -> str:
+    """The gate's option name: ``marker`` only if the live server is ``bound``
+    (and, with a ``watch``, its aliases and the hooks of ``names`` unchanged).
+
+    Built from the marker (``@tmuxmcp_`` and hex), two integers, the startup
+    alias text (``SAFE_ALIASES`` only) and command names of this package: no
+    caller data enters this format.
+    """
+    live = "#{pid}.#{start_time}"
+    expected = f"{bound.pid}.{bound.start_time}"
+    chosen = marker
+    if watch is not None:
+        if not SAFE_ALIASES.fullmatch(watch.aliases):
+            raise ValueError("alias text the gate cannot compare literally")
+        hooks = "".join(f"#{{{hook}}}" for hook in hooks_for(names))
+        # Outside any session (the global options), then in every pane of every
+        # window of every session: a pane's lookup walks pane, window, global
+        # window, then session and global session options (format.c format_find).
+        every_pane = "#{S:#{W:#{P:" + hooks + "}}}"
+        no_hook = f"#{{==:{hooks}{every_pane},}}"
+        same_aliases = f"#{{==:#{{command-alias}},{watch.aliases}}}"
+        chosen = f"#{{?{same_aliases},#{{?{no_hook},{marker},{HOOK_OPTION}}},{ALIAS_OPTION}}}"
+    return f"#{{?#{{==:{live},{expected}}},{chosen},{REPLACED_OPTION}}}"
 
 
 def parse_identity(line: str) -> ServerIdentity | None:

@@ -15,7 +15,13 @@ import msgspec
 from tmuxmcp.capability.params import LineNumber, PaneId, SessionId, WindowId, flag, local_int
 from tmuxmcp.capability.results import Name, Own, Process, ReportData, Terminal, TmuxId, TmuxReport
 from tmuxmcp.driver.argv import Command, cmd
-from tmuxmcp.errors import InvalidArguments, ObjectNotFound, ServerGone, ServerReplaced
+from tmuxmcp.errors import (
+    ConfigurationChanged,
+    InvalidArguments,
+    ObjectNotFound,
+    ServerGone,
+    ServerReplaced,
+)
 from tmuxmcp.sinks.target import IdKind, encode_id
 from tmuxmcp.tools.context import Handler, ToolContext
 from tmuxmcp.tools.query import list_records
@@ -403,6 +409,7 @@ class ServerInfoResult(msgspec.Struct, frozen=True, kw_only=True):
 
 async def server_info(ctx: ToolContext, args: ServerInfoArgs) -> ServerInfoResult:
     """Handler for server_info: the published surface plus a live identity check."""
+    reason = ""
     try:
         await ctx.client.run()
         state = "bound"
@@ -410,10 +417,61 @@ async def server_info(ctx: ToolContext, args: ServerInfoArgs) -> ServerInfoResul
         state = "gone"
     except ServerReplaced:
         state = "replaced"
+    except ConfigurationChanged as changed:
+        state = "configuration-changed"
+        reason = changed.message
     from tmuxmcp.verify import verified_status  # read at call time: verify may run later
 
     claims = verified_status(ctx.client.binary, ctx.facts.version)
-    return ServerInfoResult(server_state=state, sink_claims=claims, info=ctx.published)
+    if state == "bound":
+        info = ctx.published
+    elif state == "configuration-changed":
+        info = changed_configuration_report(ctx, reason)
+    else:
+        info = lost_server_report(ctx, state)
+    return ServerInfoResult(server_state=state, sink_claims=claims, info=info)
+
+
+def changed_configuration_report(ctx: ToolContext, reason: str) -> dict[str, Any]:
+    """The published surface after the per-call check refused a call (CM-4).
+
+    The annotations published at startup rested on evidence that no longer
+    holds; they are withdrawn here and every call is refused until restart.
+    """
+    evidence = {
+        **ctx.published.get("annotation_evidence", {}),
+        "narrow_hints_allowed": False,
+        "withdrawn": reason,
+    }
+    return {**ctx.published, "annotation_evidence": evidence}
+
+
+def lost_server_report(ctx: ToolContext, state: str) -> dict[str, Any]:
+    """The published surface after the bound server is gone or replaced (CM-1).
+
+    Provenance was decided for the bound server only; whatever answers on the
+    socket now has none that tmuxmcp knows, so none is claimed, and the
+    annotation evidence that rested on it is withdrawn.
+    """
+    bound = ctx.facts.identity
+    server = {
+        "state": state,
+        "provenance": None,
+        "bound_pid": bound.pid,
+        "bound_start_time": bound.start_time,
+        "note": (
+            f"the tmux server tmuxmcp bound to at startup (pid {bound.pid}) is {state}; "
+            "no provenance is claimed for any server on the socket now and no call runs "
+            "there; restart tmuxmcp to bind again"
+        ),
+        "tmux_binary": ctx.published["server"].get("tmux_binary"),
+    }
+    evidence = {
+        **ctx.published.get("annotation_evidence", {}),
+        "minimal_provenance": False,
+        "narrow_hints_allowed": False,
+    }
+    return {**ctx.published, "server": server, "annotation_evidence": evidence}
 
 
 HANDLERS: dict[str, Handler] = {
