@@ -677,6 +677,36 @@ async def probe_numeric_bounds(lab: Lab) -> None:
 # -- the claim table and the runner -------------------------------------------------
 
 
+async def probe_output_fence(lab: Lab) -> None:
+    """run_command's fence: an OSC 7 path printed after output shows only once that
+    output is drawn, and ``capture-pane -J`` returns a wrapped line whole.
+
+    The pane prints 3,000 lines, one line of 300 characters (wider than the
+    pane), then the fence, then signals; the fence is then awaited (bounded)
+    and the rows above the cursor must already hold the output's last lines.
+    """
+    fence = "tmuxmcp-verify-fence"
+    tmux = f"{shlex.quote(lab.binary)} -S {shlex.quote(lab.socket)}"
+    script = (
+        "seq 1 3000; printf '%0300d\\n' 7; "
+        f"printf '\\033]7;%s\\033\\\\' {fence}; {tmux} wait-for -S fenced; exec sleep 600"
+    )
+    _, _, pane = await lab.new_session("fence", "sh", "-c", script)
+    await lab.ok(["wait-for", "fenced"])
+    deadline = trio.current_time() + PROBE_SECONDS
+    while True:
+        seen = await lab.ok(["display-message", "-p", "-t", pane, "#{pane_path}"])
+        if seen.strip() == fence:
+            break
+        if trio.current_time() > deadline:
+            raise ClaimFailed(f"#{{pane_path}} never showed the OSC 7 fence (it is {seen!r})")
+        await trio.sleep(0.01)
+    rows = (await lab.ok(["capture-pane", "-p", "-J", "-t", pane, "-S", "-10"])).split("\n")
+    body = [row.rstrip() for row in rows if row.strip()]
+    if body[-2:] != ["3000", "0" * 299 + "7"]:
+        raise ClaimFailed(f"when the fence showed, the screen ended with {body[-2:]!r}")
+
+
 class Claim(msgspec.Struct, frozen=True):
     """One claim, the probe that checks it."""
 
@@ -686,6 +716,12 @@ class Claim(msgspec.Struct, frozen=True):
 
 
 CLAIMS: tuple[Claim, ...] = (
+    Claim(
+        "output-fence",
+        "run_command's OSC 7 fence shows only after the output before it is drawn; "
+        "capture -J joins wrapped lines",
+        probe_output_fence,
+    ),
     Claim(
         "format-escape",
         "format-escaped names and titles arrive exactly; no #() job, #{} or strftime runs",
