@@ -226,20 +226,24 @@ async def test_run_command_timeout_and_cancel_leave_no_tmux_child(
 
 async def test_run_command_reports_progress(private_tmux: PrivateTmux) -> None:
     seen: list[float] = []
+    messages: list[str | None] = []
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         seen.append(progress)
+        messages.append(message)
 
     async with serve(private_tmux) as session:
         pane = private_tmux.new_session("p")["pane_id"]
         result = await session.call_tool(
             "run_command",
-            {"pane_id": pane, "command": "sleep 2.3", "timeout": 10},
+            {"pane_id": pane, "command": "echo tick-one; sleep 2.3", "timeout": 10},
             progress_callback=on_progress,
         )
         assert structured(result)["exit_status"] == 0
     assert len(seen) >= 2
     assert seen == sorted(seen)
+    # Each message carries the last line on the screen (issue 11).
+    assert all(m is not None and m.endswith("tick-one") for m in messages), messages
 
 
 async def test_run_command_refuses_panes_not_at_a_shell(private_tmux: PrivateTmux) -> None:

@@ -294,3 +294,56 @@ async def test_no_files_are_left_behind(private_tmux: PrivateTmux) -> None:
     with trio.fail_after(5):
         while {n for n in os.listdir(tmp) if n.startswith("tmuxmcp-")} - before:
             await trio.sleep(0.05)
+
+
+async def test_pane_killed_during_a_run_returns_an_error(private_tmux: PrivateTmux) -> None:
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("killed")["pane_id"]
+        private_tmux.new_session("bystander")
+        await _at_prompt(private_tmux, pane)
+
+        async def kill_soon() -> None:
+            await trio.sleep(0.5)
+            private_tmux.bare("kill-pane", "-t", pane)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(kill_soon)
+            with trio.fail_after(8):
+                result = await session.call_tool(
+                    "run_command", {"pane_id": pane, "command": "sleep 30", "timeout": 20}
+                )
+        assert result.is_error
+        assert "exited" in error_text(result)
+        await session.send_ping()
+
+
+@pytest.mark.parametrize("collect", ["run_command", "wait_for_command"])
+async def test_tmux_killed_during_a_run_returns_an_error(
+    private_tmux: PrivateTmux, collect: str
+) -> None:
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("doomed")["pane_id"]
+        await _at_prompt(private_tmux, pane)
+        timeout = 20 if collect == "run_command" else 0.3
+        if collect == "wait_for_command":
+            first = await _run(session, pane, "sleep 30", timeout=timeout)
+            assert first["timed_out"] is True
+
+        async def kill_soon() -> None:
+            await trio.sleep(0.5)
+            private_tmux.kill_server()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(kill_soon)
+            with trio.fail_after(8):
+                if collect == "run_command":
+                    result = await session.call_tool(
+                        "run_command", {"pane_id": pane, "command": "sleep 30", "timeout": 20}
+                    )
+                else:
+                    result = await session.call_tool(
+                        "wait_for_command",
+                        {"pane_id": pane, "run_id": first["run_id"], "timeout": 20},
+                    )
+        assert result.is_error
+        await session.send_ping()
