@@ -347,3 +347,22 @@ async def test_tmux_killed_during_a_run_returns_an_error(
                     )
         assert result.is_error
         await session.send_ping()
+
+
+async def test_a_command_outliving_tmuxmcp_ends_cleanly(private_tmux: PrivateTmux) -> None:
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("outlive")["pane_id"]
+        await _at_prompt(private_tmux, pane)
+        first = await _run(session, pane, "sleep 1.5; echo surv$((1 + 1))ived", timeout=0.2)
+        assert first["timed_out"] is True
+    # tmuxmcp has exited; the command ends later and the shell returns to its
+    # prompt without an error from a missing file.
+    with trio.fail_after(10):
+        while "surv2ived" not in private_tmux.bare("capture-pane", "-p", "-t", pane).stdout:
+            await trio.sleep(0.05)
+    await trio.sleep(0.5)
+    screen = private_tmux.bare("capture-pane", "-p", "-t", pane).stdout
+    assert "open" not in screen and "No such file" not in screen, screen
+    assert "nonexistent" not in screen, screen
+    private_tmux.bare("send-keys", "-t", pane, "echo back-$((6*7))", "Enter")
+    await private_tmux.wait_for_screen(pane, "back-42")

@@ -66,6 +66,8 @@ class Run:
         self.lock_fd = -1
         self.released = False
         self.closed = False
+        self.outlived = False
+        """Closed while its command was still running (its files must stay)."""
         self.cancel = trio.CancelScope()
 
     # -- files ------------------------------------------------------------------
@@ -97,10 +99,22 @@ class Run:
                 os.replace(tmp, self.files["t"])
             os.write(self.release_fd, b"go\n")
 
+    @property
+    def pending(self) -> bool:
+        """Typed and started (or maybe started), and its script has not reported its end."""
+        return self.status_fd >= 0 and self.status is None and self.started
+
     def close(self) -> None:
-        """Release, close every descriptor (a held lock goes with it), remove the files."""
+        """Release, close every descriptor (a held lock goes with it), remove the files.
+
+        A run still going keeps its FIFOs and ``t``: the script will still
+        open them when its command ends, and must then find them (a FIFO with
+        no reader takes the read-write open and discards the write).
+        """
         if self.closed:
             return
+        going = self.pending
+        self.outlived = going
         self.release()
         self.closed = True
         for fd in (self.status_fd, self.release_fd, self.lock_fd):
@@ -109,7 +123,7 @@ class Run:
                     os.close(fd)
         self.status_fd = self.release_fd = self.lock_fd = -1
         # The script's last step sources t; it is removed with the directory.
-        for key in "cnsg":
+        for key in "cn" if going else "cnsg":
             with contextlib.suppress(OSError):
                 os.unlink(self.files[key])
 
@@ -172,10 +186,13 @@ class RunRegistry:
         return run
 
     def shutdown(self) -> None:
-        """Release every shell still held and remove the private directory."""
+        """Release every shell still held; remove the private directory unless a
+        command still running will look for its files when it ends."""
+        going = False
         for run in list(self.runs.values()):
             run.cancel.cancel()
             run.close()
-        if self._directory is not None:
+            going = going or run.outlived
+        if self._directory is not None and not going:
             shutil.rmtree(self._directory, ignore_errors=True)
             self._directory = None
