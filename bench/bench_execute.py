@@ -54,7 +54,7 @@ def bare_round_trip(env: dict[str, str], pane: str, tmux: str, socket: str) -> f
     nonce = secrets.token_hex(8)
     line = (
         f" printf '\\n%s%s\\n' TMXS {nonce}; {{ echo hi; }}; printf '%s%s %d\\n' TMXE {nonce} "
-        f'"$?"; {tmux} -S {socket} wait-for -S tmuxmcp-{nonce}'
+        f'"$?"; ({tmux} -S {socket} wait-for -S tmuxmcp-{nonce} &)'
     )
     began = time.perf_counter()
     _tmux(env, "send-keys", "-t", pane, "-l", "--", line)

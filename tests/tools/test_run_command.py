@@ -366,3 +366,15 @@ async def test_a_command_outliving_tmuxmcp_ends_cleanly(private_tmux: PrivateTmu
     assert "nonexistent" not in screen, screen
     private_tmux.bare("send-keys", "-t", pane, "echo back-$((6*7))", "Enter")
     await private_tmux.wait_for_screen(pane, "back-42")
+
+
+async def test_a_cleared_screen_says_why_the_start_is_gone(private_tmux: PrivateTmux) -> None:
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("clear")["pane_id"]
+        await _at_prompt(private_tmux, pane)
+        done = await _run(session, pane, "echo before; tmux clear-history; clear; echo after")
+        assert done["exit_status"] == 0
+        assert done["output_truncated"] is True
+        lines = done["output"].split("\n")
+        assert "cleared" in lines[0] and lines[-1] == "after"
+        assert "before" not in done["output"]

@@ -152,6 +152,23 @@ def _omitted(count: int) -> str:
     return f"[... {count:,} lines omitted ...]"
 
 
+_GAPS = {
+    "history-cleared": "the screen and its history were cleared (clear, tmux clear-history)",
+    "screen-switched": "a full-screen program took over the screen",
+    "reflowed": "the pane was resized, so its rows were rewrapped",
+}
+
+
+def _lost(outcome: Outcome) -> str:
+    """The marker that opens an output whose start is gone, saying why."""
+    if outcome.gap_reason in _GAPS:
+        return f"[... earlier output is gone: {_GAPS[outcome.gap_reason]} ...]"
+    count = (
+        f"at least {outcome.lines_lost:,} earlier lines" if outcome.lines_lost else "earlier lines"
+    )
+    return f"[... {count} scrolled out of the pane's history ...]"
+
+
 def shape_output(outcome: Outcome, budget: int) -> tuple[str, int, int, bool]:
     """Text, line count, lines omitted and whether anything is missing, within ``budget`` bytes.
 
@@ -189,12 +206,7 @@ def shape_output(outcome: Outcome, budget: int) -> tuple[str, int, int, bool]:
         parts.append(_omitted(omitted))
     parts += tail
     if outcome.start_lost:
-        lost = (
-            f"at least {outcome.lines_lost:,} earlier lines"
-            if outcome.lines_lost
-            else "earlier lines"
-        )
-        parts.insert(0, f"[... {lost} scrolled out of the pane's history ...]")
+        parts.insert(0, _lost(outcome))
     missing = bool(omitted) or outcome.start_lost
     return "\n".join(parts), total, omitted, missing
 

@@ -38,6 +38,8 @@ class Outcome(msgspec.Struct, frozen=True, kw_only=True):
     lines_lost: int | None
     """Rows that scrolled out of the history before they were read; None if unknown."""
     start_lost: bool
+    gap_reason: str | None = None
+    """Why the start is gone: ``scrollback.GapReason`` (history-limit, history-cleared, ...)."""
 
 
 class Run:

@@ -367,6 +367,7 @@ async def _read_output(
     last = end_row if keep_cursor_row else end_row - 1
     start = await _locate(ctx, run, frame, view)
     lines_lost: int | None = 0
+    gap_reason: str | None = None
     omitted = 0
     typed_at = _typed_index(joined, run.typed) if start is not None and start >= view.top else None
     if typed_at is not None:
@@ -379,6 +380,7 @@ async def _read_output(
             assert run.mark is not None
             gap = explain_gap(run.mark, View(frame, []))
             lines_lost = gap.lines_lost if gap.reason == "history-limit" else None
+            gap_reason = gap.reason
             first = 0
         else:
             first = start
@@ -398,4 +400,5 @@ async def _read_output(
         lines_omitted=omitted,
         lines_lost=lines_lost,
         start_lost=start is None,
+        gap_reason=gap_reason,
     )
