@@ -86,13 +86,14 @@ async def test_default_history_is_generous(private_tmux: PrivateTmux) -> None:
         # As displayed: "done" is written over the start of "Saving...".
         ("printf 'Saving...\\r'; printf 'done\\n'", 0, "doneng..."),
         ("printf 'no newline at the end'", 0, "no newline at the end"),
-        ("printf '\\033[31mred\\033[0m\\tTAB\\n'; (exit 3)", 3, "red     TAB"),
+        # A tab as tmux keeps it: expanded to spaces by 3.3a, kept as a tab by 3.6.
+        ("printf '\\033[31mred\\033[0m\\tTAB\\n'; (exit 3)", 3, ("red     TAB", "red\tTAB")),
         ("printf 'wide: 日本語\\n'", 0, "wide: 日本語"),
         ("printf 'E 0\\nS\\nTMXE0 0\\n'; (exit 9)", 9, "E 0\nS\nTMXE0 0"),
     ],
 )
 async def test_output_shapes_keep_status_and_text(
-    private_tmux: PrivateTmux, command: str, status: int, output: str
+    private_tmux: PrivateTmux, command: str, status: int, output: str | tuple[str, ...]
 ) -> None:
     # Issue 11: a trailing \r printed the end marker over the last line
     # (status 10000042 for the first case).
@@ -100,7 +101,9 @@ async def test_output_shapes_keep_status_and_text(
         pane = private_tmux.new_session("shape")["pane_id"]
         await _at_prompt(private_tmux, pane)
         done = await _run(session, pane, command)
-        assert (done["exit_status"], done["output"]) == (status, output)
+        accepted = output if isinstance(output, tuple) else (output,)
+        assert done["exit_status"] == status
+        assert done["output"] in accepted
 
 
 async def test_line_longer_than_the_pane_is_one_line(private_tmux: PrivateTmux) -> None:
