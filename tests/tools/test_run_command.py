@@ -10,9 +10,11 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from typing import Any
 
 import pytest
 import trio
+from mcp import ClientSession
 
 from tests.support import PrivateTmux, error_text, serve, structured
 
@@ -40,7 +42,7 @@ async def _at_prompt(tmux: PrivateTmux, pane: str) -> None:
             await trio.sleep(0.02)
 
 
-async def _run(session, pane: str, command: str, **extra: object) -> dict:  # type: ignore[no-untyped-def]
+async def _run(session: ClientSession, pane: str, command: str, **extra: object) -> dict[str, Any]:
     return structured(
         await session.call_tool("run_command", {"pane_id": pane, "command": command, **extra})
     )
@@ -275,9 +277,9 @@ async def test_two_tmuxmcp_processes_never_type_into_one_pane_at_once(
     async with serve(private_tmux) as one, serve(private_tmux) as two:
         pane = private_tmux.new_session("two")["pane_id"]
         await _at_prompt(private_tmux, pane)
-        results: list[dict] = []
+        results: list[dict[str, Any]] = []
 
-        async def go(session, tag: str) -> None:  # type: ignore[no-untyped-def]
+        async def go(session: ClientSession, tag: str) -> None:
             results.append(await _run(session, pane, f"sleep 0.5; echo {tag}"))
 
         async with trio.open_nursery() as nursery:
