@@ -768,9 +768,10 @@ class KeyVocabulary(Property):
 class PasteText(Property):
     name = "paste-exact"
     invariant = (
-        "text without control characters, up to 1 MiB, reaches a raw pane program byte for "
-        "byte (then CR if enter), also while the pane is in copy mode; text with control "
-        "characters, NUL or lone surrogates, or over 1 MiB, is refused and never reaches tmux"
+        "text without control characters other than newline, up to 1 MiB, reaches a raw pane "
+        "program byte for byte, each newline as CR (Enter), then CR if enter, also while the "
+        "pane is in copy mode; text with other control characters, NUL or lone surrogates, "
+        "or over 1 MiB, is refused and never reaches tmux"
     )
     ci_examples = 10
 
@@ -778,6 +779,9 @@ class PasteText(Property):
         text = st.one_of(
             dangerous_text(control=False, max_size=60),
             dangerous_text(control=False, max_size=60),
+            st.lists(dangerous_text(control=False, max_size=20), min_size=2, max_size=4).map(
+                "\n".join
+            ),
             hostile_text(),
             huge_text(),
             st.just(""),
@@ -790,6 +794,8 @@ class PasteText(Property):
             ("safe\x1b[201~rm", False, True, False),  # ESC could end a bracketed paste
             ("é;" * 30_000, True, True, False),  # 90 KB: far past tmux's 16 KiB argv limit
             ("a" * (1024 * 1024 + 1), False, False, False),  # one byte over the cap: refused
+            ("def f():\n    return 5\n", True, True, False),  # newlines arrive as Enter (CR)
+            ("line\r\nbreak", False, False, False),  # CR is a key: refused
         ]
 
     def check(self, h: Harness, case: Case, value: Any) -> None:
@@ -797,7 +803,7 @@ class PasteText(Property):
         text = h.substitute(text)
         accepted = (
             is_text(text)
-            and not any(is_control(ch) for ch in text)
+            and not any(is_control(ch) and ch != "\n" for ch in text)
             and len(text.encode()) <= 1024 * 1024
         )
         world = h.world()
@@ -806,7 +812,7 @@ class PasteText(Property):
             h.check_common(outcome)
             h.refused(outcome)
             return
-        expected = text.encode() + (b"\r" if enter else b"")
+        expected = text.replace("\n", "\r").encode() + (b"\r" if enter else b"")
         reader = h.reader(count=len(expected)) if expected else None
         pane = reader.pane if reader else world.pane
         if copy_mode:

@@ -97,12 +97,56 @@ async def test_control_characters_are_refused_with_a_pointer_to_send_keys(
 ) -> None:
     async with serve(private_tmux) as session:
         pane = private_tmux.new_session("c")["pane_id"]
-        for text in ("line\nbreak", "esc\x1b[31m", "tab\t", "del\x7f", "c1\x9b"):
+        for text in ("cr\rreturn", "esc\x1b[31m", "tab\t", "del\x7f", "c1\x9b", "a\nb\r\n"):
             message = error_text(
                 await session.call_tool("send_text", {"pane_id": pane, "text": text})
             )
             assert message.startswith("[unsafe-value]")
             assert "send_keys" in message
+
+
+async def test_newlines_arrive_as_enter_in_one_paste(private_tmux: PrivateTmux) -> None:
+    """Each LF is delivered as CR, the byte the Enter key sends; nothing else changes."""
+    text = "first line\n  second; #{pane_id}\n\nlast"
+    expected = text.replace("\n", "\r").encode() + b"\r"
+    async with serve(private_tmux) as session:
+        pane, out, done = _raw_reader(private_tmux, len(expected))
+        await _ready(private_tmux, pane)
+        result = await session.call_tool(
+            "send_text", {"pane_id": pane, "text": text, "enter": True}
+        )
+        assert not result.is_error, result.content
+        assert "3 line breaks as Enter" in structured(result)["delivered"]
+        await _wait_file(done)
+    assert _read(out) == expected
+
+
+async def test_a_multi_line_snippet_runs_in_a_python_repl(private_tmux: PrivateTmux) -> None:
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("py", "tmuxmcp", "python3", "-I", "-q")["pane_id"]
+        first = await session.call_tool(
+            "wait_for_text",
+            {"pane_id": pane, "pattern": ">>> ", "scope": "screen", "timeout": 20},
+        )
+        assert structured(first)["outcome"] == "matched"
+        # The trailing newline ends the body; Enter gives the empty line that ends the block.
+        snippet = {"pane_id": pane, "text": "def f():\n    return 5\n", "enter": True}
+        defined = await session.call_tool("send_text", snippet)
+        assert not defined.is_error, defined.content
+        sent = structured(
+            await session.call_tool("send_text", {"pane_id": pane, "text": "f()", "enter": True})
+        )
+        called = structured(
+            await session.call_tool(
+                "wait_for_text",
+                {"pane_id": pane, "pattern": "^5$", "regex": True, "timeout": 10,
+                 "since": sent["cursor"]},
+            )
+        )  # fmt: skip
+        assert called["outcome"] == "matched", called
+        screen = private_tmux.bare("capture-pane", "-p", "-t", pane).stdout
+        assert "Error" not in screen, screen  # no SyntaxError or IndentationError
+        assert "    return 5" in screen
 
 
 async def test_send_keys_sends_exactly_the_named_keys(private_tmux: PrivateTmux) -> None:

@@ -577,3 +577,123 @@ async def test_capture_since_reports_history_limit_and_cleared_history(
         assert error_text(garbage).startswith("[invalid-arguments]")
         unsafe = await session.call_tool("capture_since", {"pane_id": pane, "cursor": "a;b"})
         assert error_text(unsafe).startswith("[invalid-arguments]")
+
+
+# -- send, then wait (issue 11 item 7) ---------------------------------------------------
+
+PYTHON = ("python3", "-I", "-q")
+"""A REPL with no start-up file, banner or user site: its first prompt comes quickly."""
+
+
+async def _prompt(session: ClientSession, pane: str) -> dict[str, Any]:
+    result = structured(
+        await session.call_tool("wait_for_text", _wait(pane, ">>> ", scope="screen", timeout=20))
+    )
+    assert result["outcome"] == "matched", result
+    return result
+
+
+async def test_a_prompt_with_a_trailing_space_matches_as_it_appears_on_screen(
+    private_tmux: PrivateTmux,
+) -> None:
+    """capture-pane drops trailing spaces; the cursor after ``>>> `` shows the space."""
+    async with serve(private_tmux) as session:
+        repl = private_tmux.new_session("py", "tmuxmcp", *PYTHON)["pane_id"]
+        prompt = await _prompt(session, repl)
+        assert prompt["match"]["matched"] == ">>> "
+        assert prompt["match"]["column"] == 0
+        shell = private_tmux.new_session("sh")["pane_id"]  # sh's prompt: "$ " ("# " for root)
+        await _ready(private_tmux, shell)
+        dollar = structured(
+            await session.call_tool(
+                "wait_for_text", _wait(shell, "^[$#] $", regex=True, scope="screen", timeout=20)
+            )
+        )
+        assert dollar["outcome"] == "matched"
+        assert dollar["match"]["line"] in ("$ ", "# ")
+
+
+async def test_output_that_appeared_before_the_wait_matches_since_the_send_cursor(
+    private_tmux: PrivateTmux,
+) -> None:
+    """The race of issue 11: the answer is on screen before the wait begins."""
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("r")["pane_id"]
+        await _ready(private_tmux, pane)
+        sent = structured(
+            await session.call_tool(
+                "send_text", {"pane_id": pane, "text": "echo RACE_$((6*7))", "enter": True}
+            )
+        )
+        await _shows(private_tmux, pane, "RACE_42\n")  # done before the wait starts
+        pattern = _wait(pane, "^RACE_42$", regex=True, timeout=0.3)
+        missed = structured(await session.call_tool("wait_for_text", pattern))
+        assert missed["outcome"] == "timeout"  # without since, the answer is old news
+        found = structured(
+            await session.call_tool("wait_for_text", pattern | {"since": sent["cursor"]})
+        )
+        assert found["outcome"] == "matched"
+        assert found["match"]["line"] == "RACE_42"
+        assert found["gap"] is None
+        # The echoed command line holds "RACE_" too, but only after the cursor's column.
+        echo = structured(
+            await session.call_tool(
+                "wait_for_text",
+                _wait(pane, "^[$#] echo", regex=True, timeout=0.3, since=sent["cursor"]),
+            )
+        )
+        assert echo["outcome"] == "timeout"  # the prompt before the cursor does not count
+        again = structured(
+            await session.call_tool(
+                "wait_for_text", _wait(pane, "echo RACE", timeout=5, since=sent["cursor"])
+            )
+        )
+        assert again["outcome"] == "matched"
+        assert again["match"]["column"] == 2
+
+
+async def test_the_repl_loop_passes_twenty_times_in_a_row(private_tmux: PrivateTmux) -> None:
+    """python3; wait for ``>>> ``; send ``6*7`` and Enter; wait since the send for ``^42$``."""
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("loop", "tmuxmcp", *PYTHON)["pane_id"]
+        await _prompt(session, pane)
+        for round_ in range(20):
+            sent = structured(
+                await session.call_tool(
+                    "send_text", {"pane_id": pane, "text": "6*7", "enter": True}
+                )
+            )
+            answer = structured(
+                await session.call_tool(
+                    "wait_for_text",
+                    _wait(pane, "^42$", regex=True, timeout=10, since=sent["cursor"]),
+                )
+            )
+            assert answer["outcome"] == "matched", (round_, answer)
+            assert answer["match"]["line"] == "42"
+            # The next prompt, not the one the text was typed after.
+            prompt = structured(
+                await session.call_tool(
+                    "wait_for_text", _wait(pane, ">>> ", timeout=10, since=sent["cursor"])
+                )
+            )
+            assert prompt["outcome"] == "matched", (round_, prompt)
+            assert prompt["match"]["row"] == answer["match"]["row"] + 1
+
+
+async def test_since_is_refused_when_it_is_not_a_cursor_of_this_pane(
+    private_tmux: PrivateTmux,
+) -> None:
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("a")["pane_id"]
+        other = private_tmux.new_session("b")["pane_id"]
+        sent = structured(await session.call_tool("send_keys", {"pane_id": other, "keys": ["End"]}))
+        wrong = await session.call_tool("wait_for_text", _wait(pane, "x", since=sent["cursor"]))
+        assert "another pane" in error_text(wrong)
+        assert "`since`" in error_text(wrong)
+        garbage = await session.call_tool("wait_for_text", _wait(pane, "x", since="AAAA"))
+        assert error_text(garbage).startswith("[invalid-arguments]")
+        screen = await session.call_tool(
+            "wait_for_text", _wait(other, "x", scope="screen", since=sent["cursor"])
+        )
+        assert error_text(screen).startswith("[invalid-arguments]")

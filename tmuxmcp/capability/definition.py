@@ -415,10 +415,11 @@ DEFINITION += (
             "Sends named keys (Enter, Escape, Tab, arrows, Home/End, PageUp/PageDown, F1-F12, "
             "C-a..C-z, M- combinations) to a pane, optionally repeated. Free text is never "
             "parsed as key names: use send_text. If the pane is in copy or view mode the "
-            "keys act on that mode, which is how to leave it."
+            "keys act on that mode, which is how to leave it. Returns a cursor read just "
+            "before the keys were delivered, for wait_for_text since."
         ),
         args=execute.SendKeysArgs,
-        result=execute.Delivered,
+        result=execute.Sent,
         disclosures=DELIVERY,
     ),
     ToolSpec(
@@ -429,13 +430,17 @@ DEFINITION += (
         effects=CHANGE,
         outputs=METADATA,
         summary=(
-            "Types text into the program in a pane byte for byte (up to 1 MiB, through a tmux "
-            "paste buffer), optionally as a bracketed paste and followed by Enter. Control "
-            "characters are refused: send them with send_keys. The text goes to the program "
-            "even when the pane shows copy or view mode; it is never read as key bindings."
+            "Types text into the program in a pane byte for byte (up to 1 MiB, in one paste "
+            "through a tmux paste buffer), optionally as a bracketed paste and followed by "
+            "Enter. Each newline in the text arrives as Enter, so a REPL receives a multi-line "
+            "snippet; other control characters are refused: send them with send_keys. The "
+            "text goes to the program even when the pane shows copy or view mode; it is never "
+            "read as key bindings. Returns a cursor read just before the text was delivered: "
+            "wait_for_text with since set to it matches only what appeared after it, so a "
+            "reply printed before the wait begins is not missed."
         ),
         args=execute.SendTextArgs,
-        result=execute.Delivered,
+        result=execute.Sent,
         disclosures=DELIVERY,
     ),
     ToolSpec(
@@ -535,9 +540,12 @@ DEFINITION += (
             "matching row, its position and the time taken. With scope new (the default) "
             "only output that appears after the call starts counts: the cursor's row at the "
             "start is the anchor, text already on it and rows above it (such as a command "
-            "line the shell has already echoed) never match. With scope screen the whole "
-            "visible screen counts. A match lies within one screen row. Sends progress "
-            "notifications about once a second when the client asks for them."
+            "line the shell has already echoed) never match. With since (a cursor from "
+            "send_text, send_keys or capture_since) what appeared after that cursor counts, "
+            "also before the call began. With scope screen the whole visible screen counts. "
+            "A match lies within one screen row; the cursor's row includes the blanks before "
+            "the cursor, so a prompt such as '>>> ' or '$ ' matches as it appears on screen. "
+            "Sends progress notifications about once a second when the client asks for them."
         ),
         args=waiting.WaitForTextArgs,
         result=waiting.WaitForTextResult,

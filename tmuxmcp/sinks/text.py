@@ -7,10 +7,19 @@ key-name parser, and skips mode key tables: a pane in copy or view mode does
 not read the text as key bindings (the program underneath receives it).
 
 What can never be made safe here, and is refused:
-* control characters (C0 such as ESC, TAB, CR and LF; DEL; C1): they are keys,
+* control characters (C0 such as ESC, TAB and CR; DEL; C1): they are keys,
   not text. ESC could close a bracketed paste early on tmux <= 3.6, and tmux
   >= 3.7 rewrites controls in pastes. Send them with ``send_keys``;
 * NUL and lone surrogates (not text at all).
+
+Line breaks. ``send_text`` accepts LF (``newlines=True``) and pastes without
+``-r``: tmux's paste-buffer then replaces each LF with its separator, CR, the
+byte the Enter key sends, so each line break arrives as Enter within the
+one paste (inside the brackets when bracketed paste is asked for and the
+program enabled it; a program that honours bracketed paste then takes the
+lines as pasted text rather than as separate Enter presses). The pane
+receives CR, never LF: that is what a terminal sends for Enter, so raw
+programs, line-editing shells and REPLs all read it as the end of a line.
 
 Shell commands (``run_command``) may contain LF between lines, nothing else.
 """
@@ -28,14 +37,18 @@ def _controls(value: str, allowed: str) -> list[str]:
     return [ch for ch in value if (ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F) and ch not in allowed]
 
 
-def encode_text(value: str, param: str) -> bytes:
-    """Validate text for a pane program; return the bytes to paste."""
+def encode_text(value: str, param: str, *, newlines: bool = False) -> bytes:
+    """Validate text for a pane program; return the bytes to paste.
+
+    With ``newlines``, LF is allowed (the caller pastes it as CR, Enter).
+    """
     require_argv_text(value, param)
-    found = _controls(value, "")
+    found = _controls(value, "\n" if newlines else "")
     if found:
+        keys = "Tab, Escape or a carriage return" if newlines else "Enter, Tab or Escape"
         raise UnsafeValue(
             f"`{param}` contains control character U+{ord(found[0]):04X}; "
-            "send keys such as Enter, Tab or Escape with send_keys"
+            f"send keys such as {keys} with send_keys"
         )
     data = value.encode("utf-8")
     if len(data) > MAX_TEXT_BYTES:

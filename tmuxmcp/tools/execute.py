@@ -31,6 +31,7 @@ from tmuxmcp.sinks.keys import KEY_VOCABULARY, encode_key_name
 from tmuxmcp.sinks.target import IdKind, encode_id
 from tmuxmcp.sinks.text import MAX_TEXT_BYTES, encode_text
 from tmuxmcp.tools.context import Handler, ToolContext
+from tmuxmcp.tools.since import cursor_commands, cursor_from
 from tmuxmcp.tools.teardown import BufferName, encode_buffer_name, refuse_self_teardown
 
 KeyName = Enum("KeyName", {name: name for name in sorted(KEY_VOCABULARY)}, type=str)  # type: ignore[misc]
@@ -44,14 +45,21 @@ def buffer_name() -> str:
     return f"tmuxmcp-{secrets.token_hex(8)}"
 
 
-def paste_commands(pane: str, *, bracketed: bool, enter: bool, name: str) -> list[Command]:
+def paste_commands(
+    pane: str, *, bracketed: bool, enter: bool, name: str, lines: bool = False
+) -> list[Command]:
     """Paste the buffer ``name`` (already loaded) into ``pane``, then maybe Enter.
 
     ``-d`` deletes the buffer after pasting; ``-r`` keeps bytes as they are.
+    With ``lines``, ``-r`` is left out: tmux then replaces each LF with its
+    default separator, CR, which is what the Enter key sends, so every line
+    break arrives as Enter within the one paste (and inside the brackets of a
+    bracketed paste, as a terminal pastes copied lines).
     Enter is a CR pasted on its own, outside any bracket, so it is a key press
     for the program even after a bracketed paste, and never a mode binding.
     """
-    commands = [cmd("paste-buffer", "-d", "-r", *(["-p"] if bracketed else []), b=name, t=pane)]
+    flags = [*([] if lines else ["-r"]), *(["-p"] if bracketed else [])]
+    commands = [cmd("paste-buffer", "-d", *flags, b=name, t=pane)]
     if enter:
         cr = name + "-enter"
         commands += [
@@ -70,6 +78,19 @@ class Delivered(msgspec.Struct, frozen=True, kw_only=True):
     def text_form(self) -> str:
         """Readable form."""
         return f"{self.delivered} -> {self.pane_id}"
+
+
+class Sent(Delivered, frozen=True, kw_only=True):
+    """What was delivered, and a cursor taken just before it was."""
+
+    cursor: Own
+    """Where the pane's cursor was just before the input arrived, as an opaque cursor
+    (capture_since's kind, no terminal text in it): pass it to wait_for_text ``since``
+    to match only what appeared after it, or to capture_since."""
+
+    def text_form(self) -> str:
+        """Readable form."""
+        return f"{self.delivered} -> {self.pane_id}\n[cursor] {self.cursor}"
 
 
 # -- send_keys -------------------------------------------------------------------
@@ -103,14 +124,16 @@ class SendKeysArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_o
     ] = 1
 
 
-async def send_keys(ctx: ToolContext, args: SendKeysArgs) -> Delivered:
+async def send_keys(ctx: ToolContext, args: SendKeysArgs) -> Sent:
     """Handler for send_keys; keys pass through the pane's mode key table if it is in a mode."""
     pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
     names = [encode_key_name(key.value, "keys") for key in args.keys] * args.repeat
     if len(names) > MAX_KEYS:
         raise InvalidArguments(f"keys times repeat must be at most {MAX_KEYS}")
-    await ctx.client.run(cmd("send-keys", t=pane, args=names))
-    return Delivered(pane_id=pane, delivered=f"{len(names)} keys")
+    frame, reads = cursor_commands(pane)
+    out = await ctx.client.run(*reads, cmd("send-keys", t=pane, args=names))
+    cursor = cursor_from(ctx, pane, frame, out.stdout)
+    return Sent(pane_id=pane, delivered=f"{len(names)} keys", cursor=cursor)
 
 
 # -- send_text -------------------------------------------------------------------
@@ -121,8 +144,10 @@ Text = Annotated[
     Meta(
         max_length=MAX_TEXT_BYTES,
         description=(
-            f"Text typed into the pane program exactly as given, up to {MAX_TEXT_BYTES} bytes. "
-            "No control characters (newline, tab, escape...): send those with send_keys."
+            f"Text typed into the pane program exactly as given, up to {MAX_TEXT_BYTES} bytes, "
+            "in one paste; each newline arrives as Enter (so a REPL receives a multi-line "
+            "snippet). No other control characters (tab, escape, carriage return...): send "
+            "those with send_keys."
         ),
         extra=sink(Sink.KEYS, Encoding.PASTE_BUFFER),
     ),
@@ -144,23 +169,35 @@ class SendTextArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_o
     ] = False
 
 
-async def send_text(ctx: ToolContext, args: SendTextArgs) -> Delivered:
-    """Handler for send_text: one tmux invocation, the text on its stdin."""
+async def send_text(ctx: ToolContext, args: SendTextArgs) -> Sent:
+    """Handler for send_text: one tmux invocation, the text on its stdin.
+
+    Even with nothing to send, the cursor is read (one tmux call), so a caller
+    can always wait ``since`` the result.
+    """
     pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
-    data = encode_text(args.text, "text")
-    if not data and not args.enter:
-        return Delivered(pane_id=pane, delivered="0 bytes")  # nothing to send: no tmux call
+    data = encode_text(args.text, "text", newlines=True)
     name = buffer_name()
+    frame, reads = cursor_commands(pane)
+    breaks = data.count(b"\n")
+    lines = breaks > 0
     if data:
         load = [cmd("load-buffer", b=name, args=["-"])]
-        pastes = paste_commands(pane, bracketed=args.bracketed_paste, enter=args.enter, name=name)
-    else:
+        pastes = paste_commands(
+            pane, bracketed=args.bracketed_paste, enter=args.enter, name=name, lines=lines
+        )
+    elif args.enter:
         # load-buffer of no bytes makes no buffer (found by the fuzz suite): Enter alone.
         load, pastes = [], paste_commands(pane, bracketed=False, enter=True, name=name)[1:]
-    await ctx.client.run(*load, *pastes, stdin=data if data else None)
-    return Delivered(
-        pane_id=pane, delivered=f"{len(data)} bytes" + (" and Enter" if args.enter else "")
-    )
+    else:
+        load, pastes = [], []
+    out = await ctx.client.run(*reads, *load, *pastes, stdin=data if data else None)
+    cursor = cursor_from(ctx, pane, frame, out.stdout)
+    said = f"{len(data)} bytes"
+    if lines:
+        said += f" ({breaks} line breaks as Enter)"
+    said += " and Enter" if args.enter else ""
+    return Sent(pane_id=pane, delivered=said, cursor=cursor)
 
 
 # -- paste_buffer ----------------------------------------------------------------

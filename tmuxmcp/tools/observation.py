@@ -12,6 +12,7 @@ types here carry their sink (``local``): patterns and limits never reach tmux.
 from __future__ import annotations
 
 import time
+import unicodedata
 from typing import Annotated
 
 import msgspec
@@ -19,7 +20,7 @@ import trio
 from msgspec import Meta
 
 from tmuxmcp.capability.params import local_int, sink
-from tmuxmcp.driver.argv import cmd
+from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.driver.records import RecordFormat
 from tmuxmcp.errors import TmuxCommandFailed
 from tmuxmcp.sinks import Encoding, Sink
@@ -98,14 +99,18 @@ ScanBytes = Annotated[
 # -- one observation ---------------------------------------------------------------
 
 
-async def observe(ctx: ToolContext, pane_id: str, back: int | None) -> View:
-    """The pane's frame and rows from ``back`` history rows above the screen (None: all)."""
+def observe_commands(pane_id: str, back: int | None) -> tuple[RecordFormat, list[Command]]:
+    """The commands of one observation (see ``observe``), to run alone or before others."""
     frame = RecordFormat(list(FRAME_FIELDS.values()))
-    out = await ctx.client.run(
+    return frame, [
         cmd("display-message", "-p", t=pane_id, args=[frame.template]),
         cmd("capture-pane", "-p", t=pane_id, S="-" if back is None else -back),
-    )
-    head, _, body = out.stdout.partition("\n")
+    ]
+
+
+def parse_view(frame: RecordFormat, stdout: str) -> View:
+    """The view in the output of ``observe_commands`` (commands after them print nothing)."""
+    head, _, body = stdout.partition("\n")
     records = frame.parse(head)
     if len(records) != 1:
         raise TmuxCommandFailed("tmux returned a pane record tmuxmcp could not parse")
@@ -115,6 +120,37 @@ async def observe(ctx: ToolContext, pane_id: str, back: int | None) -> View:
         rows.pop()
     end = found.history_size + found.height
     return View(found, rows[-end:] if len(rows) > end else rows)
+
+
+async def observe(ctx: ToolContext, pane_id: str, back: int | None) -> View:
+    """The pane's frame and rows from ``back`` history rows above the screen (None: all)."""
+    frame, commands = observe_commands(pane_id, back)
+    return parse_view(frame, (await ctx.client.run(*commands)).stdout)
+
+
+def shown(view: View, row: int) -> str:
+    """A row as it appears on screen: the cursor's row keeps the blanks before the cursor.
+
+    capture-pane drops the spaces at the end of every row, so a prompt such as
+    ``>>> `` reads as ``>>>``; the cursor sitting after it shows the space is
+    there. Only the cursor's row is padded, up to the cursor's column (wide
+    characters count two cells, combining marks none); other rows are as
+    captured.
+    """
+    text = view.row(row)
+    if row != view.cursor_row:
+        return text
+    return text + " " * max(0, view.frame.cursor_x - cells(text))
+
+
+def cells(text: str) -> int:
+    """Terminal cells ``text`` takes (an estimate: East Asian wide and full-width are two)."""
+    count = 0
+    for ch in text:
+        if unicodedata.combining(ch):
+            continue
+        count += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return count
 
 
 class ScanLine(msgspec.Struct, frozen=True):

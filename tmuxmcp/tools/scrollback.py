@@ -141,17 +141,33 @@ class Mark(msgspec.Struct, frozen=True, array_like=True):
     width: int
     alternate: bool
     head: str = ""
-    """For a mark in the first two rows (nothing real above it): how its own row began."""
+    """For a mark in the first two rows (nothing real above it): how its own row began,
+    as ``<characters>:<hash>`` so that a cursor carries no terminal text."""
+    column: int = 0
+    """Cells of the mark's row that were already there (send cursors: the cursor column)."""
 
 
-def mark_at(view: View, row: int) -> Mark:
+def _head(text: str) -> str:
+    return f"{len(text)}:{hashlib.blake2b(text.encode(), digest_size=8).hexdigest()}"
+
+
+def mark_at(view: View, row: int, column: int = 0) -> Mark:
     """A mark before ``row`` (which must be captured with its two rows above)."""
     found = fingerprint(view, row)
     if found is None:
         raise ValueError("the rows above a mark must be captured")
     frame = view.frame
-    head = view.row(row)[:HEAD_CHARS] if row < 2 and row < view.end else ""
-    return Mark(row, found, frame.history_size, frame.width, frame.alternate, head)
+    head = _head(view.row(row)[:HEAD_CHARS]) if row < 2 and row < view.end else ""
+    return Mark(row, found, frame.history_size, frame.width, frame.alternate, head, column)
+
+
+def _same_head(mark: Mark, view: View, at: int) -> bool:
+    if at >= view.end:
+        return False
+    count, _, _ = mark.head.partition(":")
+    if not count.isdigit() or int(count) > HEAD_CHARS:
+        return False
+    return _head(view.row(at)[: int(count)]) == mark.head
 
 
 def _candidates(mark: Mark, view: View) -> Iterator[int]:
@@ -177,7 +193,7 @@ def locate(mark: Mark, view: View) -> int | None:
     for at in _candidates(mark, view):
         if fingerprint(view, at) != mark.fingerprint:
             continue
-        if mark.head and not (at < view.end and view.row(at).startswith(mark.head)):
+        if mark.head and not _same_head(mark, view, at):
             continue  # the top rows were replaced (trimmed or cleared) under the mark
         return at
     return None
@@ -223,7 +239,8 @@ class _Cursor(msgspec.Struct, frozen=True, array_like=True):
     mark: Mark
 
 
-CURSOR_VERSION = 1
+CURSOR_VERSION = 2
+"""2: the head of a top-row mark is a hash (no terminal text in a cursor); a column."""
 MAX_CURSOR_CHARS = 256
 
 
@@ -233,23 +250,24 @@ def encode_cursor(server: tuple[int, int], pane_id: str, mark: Mark) -> str:
     return base64.urlsafe_b64encode(data).decode("ascii").rstrip("=")
 
 
-def decode_cursor(text: str, server: tuple[int, int], pane_id: str) -> Mark:
+def decode_cursor(text: str, server: tuple[int, int], pane_id: str, param: str = "cursor") -> Mark:
     """The mark in ``text``; refuses a cursor of another pane, server or version."""
     try:
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
         cursor = msgspec.msgpack.decode(raw, type=_Cursor)
     except (ValueError, msgspec.DecodeError):
         raise InvalidArguments(
-            "`cursor` is not a cursor returned by capture_since; omit it to start again"
+            f"`{param}` is not a cursor returned by capture_since, send_text or send_keys; "
+            "omit it to start again"
         ) from None
     if cursor.version != CURSOR_VERSION:
-        raise InvalidArguments("`cursor` comes from another tmuxmcp version; omit it")
+        raise InvalidArguments(f"`{param}` comes from another tmuxmcp version; omit it")
     if (cursor.server_pid, cursor.server_start) != server:
         raise InvalidArguments(
-            "`cursor` belongs to another tmux server (it was restarted); omit it to start again"
+            f"`{param}` belongs to another tmux server (it was restarted); omit it to start again"
         )
     if cursor.pane_id != pane_id:
         raise InvalidArguments(
-            "`cursor` belongs to another pane; use it with the pane it came from"
+            f"`{param}` belongs to another pane; use it with the pane it came from"
         )
     return cursor.mark

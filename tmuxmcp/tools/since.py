@@ -14,12 +14,16 @@ from msgspec import Meta
 
 from tmuxmcp.capability.params import PaneId, local_int, sink
 from tmuxmcp.capability.results import Own, Terminal, TmuxId
+from tmuxmcp.driver.argv import Command
+from tmuxmcp.driver.records import RecordFormat
 from tmuxmcp.sinks import Encoding, Sink
 from tmuxmcp.sinks.target import IdKind, encode_id
 from tmuxmcp.tools.context import Handler, ToolContext
 from tmuxmcp.tools.observation import (
     MAX_RESULT_BYTES,
     observe,
+    observe_commands,
+    parse_view,
 )
 from tmuxmcp.tools.scrollback import (
     MAX_CURSOR_CHARS,
@@ -100,6 +104,32 @@ def _server_of(ctx: ToolContext) -> tuple[int, int]:
     if bound is None:
         raise RuntimeError("capture_since before the client was bound")
     return bound.pid, bound.start_time
+
+
+# -- cursors for send_text and send_keys ---------------------------------------------
+
+
+def cursor_commands(pane: str) -> tuple[RecordFormat, list[Command]]:
+    """Commands that read a cursor, to run in the same invocation just before input.
+
+    tmux runs one invocation's commands in order, so the cursor describes the
+    pane at an instant before the input was delivered: whatever the program
+    prints in response comes after it. (Output the program printed on its own
+    between the cursor and the input also comes after it.)
+    """
+    return observe_commands(pane, back=2)
+
+
+def cursor_from(ctx: ToolContext, pane: str, frame: RecordFormat, stdout: str) -> str:
+    """The cursor at the pane's cursor position, from the output of ``cursor_commands``.
+
+    It marks the cursor's row and column: for capture_since it is the cursor's
+    row; for wait_for_text ``since`` the text after the column on that row and
+    every row below it.
+    """
+    view = parse_view(frame, stdout)
+    mark = mark_at(view, view.cursor_row, view.frame.cursor_x)
+    return encode_cursor(_server_of(ctx), pane, mark)
 
 
 async def capture_since(ctx: ToolContext, args: CaptureSinceArgs) -> CaptureSinceResult:

@@ -68,7 +68,7 @@ from msgspec import Meta
 
 from tmuxmcp.capability.params import PaneId, closed, sink
 from tmuxmcp.capability.results import Terminal, TmuxId
-from tmuxmcp.errors import ObjectNotFound
+from tmuxmcp.errors import InvalidArguments, ObjectNotFound
 from tmuxmcp.sinks import Encoding, Sink
 from tmuxmcp.sinks.target import IdKind, encode_id
 from tmuxmcp.tools.activity import ActivityHint
@@ -94,17 +94,26 @@ from tmuxmcp.tools.observation import (
     ScanBytes,
     ScanLine,
     cap_bytes,
+    cells,
     observe,
     scan,
+    shown,
 )
 from tmuxmcp.tools.scrollback import (
+    MAX_CURSOR_CHARS,
     Gap,
     GapReason,
+    Mark,
     View,
+    decode_cursor,
     explain_gap,
     locate,
     mark_at,
 )
+
+SINCE_SLACK = 1024
+"""Extra history rows the first capture after a since cursor reaches back (output may
+have scrolled the cursor's row up between the send and the wait)."""
 
 # -- wait_for_text -----------------------------------------------------------------
 
@@ -128,10 +137,32 @@ class WaitForTextArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, k
         Literal["new", "screen"],
         closed(
             "new: only output that appears after the call starts (text already on the "
-            "cursor's row and rows above it never match); screen: the whole visible screen.",
+            "cursor's row and rows above it never match), or after since; screen: the whole "
+            "visible screen.",
             Sink.LOCAL,
         ),
     ] = "new"
+    since: (
+        Annotated[
+            str,
+            Meta(
+                min_length=1,
+                max_length=MAX_CURSOR_CHARS,
+                pattern="^[A-Za-z0-9_-]+$",
+                description=(
+                    "A cursor from send_text, send_keys or capture_since for this pane (scope "
+                    "new only): match text that appeared after it, also text that appeared "
+                    "before this call began, so send-then-wait cannot miss. On the cursor's "
+                    "row only text after its column counts. If the cursor's place is gone "
+                    "(history trimmed past it, history or screen cleared, alternate screen "
+                    "switched, width changed), everything the pane still holds counts and "
+                    "gap says why."
+                ),
+                extra=sink(Sink.LOCAL, Encoding.NONE),
+            ),
+        ]
+        | None
+    ) = None
     match_budget_ms: MatchBudget = DEFAULT_MATCH_BUDGET_MS
     max_scan_bytes: ScanBytes = DEFAULT_SCAN_BYTES
 
@@ -181,27 +212,53 @@ class WaitForTextResult(msgspec.Struct, frozen=True, kw_only=True):
         return f"{head} row={self.match.row} ({where})\n{self.match.line}"
 
 
+def _chars_in(text: str, columns: int) -> int:
+    """How many characters of ``text`` fill its first ``columns`` cells."""
+    used = 0
+    for index, ch in enumerate(text):
+        if used >= columns:
+            return index
+        used += cells(ch)
+    return len(text)
+
+
 class _NewRows:
     """Which rows of each view are still to be matched (scope new or screen)."""
 
-    def __init__(self, view: View, scope: str) -> None:
+    def __init__(self, mark: Mark, scope: str, before: dict[int, str], slack: int) -> None:
         self.scope = scope
-        anchor = view.cursor_row
-        self.before = {r: view.row(r) for r in range(anchor, view.end)}
+        self.before = before
         """Text of the anchor row and the rows below it at the start: it does not count."""
         self.moved = 0
         """How far row numbers have moved up since the start (trims, clears)."""
-        self.mark = mark_at(view, anchor)
-        self.alternate = view.frame.alternate
-        self.history = view.frame.history_size
+        self.mark = mark
+        self.column = (mark.row, mark.column)
+        """A since cursor's row (numbered as at the start) and the cells on it that do not count."""
+        self.alternate = mark.alternate
+        self.history = mark.history_size
         self.grown = 0
+        self.slack = slack
         self.seen: tuple[int, list[str]] | None = None
         self.gap: Gap | None = None
         self.changed = False
 
+    @classmethod
+    def at_start(cls, view: View, scope: str) -> _NewRows:
+        """From the call's first view: the cursor's row is the anchor (scope new)."""
+        anchor = view.cursor_row
+        before = {r: shown(view, r) for r in range(anchor, view.end)}
+        return cls(mark_at(view, anchor), scope, before, 0)
+
+    @classmethod
+    def after(cls, mark: Mark) -> _NewRows:
+        """From a since cursor: everything after its row and column is new."""
+        return cls(mark, "new", {}, SINCE_SLACK)
+
     def back(self) -> int:
         """History rows above the screen to capture next: back to the mark, plus slack."""
-        return max(0, self.history - self.mark.row + 2) + max(16, 2 * self.grown)
+        slack = max(16, 2 * self.grown, self.slack)
+        self.slack = 0  # only the first capture after a since cursor needs the extra rows
+        return max(0, self.history - self.mark.row + 2) + slack
 
     def _unseen(self, start: int, lines: list[ScanLine]) -> list[ScanLine]:
         texts = [line.text for line in lines]
@@ -212,22 +269,29 @@ class _NewRows:
         return lines
 
     def _line(self, view: View, row: int) -> ScanLine:
-        text = view.row(row)
-        old = self.before.get(row + self.moved, "")
-        return ScanLine(row, text, len(old) if old and text.startswith(old) else 0)
+        text = shown(view, row)
+        original = row + self.moved
+        if original == self.column[0] and self.column[1]:
+            return ScanLine(row, text, _chars_in(text, self.column[1]))
+        old = self.before.get(original, "")
+        # The old text may have been padded as the cursor's row (``shown``) and lost
+        # its blanks once the cursor left it: they still do not count.
+        skip = min(len(old), len(text)) if old and text.startswith(old.rstrip(" ")) else 0
+        return ScanLine(row, text, skip)
 
     def take(self, view: View) -> list[ScanLine] | None:
         """The rows to match in ``view``; None when a view of the whole history is needed."""
         frame = view.frame
         top = frame.history_size
         if self.scope == "screen" or frame.alternate != self.alternate:
-            return self._unseen(top, [ScanLine(r, view.row(r)) for r in range(top, view.end)])
+            return self._unseen(top, [ScanLine(r, shown(view, r)) for r in range(top, view.end)])
         at = locate(self.mark, view)
         if at is None:
             if view.top > 0:
                 return None
             self.gap = explain_gap(self.mark, view)
             self.before, at = {}, 0  # continuity is lost: everything retained is new
+            self.column = (-1, 0)
         else:
             self.moved += self.mark.row - at
         self.grown = max(0, top - self.history)
@@ -300,9 +364,14 @@ class _Wait:
     """One wait_for_text call: poll, match the new rows, decide the outcome."""
 
     def __init__(
-        self, ctx: ToolContext, args: WaitForTextArgs, pane: str, hint: ActivityHint | None
+        self,
+        ctx: ToolContext,
+        args: WaitForTextArgs,
+        pane: str,
+        hint: ActivityHint | None,
+        since: Mark | None,
     ) -> None:
-        self.ctx, self.args, self.pane = ctx, args, pane
+        self.ctx, self.args, self.pane, self.since = ctx, args, pane, since
         self.matcher = Matcher(args.pattern, regex=args.regex)
         self.began = trio.current_time()
         self.deadline = self.began + args.timeout
@@ -356,8 +425,12 @@ class _Wait:
 
     async def run(self) -> WaitForTextResult:
         """Poll until an outcome."""
-        view = await self._observe(back=2)  # a missing pane is the caller's error
-        rows = self.rows = _NewRows(view, self.args.scope)
+        if self.since is None:
+            view = await self._observe(back=2)  # a missing pane is the caller's error
+            rows = self.rows = _NewRows.at_start(view, self.args.scope)
+        else:
+            rows = self.rows = _NewRows.after(self.since)
+            view = await self._observe(rows.back())
         next_progress = self.began + PROGRESS_EVERY
         while True:
             done = await self._check(rows, view)
@@ -383,9 +456,16 @@ async def wait_for_text(ctx: ToolContext, args: WaitForTextArgs) -> WaitForTextR
     """Handler for wait_for_text."""
     pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
     bound = ctx.client.bound
+    since = None
+    if args.since is not None:
+        if args.scope != "new":
+            raise InvalidArguments("`since` applies to scope new; leave scope out or omit since")
+        if bound is None:
+            raise RuntimeError("wait_for_text before the client was bound")
+        since = decode_cursor(args.since, (bound.pid, bound.start_time), pane, "since")
     hint = None if bound is None else ActivityHint.open(bound.pid, bound.start_time)
     with hint if hint is not None else contextlib.nullcontext():
-        return await _Wait(ctx, args, pane, hint).run()
+        return await _Wait(ctx, args, pane, hint, since).run()
 
 
 HANDLERS: dict[str, Handler] = {
