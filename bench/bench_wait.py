@@ -25,11 +25,13 @@ Rules:
   /proc/<pid>/stat over a long wait that matches nothing, as a percentage of
   one core; the tmux server's own CPU in the same window is reported apart.
   It is measured on an idle socket and again with a busy neighbour pane
-  printing 100 lines a second, which keeps the activity hint firing.
+  printing 100 lines a second, which kept the server-wide activity hint firing.
 * Rule 6: reaction is measured again with the busy neighbour, which keeps the
-  hint firing for output that is not the awaited pane's.
+  server-wide hint firing for output that is not the awaited pane's.
 * Rule 7: each mode runs in its own server process: the activity hint
-  (default) and plain polling (``TMUXMCP_ACTIVITY_HINT=0``).
+  (default: per pane, with the server-wide counter as a fallback), the
+  server-wide counter alone (``TMUXMCP_ACTIVITY_HINT=server``) and plain
+  polling (``TMUXMCP_ACTIVITY_HINT=0``).
 
 Run ``python bench/bench_wait.py --help``; bench/README.md explains the output.
 """
@@ -147,9 +149,9 @@ class Bench:
 
 
 @asynccontextmanager
-async def tmuxmcp(bench: Bench, hint: bool) -> AsyncIterator[ClientSession]:
+async def tmuxmcp(bench: Bench, hint: str) -> AsyncIterator[ClientSession]:
     env = dict(bench.env)
-    env["TMUXMCP_ACTIVITY_HINT"] = "1" if hint else "0"
+    env["TMUXMCP_ACTIVITY_HINT"] = hint
     params = StdioServerParameters(command=sys.executable, args=["-m", "tmuxmcp"], env=env)
     async with (
         stdio_client(params) as (read, write),
@@ -260,6 +262,16 @@ async def idle_cpu(
     }
 
 
+MODES = (
+    ("activity-hint", "1", "activity-hint"),
+    ("server-wide hint", "server", "activity-hint"),
+    ("polling", "0", "polling"),
+)
+"""(label, TMUXMCP_ACTIVITY_HINT, the watch the server reports): the per-pane hint
+(the default), the server-wide counter alone (the hint before it was per pane),
+and plain polling."""
+
+
 def _row(name: str, s: dict[str, float]) -> str:
     return f"{name:34} {s['median']:8.2f} {s['p90']:8.2f} {s['min']:8.2f} {s['max']:8.2f}"
 
@@ -268,15 +280,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     bench = Bench()
     results: dict[str, Any] = {"modes": {}}
     try:
-        for hint in (True, False):
-            mode = "activity-hint" if hint else "polling"
+        for mode, hint, watch in MODES:
             async with tmuxmcp(bench, hint) as session:
                 if not bench.pane:
                     bench.setup()
                     results["floors"] = floors(bench, args.trials)
                 measured = await reaction(session, bench, args.trials)
-                if measured["watch"] != mode:
-                    raise SystemExit(f"expected {mode}, the server used {measured['watch']}")
+                if measured["watch"] != watch:
+                    raise SystemExit(f"expected {watch}, the server used {measured['watch']}")
                 bench.busy_on()
                 try:
                     busy = await reaction(session, bench, max(10, args.trials // 2))

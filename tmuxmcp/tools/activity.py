@@ -1,32 +1,61 @@
-"""A cheap hint that the tmux server has read pane output: ``/proc/<pid>/io``.
+"""Cheap hints that a pane has output: ``/proc/<pid>/io`` counters, no process started.
 
-Why: wait_for_text must notice new output within milliseconds without
-spawning a tmux client every millisecond (each costs about 1-2 ms of CPU).
-The tmux server reads every pane's output from its pty with read(2), and
-Linux counts those bytes in ``rchar`` of ``/proc/<server pid>/io``; commands
-from tmux clients arrive with recvmsg(2), which ``rchar`` does not count, so
-tmuxmcp's own polls do not trigger it. Reading the counter costs about 2 µs
-and starts no process. The 2 ms checks run in a worker thread (``watch``):
-a trio wakeup costs about 100 µs of CPU on the bench machine, a thread's
-sleep about 25 µs, so checking from the event loop would cost 5% of a core
-and from a thread about 1.5%. The thread owns a duplicate of the descriptor
-and stops within one period when the waiting task ends or is cancelled.
+Why: the waits must notice new output within milliseconds without spawning a
+tmux client every millisecond (each costs about 1-2 ms of CPU). Two counters
+are read every ``PERIOD`` (2 ms) from a worker thread (a trio wakeup costs
+about 100 µs of CPU on the bench machine, a thread's sleep about 25 µs):
+
+* per pane: ``wchar`` of the pane's processes. Whatever a pane program
+  prints it writes with write(2), and Linux counts those bytes in ``wchar``
+  of ``/proc/<pid>/io``; a child's counts are added to its parent's when the
+  parent reaps it, so the sum over the pane's process (``#{pane_pid}``) and
+  its descendants (``/proc/<pid>/task/<tid>/children``) only grows while the
+  pane's programs write. A busy neighbour pane does not move it, which is the
+  point: the server-wide counter below cannot tell panes apart, so with a
+  neighbour printing 100 lines a second the waits fell back to 50 ms polls.
+* per server: ``rchar`` of the tmux server. The server reads every pane's
+  output from its pty with read(2); commands from tmux clients arrive with
+  recvmsg(2), which ``rchar`` does not count, so tmuxmcp's own polls do not
+  trigger it. It catches what the pane counter misses: the terminal's own
+  echo of typed input (written by the kernel, not by a process), and writes
+  to the pane's terminal by processes outside its tree.
+
+A pane event fires at once. A server event that the pane counter does not
+explain fires at once after a quiet spell (``QUIET_S``) and otherwise at most
+every ``SERVER_GAP_S``, so a busy neighbour costs a poll every 50 ms, not one
+per line it prints.
+
+Weighed and rejected as per-pane signals: control mode (``%output`` per
+pane) attaches a client to a session, which changes tmux state and runs
+``client-attached`` hooks, for an observe-only tool; ``pipe-pane`` and hooks
+run a shell command on the tmux server (ADR CM-6: no host-shell execution,
+and an effect the definition does not declare); ``#{window_activity}`` has
+a resolution of one second and needs a tmux client per read; a pty's
+timestamps are updated at most every 8 seconds (Linux, by design).
 
 Promises and limits:
 
-* it is only a hint: any pane's output moves it (so a poll may find nothing
-  new), and a change that involves no read (a resize, ``clear-history``, a
-  pane's program exiting) does not; the caller still polls on a slow safety
-  interval;
-* the pid is the one the bound server reported, checked against
+* they are only hints: a write to a file by a pane program moves the pane
+  counter (a poll finds nothing new), and a change that involves no read or
+  write (a resize, ``clear-history``, a pane's program exiting) moves
+  neither; callers still poll on a slow safety interval;
+* the server pid is the one the bound server reported, checked against
   ``/proc/<pid>/stat`` (its start time must agree with the server's
   ``start_time`` within 2 s, and its name must start with ``tmux``); when the
   check fails, or /proc is absent or unreadable (another OS, another pid
   namespace, another user), there is no hint and callers fall back to plain
-  polling;
-* the file descriptor is closed by ``close`` (use it as a context manager);
-* ``TMUXMCP_ACTIVITY_HINT=0`` in tmuxmcp's environment turns the hint off
-  (bench/bench_wait.py uses it to measure plain polling).
+  polling. The pane pid comes from the same server; a pane whose process
+  cannot be read leaves the server counter alone in charge;
+* the descendants are listed again every ``TREE_EVERY`` periods (20 ms); a
+  new process's first output can be noticed that much later (its parent's
+  counter moves as soon as it exits and is reaped);
+* reading the counters needs no authority beyond what the user running
+  tmuxmcp has over its own processes; nothing is written, started or
+  attached;
+* descriptors are closed by ``close`` (use it as a context manager);
+* ``TMUXMCP_ACTIVITY_HINT=0`` in tmuxmcp's environment turns the hints off,
+  ``TMUXMCP_ACTIVITY_HINT=server`` keeps only the server counter
+  (bench/bench_wait.py uses both to compare).
 """
 
 from __future__ import annotations
@@ -35,12 +64,21 @@ import os
 import threading
 import time
 from types import TracebackType
+from typing import NamedTuple
 
 import trio
 
 _START_TOLERANCE_S = 2
 PERIOD = 0.002
-"""Seconds between two reads of the counter while watching."""
+"""Seconds between two reads of the counters while watching."""
+TREE_EVERY = 10
+"""Periods between two listings of the pane's descendants."""
+MAX_TREE = 64
+"""Processes of a pane followed at most (the pane's own process first)."""
+QUIET_S = 0.05
+"""A server event after this long without one fires at once."""
+SERVER_GAP_S = 0.05
+"""Otherwise server events fire at most this often."""
 
 
 def _proc_start_epoch(pid: int) -> float | None:
@@ -62,19 +100,132 @@ def _proc_start_epoch(pid: int) -> float | None:
     return int(btime[0]) + int(fields[19]) / os.sysconf("SC_CLK_TCK")
 
 
-def _rchar(data: bytes) -> int:
+def _counter(data: bytes, name: bytes) -> int:
     for line in data.split(b"\n"):
-        if line.startswith(b"rchar:"):
+        if line.startswith(name):
             return int(line.split()[1])
     return -1
 
 
+def _rchar(data: bytes) -> int:
+    return _counter(data, b"rchar:")
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children", "rb") as f:
+                found += [int(kid) for kid in f.read().split()]
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+class PaneTree:
+    """The bytes written so far by a pane's process and its descendants.
+
+    Owned by one watching thread at a time; ``total`` and ``refresh`` are not
+    thread-safe.
+    """
+
+    def __init__(self, root: int) -> None:
+        self.root = root
+        self._fds: dict[int, int] = {}
+        self._last: dict[int, int] = {}
+        self.refresh()
+        self.changed()  # the counts so far are the baseline
+
+    @classmethod
+    def open(cls, root: int) -> PaneTree | None:
+        """The tree under ``root``, or None when its counters cannot be read."""
+        if root <= 1:
+            return None
+        tree = cls(root)
+        if root not in tree._fds:
+            tree.close()
+            return None
+        return tree
+
+    def refresh(self) -> None:
+        """List the descendants again: follow new processes, drop gone ones."""
+        pids = [self.root]
+        index = 0
+        while index < len(pids) and len(pids) < MAX_TREE:
+            pids += _children(pids[index])
+            index += 1
+        keep = set(pids[:MAX_TREE])
+        for pid in [p for p in self._fds if p not in keep]:
+            os.close(self._fds.pop(pid))
+            self._last.pop(pid, None)
+        for pid in keep:
+            if pid not in self._fds:
+                try:
+                    self._fds[pid] = os.open(f"/proc/{pid}/io", os.O_RDONLY | os.O_CLOEXEC)
+                except OSError:
+                    continue
+
+    def changed(self) -> bool:
+        """True if any followed process wrote since the last call (a new one counts)."""
+        moved = False
+        for pid, fd in list(self._fds.items()):
+            try:
+                now = _counter(os.pread(fd, 1024, 0), b"wchar:")
+            except (OSError, ValueError):
+                now = -1  # gone: its counts move to its parent when it is reaped
+            if now < 0:
+                os.close(self._fds.pop(pid))
+                self._last.pop(pid, None)
+                moved = moved or pid == self.root  # the pane's own process ended
+                continue
+            if self._last.get(pid) != now:
+                moved = moved or pid in self._last or now > 0
+                self._last[pid] = now
+        return moved
+
+    def close(self) -> None:
+        for fd in self._fds.values():
+            os.close(fd)
+        self._fds.clear()
+
+
+class Seen(NamedTuple):
+    """A change the hint saw: how many seconds ago, and whether it was the pane's."""
+
+    age: float
+    pane: bool
+
+
 class ActivityHint:
-    """Reports whether the tmux server has read any pane output since last asked."""
+    """Reports whether a pane (or the tmux server) has had output since last asked."""
 
     def __init__(self, fd: int) -> None:
         self._fd = fd
         self._last = self._read()
+        self._tree: PaneTree | None = None
+        self._server_seen = 0.0
+        """When the server counter last moved (monotonic)."""
+        self._fired = 0.0
+        """When the last event fired (monotonic)."""
+
+    @property
+    def per_pane(self) -> bool:
+        """True while a pane's process tree is followed."""
+        return self._tree is not None
+
+    def follow(self, pane_pid: int) -> None:
+        """Follow the processes of the pane whose process is ``pane_pid`` (again if it changed)."""
+        if os.environ.get("TMUXMCP_ACTIVITY_HINT", "1") == "server":
+            return
+        if self._tree is not None:
+            if self._tree.root == pane_pid:
+                return
+            self._tree.close()
+        self._tree = PaneTree.open(pane_pid)
 
     @classmethod
     def open(cls, pid: int, start_time: int) -> ActivityHint | None:
@@ -112,29 +263,57 @@ class ActivityHint:
         self._last = now
         return True
 
+    def _event(self, fd: int, now: float, periods: int) -> bool | None:
+        """One period's reading: True for a pane event, False for a server event, or None."""
+        tree = self._tree
+        if tree is not None and periods % TREE_EVERY == 0:
+            tree.refresh()
+        pane = tree is not None and tree.changed()
+        server = self.changed(fd)
+        quiet = False
+        if server:
+            quiet = now - self._server_seen >= QUIET_S
+            self._server_seen = now
+        if pane or tree is None:
+            # Without a tree every server event is the pane's (the old, server-wide hint).
+            if pane or server:
+                self._fired = now
+                return True
+            return None
+        if server and (quiet or now - self._fired >= SERVER_GAP_S):
+            self._fired = now
+            return False
+        return None
+
     def _watch(
         self, fd: int, seconds: float, stop: threading.Event, first_change: bool
-    ) -> float | None:
+    ) -> Seen | None:
         try:
             end = time.monotonic() + seconds
             last: float | None = None
+            pane = False
+            periods = 0
             while True:
-                if self.changed(fd):
-                    last = time.monotonic()
+                now = time.monotonic()
+                event = self._event(fd, now, periods)
+                periods += 1
+                if event is not None:
+                    last, pane = now, pane or event
                     if first_change:
                         break
                 remaining = end - time.monotonic()
                 if remaining <= 0 or stop.wait(min(PERIOD, remaining)):
                     break
-            return None if last is None else time.monotonic() - last
+            return None if last is None else Seen(time.monotonic() - last, pane)
         finally:
             os.close(fd)
 
-    async def watch(self, seconds: float, *, first_change: bool) -> float | None:
-        """Check the counter every ``PERIOD`` for up to ``seconds``, in a worker thread.
+    async def watch(self, seconds: float, *, first_change: bool) -> Seen | None:
+        """Check the counters every ``PERIOD`` for up to ``seconds``, in a worker thread.
 
-        Returns how many seconds ago the last change was seen (None: no
-        change). With ``first_change`` it returns at the first change.
+        Returns how many seconds ago the last event was seen and whether any
+        was the pane's (None: no event). With ``first_change`` it returns at
+        the first event.
         """
         if seconds <= 0:
             return None
@@ -147,8 +326,17 @@ class ActivityHint:
         finally:
             stop.set()  # an abandoned (cancelled) thread ends within one period
 
+    def settle(self) -> None:
+        """Forget what happened so far: only events from now on fire the next watch."""
+        self.changed()
+        if self._tree is not None:
+            self._tree.changed()
+
     def close(self) -> None:
-        """Close the descriptor."""
+        """Close the descriptors."""
+        if self._tree is not None:
+            self._tree.close()
+            self._tree = None
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1

@@ -24,6 +24,7 @@ from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.driver.records import RecordFormat
 from tmuxmcp.errors import TmuxCommandFailed
 from tmuxmcp.sinks import Encoding, Sink
+from tmuxmcp.tools.activity import ActivityHint
 from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.matching import (
     MAX_PATTERN_CHARS,
@@ -151,6 +152,62 @@ def cells(text: str) -> int:
             continue
         count += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
     return count
+
+
+class Pacer:
+    """When to poll next: a gap that adapts, gated by the activity hint when there is one."""
+
+    def __init__(self, hint: ActivityHint | None, now: float) -> None:
+        self.hint = hint
+        self.gap = GAP_MIN
+        self.last_poll = now
+        self.activity = now
+
+    def _active(self, now: float) -> bool:
+        """Note activity at ``now``; True if it ends a quiet spell."""
+        quiet = now - self.activity >= QUIET
+        self.activity = now
+        return quiet
+
+    def pane_changed(self, now: float) -> None:
+        """Without the hint, a poll that found the pane changed is the activity signal."""
+        if self.hint is None and self._active(now):
+            self.gap = GAP_MIN
+
+    def follow(self, pane_pid: int) -> None:
+        """Let the hint follow the pane's processes (each observation reports the pid)."""
+        if self.hint is not None and pane_pid > 0:
+            self.hint.follow(pane_pid)
+
+    async def wait(self, deadline: float) -> None:
+        """Sleep until the next poll is due."""
+        if self.hint is None:
+            await trio.sleep_until(min(self.last_poll + self.gap, deadline))
+            self.gap = min(self.gap * 2, GAP_CAP)
+        else:
+            await self._wait_for_hint(self.hint, deadline)
+            self.hint.settle()  # output from here on triggers the next poll
+        self.last_poll = trio.current_time()
+
+    async def _wait_for_hint(self, hint: ActivityHint, deadline: float) -> None:
+        now = trio.current_time()
+        seen = await hint.watch(
+            min(self.last_poll + SAFETY_POLL, deadline) - now, first_change=True
+        )
+        if seen is not None:
+            if not seen.pane:
+                return  # output the pane's processes did not write (echo): poll at once
+            if self._active(trio.current_time() - seen.age):
+                self.gap = GAP_MIN  # output after a quiet spell: poll at once
+                return
+            # Output keeps coming: wait out the gap, still noting activity.
+            now = trio.current_time()
+            seen = await hint.watch(
+                min(self.last_poll + self.gap, deadline) - now, first_change=False
+            )
+            if seen is not None and seen.pane:
+                self._active(trio.current_time() - seen.age)
+        self.gap = min(self.gap * 2, GAP_CAP)
 
 
 class ScanLine(msgspec.Struct, frozen=True):

@@ -58,6 +58,7 @@ FRAME_FIELDS = {
     "cursor_y": "cursor_y",
     "alternate": "alternate_on",
     "dead": "pane_dead",
+    "pid": "pane_pid",
 }
 """The tmux format variables read with every capture (``display-message``)."""
 
@@ -74,6 +75,8 @@ class Frame(msgspec.Struct, frozen=True, kw_only=True):
     cursor_y: int
     alternate: bool
     dead: bool
+    pid: int = 0
+    """The pane's process (for the activity hint; 0: unknown)."""
 
 
 class View(msgspec.Struct, frozen=True):

@@ -35,8 +35,23 @@ read them) would be echoed after the anchor and would count; normally the
 echo is on screen long before the next call arrives. To be safe against it,
 match text the command line does not contain (for example ``^DONE$`` rather
 than ``DONE`` for ``echo DONE``). Output the program printed before the call
-started does not count either: use scope ``screen`` for that. Scope
-``screen`` matches the whole visible screen at every poll.
+started does not count either: use ``since`` or scope ``screen`` for that.
+Scope ``screen`` matches the whole visible screen at every poll.
+
+Send, then wait (``since``). send_text and send_keys return a cursor read in
+the same tmux invocation just before the input was delivered. With ``since``
+the anchor is that cursor instead of the first poll: rows below its row, and
+on its row the text after its column, count, including text that appeared
+before this call began; the echo of the sent input counts too (it comes
+after the cursor), so match the reply, not the input. A cursor is a row
+position (``scrollback``, Rule 1): when it cannot be found again (the history
+was trimmed past it, cleared, the screen switched or the width changed) the
+wait reports ``gap`` and everything the pane still holds counts.
+
+Prompts. capture-pane drops spaces at the end of each row; the cursor's row
+is matched with the blanks before the cursor added back
+(``observation.shown``), so ``'>>> '`` and ``'$ '`` match a prompt waiting
+for input. Other rows are matched as captured.
 
 Reaction time: polling, gated by a hint. Each poll spawns a tmux client
 (about 2-3 ms of wall time and 1-2 ms of CPU on the bench machine), so
@@ -45,16 +60,19 @@ makes the reaction slow. An event source was weighed: ``pipe-pane`` needs a
 shell command (refused for caller data and a change of tmux state), and a
 control-mode client (``%output``) attaches a client to a session, which
 changes tmux state (sizes, ``client-attached`` hooks) for an observe-only
-tool. Instead, ``activity.ActivityHint`` reads the tmux server's read-byte
-counter every 2 ms from a worker thread (about 2 µs a read, no process): a poll runs as soon as the
-server has read pane output, after a minimum gap that starts at 1 ms and
-doubles while output keeps coming (cap 50 ms), and at least every 0.5 s as a
-safety net. Without the hint (not Linux, another pid namespace) polling
-backs off from 1 ms to 50 ms. bench/bench_wait.py measures both (2-core VM,
-loaded): with the hint a median reaction of 6-8 ms (bare ``capture-pane`` in a
-tight loop: 2-5 ms) for 2-3% of a core while waiting; polling alone, 35 ms for
-8.5%. A busy neighbour pane keeps the hint firing and brings both to the
-polling numbers. See bench/README.md.
+tool. Instead, ``activity.ActivityHint`` reads, every 2 ms from a worker
+thread, the bytes written by the pane's processes and the tmux server's
+read-byte counter (a few µs a read, no process): a poll runs as soon as the
+pane's processes have written, after a minimum gap that starts at 1 ms and
+doubles while the pane's output keeps coming (cap 50 ms); output the pane's
+processes did not write (the terminal's echo, a neighbour pane) polls at
+once after a quiet spell and at most every 50 ms otherwise; and at least
+every 0.5 s as a safety net. Without the hint (not Linux, another pid
+namespace) polling backs off from 1 ms to 50 ms. bench/bench_wait.py
+measures both (2-core VM, shared): with the hint a median reaction of about
+5-6 ms, also with a busy neighbour pane (bare ``capture-pane`` in a tight
+loop: 2-4 ms), for 2-3% of a core while waiting on a quiet socket; polling
+alone, about 25 ms for 5-7%. See bench/README.md.
 """
 
 from __future__ import annotations
@@ -82,13 +100,10 @@ from tmuxmcp.tools.matching import (
 from tmuxmcp.tools.observation import (
     DEFAULT_MATCH_BUDGET_MS,
     DEFAULT_SCAN_BYTES,
-    GAP_CAP,
-    GAP_MIN,
     MAX_WAIT_S,
     PROGRESS_EVERY,
-    QUIET,
-    SAFETY_POLL,
     MatchBudget,
+    Pacer,
     Pattern,
     Regex,
     ScanBytes,
@@ -313,53 +328,6 @@ def _match(view: View, line: ScanLine, hit: Hit) -> Match:
     )
 
 
-class _Pacer:
-    """When to poll next: a gap that adapts, gated by the activity hint when there is one."""
-
-    def __init__(self, hint: ActivityHint | None, now: float) -> None:
-        self.hint = hint
-        self.gap = GAP_MIN
-        self.last_poll = now
-        self.activity = now
-
-    def _active(self, now: float) -> bool:
-        """Note activity at ``now``; True if it ends a quiet spell."""
-        quiet = now - self.activity >= QUIET
-        self.activity = now
-        return quiet
-
-    def pane_changed(self, now: float) -> None:
-        """Without the hint, a poll that found the pane changed is the activity signal."""
-        if self.hint is None and self._active(now):
-            self.gap = GAP_MIN
-
-    async def wait(self, deadline: float) -> None:
-        """Sleep until the next poll is due."""
-        if self.hint is None:
-            await trio.sleep_until(min(self.last_poll + self.gap, deadline))
-            self.gap = min(self.gap * 2, GAP_CAP)
-        else:
-            await self._wait_for_hint(self.hint, deadline)
-            self.hint.changed()  # output read from here on triggers the next poll
-        self.last_poll = trio.current_time()
-
-    async def _wait_for_hint(self, hint: ActivityHint, deadline: float) -> None:
-        now = trio.current_time()
-        age = await hint.watch(min(self.last_poll + SAFETY_POLL, deadline) - now, first_change=True)
-        if age is not None:
-            if self._active(trio.current_time() - age):
-                self.gap = GAP_MIN  # output after a quiet spell: poll at once
-                return
-            # Output keeps coming: wait out the gap, still noting activity.
-            now = trio.current_time()
-            age = await hint.watch(
-                min(self.last_poll + self.gap, deadline) - now, first_change=False
-            )
-            if age is not None:
-                self._active(trio.current_time() - age)
-        self.gap = min(self.gap * 2, GAP_CAP)
-
-
 class _Wait:
     """One wait_for_text call: poll, match the new rows, decide the outcome."""
 
@@ -375,7 +343,7 @@ class _Wait:
         self.matcher = Matcher(args.pattern, regex=args.regex)
         self.began = trio.current_time()
         self.deadline = self.began + args.timeout
-        self.pacer = _Pacer(hint, self.began)
+        self.pacer = Pacer(hint, self.began)
         self.watch: Literal["activity-hint", "polling"] = (
             "polling" if hint is None else "activity-hint"
         )
@@ -385,7 +353,9 @@ class _Wait:
 
     async def _observe(self, back: int | None) -> View:
         self.polls += 1
-        return await observe(self.ctx, self.pane, back)
+        view = await observe(self.ctx, self.pane, back)
+        self.pacer.follow(view.frame.pid)
+        return view
 
     def _result(self, outcome: WaitOutcome, match: Match | None = None) -> WaitForTextResult:
         gap = None if self.rows is None or self.rows.gap is None else self.rows.gap.reason
