@@ -115,6 +115,8 @@ BASE: dict[str, Callable[[World], dict[str, Any]]] = {
     "wait_for_text": lambda w: {"pane_id": w.pane, "pattern": "$", "scope": "screen", "timeout": 0},
     "search_panes": lambda w: {"pattern": "x"},
     "capture_since": lambda w: {"pane_id": w.pane},
+    # Returns within quiet_ms (idle) or timeout, whichever comes first.
+    "wait_for_idle": lambda w: {"pane_id": w.pane, "quiet_ms": 20, "timeout": 0.2},
 }
 """A valid call of every tool against the world (the coverage test checks each)."""
 
@@ -709,7 +711,7 @@ class Local(Property):
             assert not outcome.touched(h.sentinel), "a local value reached tmux"
 
 
-SLOW = ("wait_for_text.timeout",)
+SLOW = ("wait_for_text.timeout", "wait_for_idle.timeout")
 """Local parameters that are durations the call really waits when nothing matches."""
 
 

@@ -40,7 +40,7 @@ from tmuxmcp.capability.model import params_of
 PLACEHOLDERS = World(
     "<session>", "<window>", "<pane>", "<pane2>", "<dest_session>", "<dest_window>", "fuzz-buffer"
 )
-WAITING = ("run_command", "wait_for_command", "wait_for_text")
+WAITING = ("run_command", "wait_for_command", "wait_for_text", "wait_for_idle")
 SHAPES = (
     "valid",
     "hostile-string",

@@ -516,7 +516,7 @@ DEFINITION += (
 
 # -- waiting and searching (inspect) -----------------------------------------------
 # Imported here so this block stays self-contained (one block per toolset).
-from tmuxmcp.tools import search, since, waiting  # noqa: E402
+from tmuxmcp.tools import search, since, waiting, waiting_idle  # noqa: E402
 
 BOUNDED = (
     "Patterns are matched by tmuxmcp (literal text, or RE2 regular expressions, which run "
@@ -550,6 +550,24 @@ DEFINITION += (
         args=waiting.WaitForTextArgs,
         result=waiting.WaitForTextResult,
         disclosures=BOUNDED,
+    ),
+    ToolSpec(
+        name="wait_for_idle",
+        title="Wait for idle",
+        toolset=Toolset.INSPECT,
+        reach=Reach.NONE,
+        effects=OBSERVE,
+        outputs=METADATA,
+        summary=(
+            "Waits until a pane's screen (its rows, cursor, size and history size) has not "
+            "changed for quiet_ms milliseconds, up to timeout seconds, and returns the outcome "
+            "(idle, timeout, pane-gone), how long the screen had been quiet, how many changes "
+            "were seen and whether the pane's program has exited. For a TUI or a REPL whose "
+            "prompt is unknown; a screen that never settles (a clock) ends with timeout. Sends "
+            "progress notifications about once a second when the client asks for them."
+        ),
+        args=waiting_idle.WaitForIdleArgs,
+        result=waiting_idle.WaitForIdleResult,
     ),
     ToolSpec(
         name="search_panes",

@@ -18,6 +18,7 @@ from tmuxmcp.tools import (
     snapshot,
     teardown,
     waiting,
+    waiting_idle,
 )
 from tmuxmcp.tools.context import Handler
 
@@ -30,6 +31,7 @@ HANDLERS: dict[str, Handler] = {
     **execute.HANDLERS,
     **commands.HANDLERS,
     **waiting.HANDLERS,
+    **waiting_idle.HANDLERS,
     **search.HANDLERS,
     **since.HANDLERS,
 }
