@@ -211,6 +211,8 @@ class ActivityHint:
         """When the server counter last moved (monotonic)."""
         self._fired = 0.0
         """When the last event fired (monotonic)."""
+        self._lock = threading.Lock()
+        """Guards the tree: a cancelled wait's thread may still run one period after close."""
 
     @property
     def per_pane(self) -> bool:
@@ -221,11 +223,12 @@ class ActivityHint:
         """Follow the processes of the pane whose process is ``pane_pid`` (again if it changed)."""
         if os.environ.get("TMUXMCP_ACTIVITY_HINT", "1") == "server":
             return
-        if self._tree is not None:
-            if self._tree.root == pane_pid:
-                return
-            self._tree.close()
-        self._tree = PaneTree.open(pane_pid)
+        with self._lock:
+            if self._tree is not None:
+                if self._tree.root == pane_pid:
+                    return
+                self._tree.close()
+            self._tree = PaneTree.open(pane_pid)
 
     @classmethod
     def open(cls, pid: int, start_time: int) -> ActivityHint | None:
@@ -265,10 +268,11 @@ class ActivityHint:
 
     def _event(self, fd: int, now: float, periods: int) -> bool | None:
         """One period's reading: True for a pane event, False for a server event, or None."""
-        tree = self._tree
-        if tree is not None and periods % TREE_EVERY == 0:
-            tree.refresh()
-        pane = tree is not None and tree.changed()
+        with self._lock:
+            tree = self._tree
+            if tree is not None and periods % TREE_EVERY == 0:
+                tree.refresh()
+            pane = tree is not None and tree.changed()
         server = self.changed(fd)
         quiet = False
         if server:
@@ -329,14 +333,16 @@ class ActivityHint:
     def settle(self) -> None:
         """Forget what happened so far: only events from now on fire the next watch."""
         self.changed()
-        if self._tree is not None:
-            self._tree.changed()
+        with self._lock:
+            if self._tree is not None:
+                self._tree.changed()
 
     def close(self) -> None:
         """Close the descriptors."""
-        if self._tree is not None:
-            self._tree.close()
-            self._tree = None
+        with self._lock:
+            if self._tree is not None:
+                self._tree.close()
+                self._tree = None
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
