@@ -132,3 +132,33 @@ def test_a_forged_far_away_mark_is_not_searched_for_row_by_row() -> None:
     mark = mark_at(view, 40)
     forged = type(mark)(10**15, mark.fingerprint, 0, 80, False)
     assert locate(forged, view) == 40  # found quickly by the nearest-first search
+
+
+def test_a_cursor_carries_no_terminal_text_and_no_testable_hash_of_it() -> None:
+    """send_text and send_keys declare metadata outputs: their cursors must not leak rows."""
+    import base64
+    import hashlib
+
+    rows = ["PIN 4711 secret", "second row", "", ""]
+    view = _view(rows)
+    for row in (0, 1, 2):
+        cursor = encode_cursor((1, 2), "%1", mark_at(view, row, column=3))
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        assert b"4711" not in raw and b"PIN" not in raw and b"second" not in raw
+        # Without the process's key, a guess of the rows cannot be checked against it.
+        for guess in ("\x00start\n\x00start", "\x00start\nPIN 4711 secret", rows[0][:16]):
+            plain = hashlib.blake2b(guess.encode(), digest_size=8).hexdigest()
+            assert plain.encode() not in raw
+        assert decode_cursor(cursor, (1, 2), "%1").column == 3
+
+
+def test_a_cursor_from_another_tmuxmcp_process_is_refused_clearly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tmuxmcp.tools import scrollback
+
+    cursor = encode_cursor((1, 2), "%1", mark_at(_view(_lines(1, 10)), 5))
+    monkeypatch.setattr(scrollback, "_KEY_ID", "another")
+    with pytest.raises(InvalidArguments) as info:
+        decode_cursor(cursor, (1, 2), "%1")
+    assert "another tmuxmcp process" in info.value.message

@@ -41,12 +41,23 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import secrets
 from collections.abc import Iterator
 from typing import Literal
 
 import msgspec
 
 from tmuxmcp.errors import InvalidArguments
+
+_KEY = secrets.token_bytes(32)
+"""Keys every fingerprint and head hash, per tmuxmcp process: a cursor holds no
+terminal text, and nobody without the key can test a guess of the rows against it."""
+_KEY_ID = hashlib.blake2b(b"cursor key id", key=_KEY, digest_size=6).hexdigest()
+
+
+def _hash(text: str) -> str:
+    return hashlib.blake2b(text.encode(), key=_KEY, digest_size=8).hexdigest()
+
 
 FRAME_FIELDS = {
     "pane_id": "pane_id",
@@ -129,7 +140,7 @@ def fingerprint(view: View, row: int) -> str | None:
             above.append(view.row(r))
         else:
             return None
-    return hashlib.blake2b("\n".join(above).encode(), digest_size=8).hexdigest()
+    return _hash("\n".join(above))
 
 
 HEAD_CHARS = 16
@@ -151,7 +162,7 @@ class Mark(msgspec.Struct, frozen=True, array_like=True):
 
 
 def _head(text: str) -> str:
-    return f"{len(text)}:{hashlib.blake2b(text.encode(), digest_size=8).hexdigest()}"
+    return f"{len(text)}:{_hash(text)}"
 
 
 def mark_at(view: View, row: int, column: int = 0) -> Mark:
@@ -240,6 +251,8 @@ class _Cursor(msgspec.Struct, frozen=True, array_like=True):
     server_start: int
     pane_id: str
     mark: Mark
+    key_id: str = ""
+    """Which tmuxmcp process's key made the mark's hashes."""
 
 
 CURSOR_VERSION = 2
@@ -249,7 +262,8 @@ MAX_CURSOR_CHARS = 256
 
 def encode_cursor(server: tuple[int, int], pane_id: str, mark: Mark) -> str:
     """An opaque cursor: base64url of the mark, the pane and the server's identity."""
-    data = msgspec.msgpack.encode(_Cursor(CURSOR_VERSION, server[0], server[1], pane_id, mark))
+    cursor = _Cursor(CURSOR_VERSION, server[0], server[1], pane_id, mark, _KEY_ID)
+    data = msgspec.msgpack.encode(cursor)
     return base64.urlsafe_b64encode(data).decode("ascii").rstrip("=")
 
 
@@ -265,6 +279,10 @@ def decode_cursor(text: str, server: tuple[int, int], pane_id: str, param: str =
         ) from None
     if cursor.version != CURSOR_VERSION:
         raise InvalidArguments(f"`{param}` comes from another tmuxmcp version; omit it")
+    if cursor.key_id != _KEY_ID:
+        raise InvalidArguments(
+            f"`{param}` comes from another tmuxmcp process (it was restarted); omit it"
+        )
     if (cursor.server_pid, cursor.server_start) != server:
         raise InvalidArguments(
             f"`{param}` belongs to another tmux server (it was restarted); omit it to start again"
