@@ -442,6 +442,30 @@ async def probe_paste_exact(lab: Lab) -> None:
         raise ClaimFailed(f"{len(got)} bytes arrived for {len(data)}; first difference at {at}")
 
 
+async def probe_paste_lines(lab: Lab) -> None:
+    """paste-buffer without -r delivers each LF as CR (Enter) and changes nothing else.
+
+    send_text relies on it for multi-line text: tmux's default separator is CR.
+    """
+    lines = ["first;#{pane_id}", "", "  indented é☺", "last"]
+    data = b"\n".join(lab.encoders.text(line, "text") for line in lines)
+    expected = data.replace(b"\n", b"\r")
+    received = os.path.join(lab.directory, "lines-received")
+    tmux = f"{shlex.quote(lab.binary)} -S {shlex.quote(lab.socket)}"
+    script = (
+        f"stty raw -echo; {tmux} wait-for -S lines-ready; "
+        f"head -c {len(expected)} > {shlex.quote(received)}; {tmux} wait-for -S lines-received; "
+        "exec sleep 600"
+    )
+    _, _, pane = await lab.new_session("lines", "sh", "-c", script)
+    await lab.ok(["wait-for", "lines-ready"])
+    await lab.ok(_argv("load-buffer -b lines - ; paste-buffer -d -b lines -t {}", pane), stdin=data)
+    await lab.ok(["wait-for", "lines-received"])
+    got = await trio.Path(received).read_bytes()
+    if got != expected:
+        raise ClaimFailed(f"{got[:80]!r} arrived for {expected[:80]!r}")
+
+
 async def probe_key_names(lab: Lab) -> None:
     """Every name in the send_keys vocabulary is a key name to tmux, not text.
 
@@ -756,6 +780,11 @@ CLAIMS: tuple[Claim, ...] = (
         "paste-exact",
         "paste-buffer delivers text byte for byte, past 16 KiB and in copy mode",
         probe_paste_exact,
+    ),
+    Claim(
+        "paste-lines",
+        "paste-buffer without -r delivers each newline as CR (Enter), nothing else changed",
+        probe_paste_lines,
     ),
     Claim(
         "key-names",

@@ -121,6 +121,29 @@ async def test_newlines_arrive_as_enter_in_one_paste(private_tmux: PrivateTmux) 
     assert _read(out) == expected
 
 
+async def test_a_bracketed_multi_line_paste_keeps_its_lines_inside_the_brackets(
+    private_tmux: PrivateTmux,
+) -> None:
+    """A program that enabled bracketed paste gets the lines as one paste; Enter after it."""
+    text = "one\ntwo"
+    expected = b"\x1b[200~one\rtwo\x1b[201~\r"
+    out = os.path.join(private_tmux.directory, "received")
+    done = os.path.join(private_tmux.directory, "done")
+    ready = os.path.join(private_tmux.directory, "ready")
+    script = (
+        f"printf '\\033[?2004h'; stty raw -echo; touch {ready}; "
+        f"head -c {len(expected)} > {out}; touch {done}; sleep 30"
+    )
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("bp", "tmuxmcp", "sh", "-c", script)["pane_id"]
+        await _ready(private_tmux, pane)
+        args = {"pane_id": pane, "text": text, "enter": True, "bracketed_paste": True}
+        result = await session.call_tool("send_text", args)
+        assert not result.is_error, result.content
+        await _wait_file(done)
+    assert _read(out) == expected
+
+
 async def test_a_multi_line_snippet_runs_in_a_python_repl(private_tmux: PrivateTmux) -> None:
     async with serve(private_tmux) as session:
         pane = private_tmux.new_session("py", "tmuxmcp", "python3", "-I", "-q")["pane_id"]
