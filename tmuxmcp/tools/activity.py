@@ -214,11 +214,6 @@ class ActivityHint:
         self._lock = threading.Lock()
         """Guards the tree: a cancelled wait's thread may still run one period after close."""
 
-    @property
-    def per_pane(self) -> bool:
-        """True while a pane's process tree is followed."""
-        return self._tree is not None
-
     def follow(self, pane_pid: int) -> None:
         """Follow the processes of the pane whose process is ``pane_pid`` (again if it changed)."""
         if os.environ.get("TMUXMCP_ACTIVITY_HINT", "1") == "server":

@@ -7,7 +7,11 @@ runs in the shell already running in the pane.
 * ``send_keys``: key names from a closed vocabulary only (``sinks.keys``).
 * ``send_text`` and ``paste_buffer``: written to the pane through a tmux paste
   buffer (``sinks.text``), so the text never reaches the key-name parser or a
-  mode's key bindings, and has no argv size limit.
+  mode's key bindings, and has no argv size limit. send_text's newlines
+  arrive as Enter (CR), in the same paste.
+* ``send_keys`` and ``send_text`` read a cursor (``since``) in the same tmux
+  invocation, before the input, and return it: wait_for_text ``since`` that
+  cursor cannot miss a reply printed before the wait begins.
 * ``run_command``: see ``commands``; it shares the paste path.
 * ``respawn_pane``: restarts the pane's configured process; the
   self-teardown guard applies because the old process dies.
