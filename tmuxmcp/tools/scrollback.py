@@ -155,10 +155,13 @@ class Mark(msgspec.Struct, frozen=True, array_like=True):
     width: int
     alternate: bool
     head: str = ""
-    """For a mark in the first two rows (nothing real above it): how its own row began,
-    as ``<characters>:<hash>`` so that a cursor carries no terminal text."""
+    """For a mark in the first two rows (nothing real above it): how its own row began
+    (in a cursor, as ``<characters>:<hash>``, see ``head_hashed``)."""
     column: int = 0
     """Cells of the mark's row that were already there (send cursors: the cursor column)."""
+    head_hashed: bool = False
+    """``head`` is a keyed hash: set by ``encode_cursor``, so a cursor carries no terminal
+    text; marks kept in memory hold the text itself."""
 
 
 def _head(text: str) -> str:
@@ -171,13 +174,15 @@ def mark_at(view: View, row: int, column: int = 0) -> Mark:
     if found is None:
         raise ValueError("the rows above a mark must be captured")
     frame = view.frame
-    head = _head(view.row(row)[:HEAD_CHARS]) if row < 2 and row < view.end else ""
+    head = view.row(row)[:HEAD_CHARS] if row < 2 and row < view.end else ""
     return Mark(row, found, frame.history_size, frame.width, frame.alternate, head, column)
 
 
 def _same_head(mark: Mark, view: View, at: int) -> bool:
     if at >= view.end:
         return False
+    if not mark.head_hashed:
+        return view.row(at).startswith(mark.head)
     count, _, _ = mark.head.partition(":")
     if not count.isdigit() or int(count) > HEAD_CHARS:
         return False
@@ -262,6 +267,8 @@ MAX_CURSOR_CHARS = 256
 
 def encode_cursor(server: tuple[int, int], pane_id: str, mark: Mark) -> str:
     """An opaque cursor: base64url of the mark, the pane and the server's identity."""
+    if mark.head and not mark.head_hashed:
+        mark = msgspec.structs.replace(mark, head=_head(mark.head), head_hashed=True)
     cursor = _Cursor(CURSOR_VERSION, server[0], server[1], pane_id, mark, _KEY_ID)
     data = msgspec.msgpack.encode(cursor)
     return base64.urlsafe_b64encode(data).decode("ascii").rstrip("=")
