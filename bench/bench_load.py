@@ -35,7 +35,6 @@ import os
 import random
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -53,36 +52,22 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+from tests.support import PrivateTmux  # noqa: E402 (after the path above)
 
-class Lab:
-    """A private TMUX_TMPDIR, bare tmux on its dedicated label, and the panes."""
+
+class Lab(PrivateTmux):
+    """The shared private tmux of the tests (``tests.support``), plus the load's panes."""
 
     def __init__(self) -> None:
-        self.directory = tempfile.mkdtemp(prefix="tmxl", dir="/tmp")
-        self.env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
-        self.env["TMUX_TMPDIR"] = self.directory
+        super().__init__(tempfile.mkdtemp(prefix="tmxl", dir="/tmp"))
         self.panes: list[str] = []
 
     def tmux(self, *args: str) -> str:
-        done = subprocess.run(
-            ["tmux", "-L", "tmuxmcp", *args],
-            env=self.env,
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=30,
-        )
-        if done.returncode != 0:
-            raise RuntimeError(f"tmux {args}: {done.stderr.strip()}")
-        return done.stdout
+        return self.bare(*args).stdout
 
     def make_panes(self, count: int) -> None:
         for index in range(count):
-            out = self.tmux(
-                "new-session", "-d", "-s", f"load{index}", "-x", "100", "-y", "30",
-                "-P", "-F", "#{pane_id}", "sh",
-            )  # fmt: skip
-            self.panes.append(out.strip())
+            self.panes.append(self.new_session(f"load{index}")["pane_id"])
 
     def snapshot(self, session: str) -> str:
         """Everything bare tmux shows about one session (for the bystander check)."""
@@ -96,9 +81,7 @@ class Lab:
         )
 
     def close(self) -> None:
-        subprocess.run(
-            ["tmux", "-L", "tmuxmcp", "kill-server"], env=self.env, capture_output=True, check=False
-        )
+        self.kill_all()
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
@@ -269,7 +252,7 @@ def hostile_sweep(lab: Lab, per_parameter: int, seed: int) -> dict[str, Any]:
     from tmuxmcp.capability.definition import DEFINITION
     from tmuxmcp.capability.model import params_of
 
-    lab.tmux("new-session", "-d", "-s", "bystander", "-x", "80", "-y", "24", "sh")
+    lab.new_session("bystander")
     before = lab.snapshot("bystander")
     base = {
         "pane_id": lab.panes[0],
