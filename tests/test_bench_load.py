@@ -1,0 +1,36 @@
+"""A short smoke of the load harness (bench/bench_load.py): two tmuxmcp processes,
+mixed calls, a hostile sweep; the full figures are in docs/reliability.md."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+
+import trio
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _harness():  # type: ignore[no-untyped-def]
+    path = os.path.join(os.path.dirname(HERE), "bench", "bench_load.py")
+    spec = importlib.util.spec_from_file_location("bench_load", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_load_smoke_has_no_errors_and_leaves_nothing_behind() -> None:
+    harness = _harness()
+    ns = harness.argparse.Namespace(
+        calls=120, inflight=8, panes=4, soak_seconds=None, rate=None, hostile=1, seed=3
+    )
+    figures = trio.run(harness.run, ns)
+    assert figures["calls"] >= 120
+    assert figures["errors"] == 0, figures["error_samples"]
+    assert {tool for tool in figures["latency_ms"]} >= {"list_panes", "run_command"}
+    for server in figures["servers"]:
+        assert server["after"]["children"] == 0
+        assert server["after"]["fds"] == server["before"]["fds"]
+    assert figures["hostile"]["unanswered"] == 0
+    assert figures["hostile"]["bystander_unchanged"] is True
