@@ -17,7 +17,7 @@ OBSERVE = frozenset({Effect.OBSERVE})
 CHANGE = frozenset({Effect.CHANGE})
 DELETE = frozenset({Effect.DELETE})
 METADATA = frozenset({OutputClass.TMUX_METADATA})
-ENDS_PROCESSES = ("Every process running in the deleted panes receives SIGHUP and usually exits.",)
+ENDS_PROCESSES = ("Processes in deleted panes get SIGHUP and usually exit.",)
 
 DEFINITION: tuple[ToolSpec, ...] = (
     ToolSpec(
@@ -27,7 +27,7 @@ DEFINITION: tuple[ToolSpec, ...] = (
         reach=Reach.NONE,
         effects=OBSERVE,
         outputs=METADATA,
-        summary="Lists every session on the selected socket with its id, name and window count.",
+        summary="Lists sessions: id, name, window count.",
         args=inspect.ListSessionsArgs,
         result=inspect.ListSessionsResult,
     ),
@@ -38,10 +38,7 @@ DEFINITION: tuple[ToolSpec, ...] = (
         reach=Reach.NONE,
         effects=OBSERVE,
         outputs=METADATA,
-        summary=(
-            "Lists the windows of one session (session_id), or of every session, "
-            "with ids, names, sizes and layout."
-        ),
+        summary="Lists the windows of one session_id, or all: ids, names, sizes, layout.",
         args=inspect.ListWindowsArgs,
         result=inspect.ListWindowsResult,
     ),
@@ -53,8 +50,8 @@ DEFINITION: tuple[ToolSpec, ...] = (
         effects=OBSERVE,
         outputs=METADATA,
         summary=(
-            "Lists the panes of one window (window_id), one session (session_id), or every "
-            "session, with ids, sizes, titles, running command and working directory."
+            "Lists the panes of one window_id, session_id, or all: ids, size, title, command, "
+            "directory."
         ),
         args=inspect.ListPanesArgs,
         result=inspect.ListPanesResult,
@@ -67,8 +64,8 @@ DEFINITION: tuple[ToolSpec, ...] = (
         effects=OBSERVE,
         outputs=METADATA,
         summary=(
-            "Reports one pane by id: size, title, running command, working directory, "
-            "cursor, mode and history size."
+            "Reports one pane: size, title, running command, working directory, cursor, mode, "
+            "history size."
         ),
         args=inspect.GetPaneInfoArgs,
         result=inspect.GetPaneInfoResult,
@@ -81,10 +78,8 @@ DEFINITION: tuple[ToolSpec, ...] = (
         effects=OBSERVE,
         outputs=frozenset({OutputClass.TERMINAL_CONTENT}),
         summary=(
-            "Returns the text of a pane: the visible screen by default, or the lines from "
-            "start to end (negative numbers reach into scrollback). At most max_lines and "
-            f"{inspect.MAX_CAPTURE_BYTES // 1024} KiB are returned, keeping the last lines; "
-            "truncation is reported."
+            "Returns a pane's text: the visible screen, or lines start..end. At most max_lines "
+            f"and {inspect.MAX_CAPTURE_BYTES // 1024} KiB, keeping the last; truncation is reported."
         ),
         args=inspect.CapturePaneArgs,
         result=inspect.CapturePaneResult,
@@ -96,7 +91,7 @@ DEFINITION: tuple[ToolSpec, ...] = (
         reach=Reach.NONE,
         effects=OBSERVE,
         outputs=METADATA,
-        summary="Lists tmux paste buffers by name and size (never their content).",
+        summary="Lists paste buffers by name and size, never their content.",
         args=inspect.ListBuffersArgs,
         result=inspect.ListBuffersResult,
     ),
@@ -108,11 +103,9 @@ DEFINITION: tuple[ToolSpec, ...] = (
         effects=OBSERVE,
         outputs=frozenset({OutputClass.TMUX_METADATA, OutputClass.TERMINAL_CONTENT}),
         summary=(
-            "Returns sessions, their windows, their panes and each pane's visible screen in "
-            "one call (optionally for one session_id). An operation the operator excluded is "
-            "not performed: its level and every level below it are omitted, and the result "
-            "names the omitted operations. Screen content is capped at "
-            f"{snapshot.MAX_SNAPSHOT_CONTENT_BYTES // 1024} KiB in total."
+            "Returns sessions, windows, panes and each visible screen in one call. An "
+            "operation the operator excluded is not run: its level and those below are "
+            f"omitted and named. Screens total at most {snapshot.MAX_SNAPSHOT_CONTENT_BYTES // 1024} KiB."
         ),
         args=snapshot.SnapshotArgs,
         result=snapshot.SnapshotResult,
@@ -126,10 +119,9 @@ DEFINITION: tuple[ToolSpec, ...] = (
         effects=OBSERVE,
         outputs=METADATA,
         summary=(
-            "Reports the selected socket, the server's provenance and tmux version, whether "
-            "the server tmuxmcp bound to at startup still answers, whether `tmuxmcp verify` "
-            "confirmed the sink claims for this tmux, and the effective tool surface with "
-            "every tool's declared properties and annotations."
+            "Reports the socket, provenance, tmux version, whether the bound server answers, "
+            "whether `tmuxmcp verify` passed, toolsets on and off (and why) and tool names; "
+            "detail adds each tool's properties and annotations."
         ),
         args=inspect.ServerInfoArgs,
         result=inspect.ServerInfoResult,
@@ -144,11 +136,7 @@ DEFINITION += (
         reach=Reach.CONFIGURED_PROCESS,
         effects=CHANGE,
         outputs=METADATA,
-        summary=(
-            "Creates a detached session running tmux's default shell, optionally with a "
-            "name, start directory and size. Returns the new session, window and pane ids "
-            "and the name tmux stored."
-        ),
+        summary="Creates a detached session running the default shell; returns its ids and name.",
         args=manage.CreateSessionArgs,
         result=manage.Created,
         additive=True,
@@ -161,8 +149,8 @@ DEFINITION += (
         effects=CHANGE,
         outputs=METADATA,
         summary=(
-            "Creates a window running the default shell at the next free index of a session, "
-            "without switching to it. Returns the new ids."
+            "Creates a window running the default shell at a session's next free index, "
+            "without switching to it. Returns the ids."
         ),
         args=manage.CreateWindowArgs,
         result=manage.Created,
@@ -175,11 +163,7 @@ DEFINITION += (
         reach=Reach.CONFIGURED_PROCESS,
         effects=CHANGE,
         outputs=METADATA,
-        summary=(
-            "Splits a pane, starting the default shell in the new pane: horizontal puts it "
-            "to the right, vertical below; optional size in cells or percent. Returns the "
-            "new pane id."
-        ),
+        summary="Splits a pane, starting the default shell in the new one; returns its id.",
         args=manage.SplitPaneArgs,
         result=manage.Created,
         additive=True,
@@ -204,8 +188,8 @@ DEFINITION += (
         effects=CHANGE,
         outputs=METADATA,
         summary=(
-            "Renames a window (which also turns off its automatic renaming); the name is "
-            "stored exactly as given and returned."
+            "Renames a window (turning off its automatic renaming); the name is stored exactly "
+            "as given and returned."
         ),
         args=manage.RenameWindowArgs,
         result=manage.Named,
@@ -219,8 +203,8 @@ DEFINITION += (
         effects=CHANGE,
         outputs=METADATA,
         summary=(
-            "Sets a pane's title exactly as given and returns it; the program in the pane "
-            "may change it again."
+            "Sets a pane's title exactly as given and returns it; the pane's program may change "
+            "it again."
         ),
         args=manage.SetPaneTitleArgs,
         result=manage.Named,
@@ -257,9 +241,7 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=CHANGE,
         outputs=METADATA,
-        summary=(
-            "Arranges a window's panes in one of tmux's named layouts and returns the window."
-        ),
+        summary="Applies one of tmux's named layouts to a window's panes; returns the window.",
         args=manage.SelectLayoutArgs,
         result=manage.WindowResult,
         repeat_safe=True,
@@ -272,8 +254,8 @@ DEFINITION += (
         effects=CHANGE,
         outputs=METADATA,
         summary=(
-            "Resizes a pane: to an absolute width and/or height, by moving a border in a "
-            "direction, or by toggling zoom. Returns the pane afterwards."
+            "Resizes a pane to a width and/or height, moves a border, or toggles zoom. Returns "
+            "the pane."
         ),
         args=manage.ResizePaneArgs,
         result=manage.PaneResult,
@@ -285,7 +267,7 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=CHANGE,
         outputs=METADATA,
-        summary="Exchanges the places of two panes, which may be in different windows.",
+        summary="Swaps the places of two panes, possibly in different windows.",
         args=manage.SwapPaneArgs,
         result=manage.Done,
     ),
@@ -297,8 +279,8 @@ DEFINITION += (
         effects=frozenset({Effect.CHANGE, Effect.DELETE}),
         outputs=METADATA,
         summary=(
-            "Moves a window to the next free index of a session. Moving the last window out "
-            "of a session deletes that session, which is then empty (no process ends)."
+            "Moves a window to a session's next free index. Moving a session's last window "
+            "deletes that empty session (no process ends)."
         ),
         args=manage.MoveWindowArgs,
         result=manage.WindowResult,
@@ -312,10 +294,7 @@ DEFINITION += (
         outputs=METADATA,
         summary=(
             "Sets one option from a closed list whose values tmux never reads as formats, "
-            "commands or shell: history-limit, mouse, status (session); mode-keys, "
-            "monitor-activity, aggressive-resize (window); remain-on-exit, allow-rename "
-            "(pane). Options holding formats, commands, key bindings or shell commands are "
-            "not settable by any tool. Returns the value tmux reports afterwards."
+            "commands or shell. Returns the value tmux reports."
         ),
         args=options.SetOptionArgs,
         result=options.OptionSet,
@@ -329,9 +308,9 @@ DEFINITION += (
         effects=DELETE,
         outputs=METADATA,
         summary=(
-            "Deletes a session with all its windows and panes. Refuses the session that holds "
-            "tmuxmcp's own pane (a guard for teardown tools only, not for pane commands or "
-            "other clients). No tool kills the tmux server."
+            "Deletes a session with its windows and panes. Refuses the session holding "
+            "tmuxmcp's own pane (guards teardown tools only, not pane commands or other "
+            "clients). No tool kills the tmux server."
         ),
         args=teardown.KillSessionArgs,
         result=teardown.Deleted,
@@ -346,8 +325,8 @@ DEFINITION += (
         effects=DELETE,
         outputs=METADATA,
         summary=(
-            "Deletes a window with its panes; a session's last window takes the session with "
-            "it. Refuses the window that holds tmuxmcp's own pane (teardown tools only)."
+            "Deletes a window with its panes (a last window takes its session). Refuses the "
+            "window holding tmuxmcp's own pane (teardown tools only)."
         ),
         args=teardown.KillWindowArgs,
         result=teardown.Deleted,
@@ -362,8 +341,8 @@ DEFINITION += (
         effects=DELETE,
         outputs=METADATA,
         summary=(
-            "Deletes a pane; a window's last pane takes the window with it. Refuses "
-            "tmuxmcp's own pane (teardown tools only)."
+            "Deletes a pane (a last pane takes its window). Refuses tmuxmcp's own pane "
+            "(teardown tools only)."
         ),
         args=teardown.KillPaneArgs,
         result=teardown.Deleted,
@@ -389,7 +368,7 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=DELETE,
         outputs=METADATA,
-        summary="Deletes a tmux paste buffer by name (see list_buffers).",
+        summary="Deletes a paste buffer by name (see list_buffers).",
         args=teardown.DeleteBufferArgs,
         result=teardown.Deleted,
         repeat_safe=True,
@@ -398,10 +377,7 @@ DEFINITION += (
 
 # -- execute toolset ---------------------------------------------------------------
 TERMINAL = frozenset({OutputClass.TERMINAL_CONTENT})
-DELIVERY = (
-    "Anything it delivers can make the pane program act with the tmux user's authority; "
-    "disabling other tools does not contain it.",
-)
+DELIVERY = ("Disabling other tools does not contain what it delivers.",)
 
 DEFINITION += (
     ToolSpec(
@@ -412,11 +388,8 @@ DEFINITION += (
         effects=CHANGE,
         outputs=METADATA,
         summary=(
-            "Sends named keys (Enter, Escape, Tab, arrows, Home/End, PageUp/PageDown, F1-F12, "
-            "C-a..C-z, M- combinations) to a pane, optionally repeated. Free text is never "
-            "parsed as key names: use send_text. If the pane is in copy or view mode the "
-            "keys act on that mode, which is how to leave it. Returns a cursor read just "
-            "before the keys were delivered, for wait_for_text since."
+            "Sends named keys to a pane; text is never parsed as keys (use send_text). In copy "
+            "or view mode the keys act on that mode. Returns a cursor for wait_for_text since."
         ),
         args=execute.SendKeysArgs,
         result=execute.Sent,
@@ -430,14 +403,9 @@ DEFINITION += (
         effects=CHANGE,
         outputs=METADATA,
         summary=(
-            "Types text into the program in a pane byte for byte (up to 1 MiB, in one paste "
-            "through a tmux paste buffer), optionally as a bracketed paste and followed by "
-            "Enter. Each newline in the text arrives as Enter, so a REPL receives a multi-line "
-            "snippet; other control characters are refused: send them with send_keys. The "
-            "text goes to the program even when the pane shows copy or view mode; it is never "
-            "read as key bindings. Returns a cursor read just before the text was delivered: "
-            "wait_for_text with since set to it matches only what appeared after it, so a "
-            "reply printed before the wait begins is not missed."
+            "Types text into a pane's program byte for byte in one paste, optionally followed "
+            "by Enter; never read as key bindings, even in copy mode. Returns a cursor for "
+            "wait_for_text since, so a reply printed before the wait is not missed."
         ),
         args=execute.SendTextArgs,
         result=execute.Sent,
@@ -451,16 +419,9 @@ DEFINITION += (
         effects=CHANGE,
         outputs=TERMINAL,
         summary=(
-            "Runs a shell command in the shell of a pane (never on the host outside tmux) and "
-            "returns its exit status, its own output as the screen shows it (start and end kept "
-            "within max_output_bytes, with an explicit marker where lines are left out, and "
-            "what scrolled out of the history reported) and a run_id. The command runs exactly "
-            "as written, from a file the shell sources; the screen shows one short line. The "
-            "status comes over a private channel, not the screen. On timeout the command keeps "
-            "running: wait_for_command with the run_id collects it. Refuses panes whose own "
-            "shell is not waiting at its prompt; runs on one pane never overlap. A leading space "
-            "keeps the line out of shell history where the shell is configured for that "
-            "(best effort)."
+            "Runs a shell command in a pane's shell (never on the host); returns exit status, "
+            "output and a run_id. Refuses a pane whose shell is not at its prompt. On timeout "
+            "it keeps running: wait_for_command collects it."
         ),
         args=commands.RunCommandArgs,
         result=commands.RunCommandResult,
@@ -474,9 +435,8 @@ DEFINITION += (
         effects=OBSERVE,
         outputs=TERMINAL,
         summary=(
-            "Waits again for a command that run_command started and that outlived its timeout, "
-            "and returns the same result as run_command once it ends (or times out again). "
-            "It types nothing: it only reads the run's status and the pane's screen."
+            "Waits again for a run_command run that outlived its timeout; returns the same "
+            "result. Types nothing."
         ),
         args=commands.WaitForCommandArgs,
         result=commands.RunCommandResult,
@@ -489,8 +449,8 @@ DEFINITION += (
         effects=CHANGE,
         outputs=METADATA,
         summary=(
-            "Pastes a tmux paste buffer into a pane (line feeds become carriage returns), "
-            "optionally as a bracketed paste. The buffer is kept."
+            "Pastes a paste buffer into a pane (line feeds become carriage returns), optionally "
+            "bracketed; the buffer is kept."
         ),
         args=execute.PasteBufferArgs,
         result=execute.Delivered,
@@ -504,9 +464,8 @@ DEFINITION += (
         effects=frozenset({Effect.CHANGE, Effect.DELETE}),
         outputs=METADATA,
         summary=(
-            "Kills the process running in a pane and starts the pane's configured command "
-            "again (its default shell unless it was created with another command). Refuses "
-            "tmuxmcp's own pane (a guard for direct tools only)."
+            "Kills a pane's process and restarts its configured command (usually the default "
+            "shell). Refuses tmuxmcp's own pane."
         ),
         args=execute.RespawnPaneArgs,
         result=execute.Delivered,
@@ -519,11 +478,8 @@ DEFINITION += (
 from tmuxmcp.tools import search, since, waiting, waiting_idle  # noqa: E402
 
 BOUNDED = (
-    "Patterns are matched by tmuxmcp (literal text, or RE2 regular expressions, which run "
-    "in time linear in the input), never by tmux. Pattern length, the bytes scanned and "
-    "the matching time per scan are bounded; exceeding the matching budget is reported as "
-    "match-timeout, never as a wait timeout, and a tmux client that does not answer is the "
-    "error tmux-timeout.",
+    "Patterns are matched by tmuxmcp, never tmux, within bounded size and time (over budget: "
+    "match-timeout).",
 )
 
 DEFINITION += (
@@ -535,17 +491,8 @@ DEFINITION += (
         effects=OBSERVE,
         outputs=frozenset({OutputClass.TERMINAL_CONTENT}),
         summary=(
-            "Waits until a pattern appears in a pane, up to timeout seconds, and returns the "
-            "outcome (matched, timeout, match-timeout, pane-gone, pane-dead) with the "
-            "matching row, its position and the time taken. With scope new (the default) "
-            "only output that appears after the call starts counts: the cursor's row at the "
-            "start is the anchor, text already on it and rows above it (such as a command "
-            "line the shell has already echoed) never match. With since (a cursor from "
-            "send_text, send_keys or capture_since) what appeared after that cursor counts, "
-            "also before the call began. With scope screen the whole visible screen counts. "
-            "A match lies within one screen row; the cursor's row includes the blanks before "
-            "the cursor, so a prompt such as '>>> ' or '$ ' matches as it appears on screen. "
-            "Sends progress notifications about once a second when the client asks for them."
+            "Waits for a pattern to appear in one screen row of a pane; returns the outcome "
+            "and the matching row."
         ),
         args=waiting.WaitForTextArgs,
         result=waiting.WaitForTextResult,
@@ -559,12 +506,8 @@ DEFINITION += (
         effects=OBSERVE,
         outputs=METADATA,
         summary=(
-            "Waits until a pane's screen (its rows, cursor, size and history size) has not "
-            "changed for quiet_ms milliseconds, up to timeout seconds, and returns the outcome "
-            "(idle, timeout, pane-gone), how long the screen had been quiet, how many changes "
-            "were seen and whether the pane's program has exited. For a TUI or a REPL whose "
-            "prompt is unknown; a screen that never settles (a clock) ends with timeout. Sends "
-            "progress notifications about once a second when the client asks for them."
+            "Waits until a pane's screen has not changed for quiet_ms, for a TUI or REPL whose "
+            "prompt is unknown; returns the outcome and whether the program exited."
         ),
         args=waiting_idle.WaitForIdleArgs,
         result=waiting_idle.WaitForIdleResult,
@@ -577,10 +520,8 @@ DEFINITION += (
         effects=OBSERVE,
         outputs=frozenset({OutputClass.TERMINAL_CONTENT}),
         summary=(
-            "Searches the screens and scrollback (scrollback rows per pane) of every pane, "
-            "or of one session_id or window_id, and returns the matching rows with pane id, "
-            "row number (negative: scrollback) and text, at most max_matches; truncation is "
-            "reported."
+            "Searches screens and scrollback of all panes, or of one session_id or window_id; "
+            "returns the matching rows; truncation is reported."
         ),
         args=search.SearchPanesArgs,
         result=search.SearchPanesResult,
@@ -594,12 +535,8 @@ DEFINITION += (
         effects=OBSERVE,
         outputs=frozenset({OutputClass.TERMINAL_CONTENT}),
         summary=(
-            "Returns the complete rows a pane printed since an opaque cursor (without one: "
-            "the visible rows above the cursor), the unfinished cursor row separately, and "
-            "a new cursor; at most max_lines rows per call, the rest on the next call. Rows "
-            "lost to the history limit, a cleared history or a screen switch are reported as "
-            "a gap with a count, never skipped silently. A cursor only works for its own "
-            "pane on the same tmux server."
+            "Returns the rows a pane printed since a cursor, the unfinished cursor row and a "
+            "new cursor. Rows lost to history limits or clearing are reported as a gap."
         ),
         args=since.CaptureSinceArgs,
         result=since.CaptureSinceResult,

@@ -29,7 +29,7 @@ SessionId = Annotated[
     str,
     Meta(
         pattern=ID_PATTERNS[IdKind.SESSION],
-        description="A tmux session id such as `$0` (names are not accepted).",
+        description="Session id ($0), not a name.",
         extra=sink(Sink.TARGET, Encoding.ID_ONLY),
     ),
 ]
@@ -37,7 +37,7 @@ WindowId = Annotated[
     str,
     Meta(
         pattern=ID_PATTERNS[IdKind.WINDOW],
-        description="A tmux window id such as `@0` (names and indexes are not accepted).",
+        description="Window id (@0), not a name.",
         extra=sink(Sink.TARGET, Encoding.ID_ONLY),
     ),
 ]
@@ -45,7 +45,7 @@ PaneId = Annotated[
     str,
     Meta(
         pattern=ID_PATTERNS[IdKind.PANE],
-        description="A tmux pane id such as `%0`.",
+        description="Pane id (%0).",
         extra=sink(Sink.TARGET, Encoding.ID_ONLY),
     ),
 ]
@@ -60,10 +60,7 @@ LineNumber = Annotated[
     Meta(
         ge=MIN_LINE,
         le=MAX_LINE,
-        description=(
-            "Line number: 0 is the top visible line, negative numbers are scrollback "
-            "lines above it (tmux clamps to the history that exists)."
-        ),
+        description=("0 is the top visible line, negative is scrollback."),
         extra=sink(Sink.NUMERIC, Encoding.VALIDATED_INTEGER),
     ),
 ]
@@ -92,31 +89,22 @@ def _name(description: str) -> Meta:
 
 SessionName = Annotated[
     str,
-    _name(
-        "Session name, stored exactly as given: no control or unassigned characters, line "
-        "separators, backslash, '$', ':' or '.'; '#' is taken literally (never a tmux format)."
-    ),
+    _name("Name, stored as given; no control characters, backslash, $, : or ."),
 ]
 WindowName = Annotated[
     str,
-    _name(
-        "Window name, stored exactly as given: no control or unassigned characters, line "
-        "separators, backslash or '$'; '#' is taken literally (never a tmux format)."
-    ),
+    _name("Name, stored as given; no control characters, backslash or $."),
 ]
 PaneTitle = Annotated[
     str,
-    _name(
-        "Pane title, stored exactly as given: no control or unassigned characters, line "
-        "separators or backslash; '#' is taken literally (never a tmux format)."
-    ),
+    _name("Title, stored as given; no control characters or backslash."),
 ]
 StartDirectory = Annotated[
     str,
     Meta(
         min_length=1,
         max_length=4096,
-        description="An existing absolute, normalized directory for the new pane's shell.",
+        description="Existing absolute directory.",
         extra=sink(Sink.TMUX_FORMAT, Encoding.DIRECTORY),
     ),
 ]

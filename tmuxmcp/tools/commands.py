@@ -54,7 +54,7 @@ Timeout = Annotated[
     Meta(
         gt=0,
         le=MAX_TIMEOUT,
-        description="Seconds to wait; the command keeps running after (see wait_for_command).",
+        description="Seconds to wait; the command runs on after it.",
         extra=sink(Sink.LOCAL, Encoding.NONE),
     ),
 ]
@@ -63,7 +63,7 @@ OutputBytes = Annotated[
     Meta(
         ge=1,
         le=MAX_OUTPUT_BYTES,
-        description="Return at most this many bytes of output: its start and its end.",
+        description="Output bytes returned at most (start and end kept).",
         extra=sink(Sink.LOCAL, Encoding.NONE),
     ),
 ]
@@ -71,7 +71,7 @@ RunId = Annotated[
     str,
     Meta(
         pattern="^[0-9a-f]{12}$",
-        description="The run_id a run_command result returned.",
+        description="run_id from run_command.",
         extra=sink(Sink.LOCAL, Encoding.NONE),
     ),
 ]
@@ -87,8 +87,7 @@ class RunCommandArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw
             min_length=1,
             max_length=MAX_COMMAND_BYTES,
             description=(
-                "A shell command for the pane's shell (POSIX sh, bash, zsh, ...). Lines may be "
-                "separated by newlines; no other control characters."
+                "Command for the pane's shell; newlines allowed, no other control characters."
             ),
             extra=sink(Sink.SHELL, Encoding.PANE_SHELL_TEXT),
         ),
@@ -97,10 +96,7 @@ class RunCommandArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw
     max_output_bytes: OutputBytes = DEFAULT_OUTPUT_BYTES
     suppress_history: Annotated[
         bool,
-        flag(
-            "Type a leading space so shells configured to ignore such lines keep the command "
-            "out of their history (best effort)."
-        ),
+        flag("Type a leading space to keep it out of shell history (best effort)."),
     ] = True
 
 

@@ -109,11 +109,7 @@ class SendKeysArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_o
         Meta(
             min_length=1,
             max_length=MAX_KEYS,
-            description=(
-                "Key names, sent in order: Enter, Escape, Tab, BTab, BSpace, Space, Up, Down, "
-                "Left, Right, Home, End, PageUp, PageDown, Insert, DC, F1-F12, C-a..C-z, "
-                "M-a..M-z, M-0..M-9. For text use send_text."
-            ),
+            description=("Key names, sent in order."),
             extra=sink(Sink.KEYS, Encoding.KEY_VOCABULARY),
         ),
     ]
@@ -122,7 +118,7 @@ class SendKeysArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_o
         Meta(
             ge=1,
             le=50,
-            description="Send the whole key list this many times.",
+            description="Times to send the list.",
             extra=sink(Sink.LOCAL, Encoding.NONE),
         ),
     ] = 1
@@ -148,10 +144,8 @@ Text = Annotated[
     Meta(
         max_length=MAX_TEXT_BYTES,
         description=(
-            f"Text typed into the pane program exactly as given, up to {MAX_TEXT_BYTES} bytes, "
-            "in one paste; each newline arrives as Enter (so a REPL receives a multi-line "
-            "snippet). No other control characters (tab, escape, carriage return...): send "
-            "those with send_keys."
+            f"Text to type, up to {MAX_TEXT_BYTES} bytes; each newline arrives as Enter, other "
+            "control characters are refused (use send_keys)."
         ),
         extra=sink(Sink.KEYS, Encoding.PASTE_BUFFER),
     ),
@@ -166,10 +160,7 @@ class SendTextArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_o
     enter: Annotated[bool, flag("Press Enter after the text.")] = False
     bracketed_paste: Annotated[
         bool,
-        flag(
-            "Wrap the text in bracketed-paste markers if the program enabled them "
-            "(tmux paste-buffer -p), so editors and shells treat it as pasted."
-        ),
+        flag("Bracketed paste, if the program enabled it (tmux -p)."),
     ] = False
 
 
@@ -213,7 +204,7 @@ class PasteBufferArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, k
     pane_id: PaneId
     buffer: BufferName
     bracketed_paste: Annotated[
-        bool, flag("Use bracketed-paste markers if the program enabled them (tmux -p).")
+        bool, flag("Bracketed paste, if the program enabled it (tmux -p).")
     ] = False
 
 

@@ -145,14 +145,10 @@ class SplitPaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_
     pane_id: PaneId
     direction: Annotated[
         Direction,
-        closed("horizontal: new pane to the right (tmux -h); vertical: new pane below (tmux -v)."),
+        closed("horizontal: new pane right; vertical: below."),
     ] = "vertical"
-    size_cells: (
-        Annotated[int, number("Size of the new pane in cells.", ge=1, le=MAX_SIZE)] | None
-    ) = None
-    size_percent: (
-        Annotated[int, number("Size of the new pane as a percentage.", ge=1, le=99)] | None
-    ) = None
+    size_cells: Annotated[int, number("New pane size in cells.", ge=1, le=MAX_SIZE)] | None = None
+    size_percent: Annotated[int, number("New pane size in percent.", ge=1, le=99)] | None = None
     start_directory: StartDirectory | None = None
 
 
@@ -357,11 +353,9 @@ class ResizePaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw
     pane_id: PaneId
     width: Annotated[int, number("New width in cells.", ge=1, le=MAX_SIZE)] | None = None
     height: Annotated[int, number("New height in cells.", ge=1, le=MAX_SIZE)] | None = None
-    direction: Annotated[Side, closed("Move the pane's border this way.")] | None = None
+    direction: Annotated[Side, closed("Border to move.")] | None = None
     amount: Annotated[int, number("Cells to move the border by.", ge=1, le=MAX_SIZE)] | None = None
-    zoom: Annotated[
-        bool, closed("Toggle zoom: the pane fills its window until toggled back (tmux -Z).")
-    ] = False
+    zoom: Annotated[bool, closed("Toggle zoom (tmux -Z).")] = False
 
 
 class PaneResult(msgspec.Struct, frozen=True):

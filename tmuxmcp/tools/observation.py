@@ -71,10 +71,7 @@ Pattern = Annotated[
     Meta(
         min_length=1,
         max_length=MAX_PATTERN_CHARS,
-        description=(
-            "Text to find in one screen row; with regex, an RE2 regular expression (no "
-            "backreferences or lookaround). Matched by tmuxmcp, never passed to tmux."
-        ),
+        description=("Text to find in one row; with regex, RE2 syntax. Never passed to tmux."),
         extra=sink(Sink.LOCAL, Encoding.NONE),
     ),
 ]
@@ -82,7 +79,7 @@ Regex = Annotated[bool, local_text("Treat pattern as an RE2 regular expression."
 MatchBudget = Annotated[
     int,
     local_int(
-        "Milliseconds of matching allowed per scan; more ends the call with match-timeout.",
+        "Matching ms per scan before match-timeout.",
         ge=1,
         le=MAX_MATCH_BUDGET_MS,
     ),
@@ -90,7 +87,7 @@ MatchBudget = Annotated[
 ScanBytes = Annotated[
     int,
     local_int(
-        "Bytes of captured text scanned per scan, keeping the newest rows.",
+        "Bytes scanned per scan (newest kept).",
         ge=1024,
         le=MAX_SCAN_BYTES,
     ),

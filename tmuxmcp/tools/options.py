@@ -80,15 +80,15 @@ class SetOptionArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_
     option: Annotated[
         OptionName,
         closed(
-            "Session options: history-limit (int), mouse, status (bool). Window options: "
-            "mode-keys (vi|emacs), monitor-activity, aggressive-resize (bool). Pane options: "
-            "remain-on-exit (on|off|failed), allow-rename (bool).",
+            "history-limit: int; mode-keys: vi|emacs; remain-on-exit: on|off|failed; others: "
+            "bool. Session: history-limit, mouse, status; pane: remain-on-exit, allow-rename; "
+            "else window.",
             Sink.TMUX_FORMAT,
         ),
     ]
     value: Annotated[
         bool | int | str,
-        closed("The option's value, typed as the option requires.", Sink.LITERAL),
+        closed("Value, typed as the option requires.", Sink.LITERAL),
     ]
     session_id: SessionId | None = None
     window_id: WindowId | None = None

@@ -45,12 +45,10 @@ class SearchPanesArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, k
     regex: Regex = False
     session_id: SessionId | None = None
     window_id: WindowId | None = None
-    max_matches: Annotated[
-        int, local_int("Return at most this many matching rows.", ge=1, le=1000)
-    ] = 100
+    max_matches: Annotated[int, local_int("Most matching rows returned.", ge=1, le=1000)] = 100
     scrollback: Annotated[
         int,
-        number("Also search this many scrollback rows above each screen.", ge=0, le=100_000),
+        number("Scrollback rows searched per pane.", ge=0, le=100_000),
     ] = 1000
     match_budget_ms: MatchBudget = DEFAULT_MATCH_BUDGET_MS
     max_scan_bytes: ScanBytes = DEFAULT_SCAN_BYTES

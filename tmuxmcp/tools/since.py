@@ -51,10 +51,7 @@ class CaptureSinceArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, 
                 min_length=1,
                 max_length=MAX_CURSOR_CHARS,
                 pattern="^[A-Za-z0-9_-]+$",
-                description=(
-                    "The cursor a previous capture_since returned for this pane; omit it to "
-                    "start at the top of the visible screen."
-                ),
+                description=("Cursor from the last capture_since of this pane; omit to start."),
                 extra=sink(Sink.LOCAL, Encoding.NONE),
             ),
         ]
@@ -63,7 +60,7 @@ class CaptureSinceArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, 
     max_lines: Annotated[
         int,
         local_int(
-            "Return at most this many lines; the cursor then points after them.",
+            "Most rows returned; the cursor points after them.",
             ge=1,
             le=10_000,
         ),

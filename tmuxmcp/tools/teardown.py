@@ -124,7 +124,7 @@ BufferName = Annotated[
     Meta(
         min_length=1,
         max_length=200,
-        description="A tmux paste buffer name, as list_buffers reports it.",
+        description="Paste buffer name from list_buffers.",
         extra=sink(Sink.LITERAL, Encoding.ARGV_ONLY),
     ),
 ]

@@ -144,16 +144,14 @@ class WaitForTextArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, k
         Meta(
             ge=0,
             le=MAX_WAIT_S,
-            description="Seconds to wait before giving up with outcome timeout.",
+            description="Seconds before outcome timeout.",
             extra=sink(Sink.LOCAL, Encoding.NONE),
         ),
     ] = 30.0
     scope: Annotated[
         Literal["new", "screen"],
         closed(
-            "new: only output that appears after the call starts (text already on the "
-            "cursor's row and rows above it never match), or after since; screen: the whole "
-            "visible screen.",
+            "new: only output after the call starts (or after since); screen: the whole screen.",
             Sink.LOCAL,
         ),
     ] = "new"
@@ -165,13 +163,9 @@ class WaitForTextArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, k
                 max_length=MAX_CURSOR_CHARS,
                 pattern="^[A-Za-z0-9_-]+$",
                 description=(
-                    "A cursor from send_text, send_keys or capture_since for this pane (scope "
-                    "new only): match text that appeared after it, also text that appeared "
-                    "before this call began, so send-then-wait cannot miss. On the cursor's "
-                    "row only text after its column counts. If the cursor's place is gone "
-                    "(history trimmed past it, history or screen cleared, alternate screen "
-                    "switched, width changed), everything the pane still holds counts and "
-                    "gap says why."
+                    "Cursor from send_text, send_keys or capture_since (scope new): only text "
+                    "after it counts, even text printed before this call. If its place is gone, "
+                    "all text counts and gap says why."
                 ),
                 extra=sink(Sink.LOCAL, Encoding.NONE),
             ),

@@ -57,8 +57,7 @@ class WaitForIdleArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, k
     quiet_ms: Annotated[
         int,
         local_int(
-            "Milliseconds the screen must stay unchanged (rows, cursor, size, history) to "
-            "count as idle.",
+            "Milliseconds without screen change that count as idle.",
             ge=1,
             le=MAX_QUIET_MS,
         ),
@@ -68,7 +67,7 @@ class WaitForIdleArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, k
         Meta(
             ge=0,
             le=MAX_WAIT_S,
-            description="Seconds to wait before giving up with outcome timeout.",
+            description="Seconds before outcome timeout.",
             extra=sink(Sink.LOCAL, Encoding.NONE),
         ),
     ] = 30.0
