@@ -85,7 +85,7 @@ BASE: dict[str, Callable[[World], dict[str, Any]]] = {
     "capture_pane": lambda w: {"pane_id": w.pane},
     "list_buffers": lambda w: {},
     "snapshot": lambda w: {},
-    "server_info": lambda w: {},
+    "server_info": lambda w: {"detail": False},
     "create_session": lambda w: {},
     "create_window": lambda w: {"session_id": w.session},
     "split_pane": lambda w: {"pane_id": w.pane},

@@ -72,13 +72,13 @@ def test_input_schema_is_generated_from_the_argument_struct(spec: ToolSpec) -> N
 def test_description_opens_with_reach_and_effect(spec: ToolSpec) -> None:
     """CM-7: the description begins with the plain-language reach and effect."""
     text = describe(spec)
-    assert text.startswith(f"Reach {spec.reach.value}: ")
+    assert text.startswith(f"Reach {spec.reach.value} (")
     assert text.startswith(reach_and_effect(spec))
-    assert text.index(" Effect ") < 100
+    assert text.index("; tmux effect ") < 100
     for effect in spec.effects:
         assert effect.value in reach_and_effect(spec)
     if spec.returns_untrusted_content:
-        assert "untrusted content" in text
+        assert "untrusted content" in text.lower()
     if spec.may_expose_secrets:
         assert "secrets" in text
     if spec.reach is not Reach.NONE:

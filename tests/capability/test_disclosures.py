@@ -104,7 +104,7 @@ async def test_tools_that_return_pane_set_names_disclose_them(private_tmux: Priv
             result = structured(await session.call_tool(name, arguments))
             if any(marker in text for text in _walk_strings(result)):
                 with_marker.add(name)
-        published = structured(await session.call_tool("server_info", {}))
+        published = structured(await session.call_tool("server_info", {"detail": True}))
     tools = {t["name"]: t for t in published["info"]["surface"]["tools"]}
     assert {"list_sessions", "create_window", "split_pane", "select_layout"} <= with_marker
     for name in with_marker:

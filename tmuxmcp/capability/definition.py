@@ -38,7 +38,7 @@ DEFINITION: tuple[ToolSpec, ...] = (
         reach=Reach.NONE,
         effects=OBSERVE,
         outputs=METADATA,
-        summary="Lists the windows of one session_id, or all: ids, names, sizes, layout.",
+        summary="Lists windows (of one session_id, or all): ids, names, sizes, layout.",
         args=inspect.ListWindowsArgs,
         result=inspect.ListWindowsResult,
     ),
@@ -78,8 +78,8 @@ DEFINITION: tuple[ToolSpec, ...] = (
         effects=OBSERVE,
         outputs=frozenset({OutputClass.TERMINAL_CONTENT}),
         summary=(
-            "Returns a pane's text: the visible screen, or lines start..end. At most max_lines "
-            f"and {inspect.MAX_CAPTURE_BYTES // 1024} KiB, keeping the last; truncation is reported."
+            "Returns a pane's visible screen or lines start..end; at most max_lines and "
+            f"{inspect.MAX_CAPTURE_BYTES // 1024} KiB, keeping the last (truncation reported)."
         ),
         args=inspect.CapturePaneArgs,
         result=inspect.CapturePaneResult,
@@ -103,9 +103,9 @@ DEFINITION: tuple[ToolSpec, ...] = (
         effects=OBSERVE,
         outputs=frozenset({OutputClass.TMUX_METADATA, OutputClass.TERMINAL_CONTENT}),
         summary=(
-            "Returns sessions, windows, panes and each visible screen in one call. An "
-            "operation the operator excluded is not run: its level and those below are "
-            f"omitted and named. Screens total at most {snapshot.MAX_SNAPSHOT_CONTENT_BYTES // 1024} KiB."
+            "Returns sessions, windows, panes and visible screens in one call; a level the "
+            "operator excluded is not read, nor those below it, and is named. Screens total at "
+            f"most {snapshot.MAX_SNAPSHOT_CONTENT_BYTES // 1024} KiB."
         ),
         args=snapshot.SnapshotArgs,
         result=snapshot.SnapshotResult,
@@ -119,9 +119,8 @@ DEFINITION: tuple[ToolSpec, ...] = (
         effects=OBSERVE,
         outputs=METADATA,
         summary=(
-            "Reports the socket, provenance, tmux version, whether the bound server answers, "
-            "whether `tmuxmcp verify` passed, toolsets on and off (and why) and tool names; "
-            "detail adds each tool's properties and annotations."
+            "Reports the socket, provenance, tmux version, verify status, toolsets on and off "
+            "(and why) and tool names; detail adds each tool's properties."
         ),
         args=inspect.ServerInfoArgs,
         result=inspect.ServerInfoResult,
@@ -149,8 +148,7 @@ DEFINITION += (
         effects=CHANGE,
         outputs=METADATA,
         summary=(
-            "Creates a window running the default shell at a session's next free index, "
-            "without switching to it. Returns the ids."
+            "Creates a window running the default shell, without switching to it; returns its ids."
         ),
         args=manage.CreateWindowArgs,
         result=manage.Created,
@@ -187,10 +185,7 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=CHANGE,
         outputs=METADATA,
-        summary=(
-            "Renames a window (turning off its automatic renaming); the name is stored exactly "
-            "as given and returned."
-        ),
+        summary="Renames a window (ending automatic renaming); stored as given and returned.",
         args=manage.RenameWindowArgs,
         result=manage.Named,
         repeat_safe=True,
@@ -202,10 +197,7 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=CHANGE,
         outputs=METADATA,
-        summary=(
-            "Sets a pane's title exactly as given and returns it; the pane's program may change "
-            "it again."
-        ),
+        summary="Sets a pane's title as given; the pane's program may change it again.",
         args=manage.SetPaneTitleArgs,
         result=manage.Named,
         repeat_safe=True,
@@ -253,10 +245,7 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=CHANGE,
         outputs=METADATA,
-        summary=(
-            "Resizes a pane to a width and/or height, moves a border, or toggles zoom. Returns "
-            "the pane."
-        ),
+        summary="Resizes a pane to a width and/or height, moves a border, or toggles zoom.",
         args=manage.ResizePaneArgs,
         result=manage.PaneResult,
     ),
@@ -294,7 +283,7 @@ DEFINITION += (
         outputs=METADATA,
         summary=(
             "Sets one option from a closed list whose values tmux never reads as formats, "
-            "commands or shell. Returns the value tmux reports."
+            "commands or shell."
         ),
         args=options.SetOptionArgs,
         result=options.OptionSet,
@@ -308,9 +297,8 @@ DEFINITION += (
         effects=DELETE,
         outputs=METADATA,
         summary=(
-            "Deletes a session with its windows and panes. Refuses the session holding "
-            "tmuxmcp's own pane (guards teardown tools only, not pane commands or other "
-            "clients). No tool kills the tmux server."
+            "Deletes a session with its windows and panes; refuses the one holding tmuxmcp's "
+            "own pane (a guard for teardown tools only, not pane commands or other clients)."
         ),
         args=teardown.KillSessionArgs,
         result=teardown.Deleted,
@@ -325,8 +313,8 @@ DEFINITION += (
         effects=DELETE,
         outputs=METADATA,
         summary=(
-            "Deletes a window with its panes (a last window takes its session). Refuses the "
-            "window holding tmuxmcp's own pane (teardown tools only)."
+            "Deletes a window with its panes (a last window takes its session); refuses the "
+            "one holding tmuxmcp's own pane (teardown tools only)."
         ),
         args=teardown.KillWindowArgs,
         result=teardown.Deleted,
@@ -377,7 +365,6 @@ DEFINITION += (
 
 # -- execute toolset ---------------------------------------------------------------
 TERMINAL = frozenset({OutputClass.TERMINAL_CONTENT})
-DELIVERY = ("Disabling other tools does not contain what it delivers.",)
 
 DEFINITION += (
     ToolSpec(
@@ -388,12 +375,11 @@ DEFINITION += (
         effects=CHANGE,
         outputs=METADATA,
         summary=(
-            "Sends named keys to a pane; text is never parsed as keys (use send_text). In copy "
-            "or view mode the keys act on that mode. Returns a cursor for wait_for_text since."
+            "Sends named keys to a pane (text: use send_text); in copy mode they act on the "
+            "mode. Returns a cursor for wait_for_text since."
         ),
         args=execute.SendKeysArgs,
         result=execute.Sent,
-        disclosures=DELIVERY,
     ),
     ToolSpec(
         name="send_text",
@@ -403,13 +389,11 @@ DEFINITION += (
         effects=CHANGE,
         outputs=METADATA,
         summary=(
-            "Types text into a pane's program byte for byte in one paste, optionally followed "
-            "by Enter; never read as key bindings, even in copy mode. Returns a cursor for "
-            "wait_for_text since, so a reply printed before the wait is not missed."
+            "Types text into a pane's program byte for byte, optionally then Enter; never read "
+            "as key bindings. Returns a cursor for wait_for_text since."
         ),
         args=execute.SendTextArgs,
         result=execute.Sent,
-        disclosures=DELIVERY,
     ),
     ToolSpec(
         name="run_command",
@@ -419,13 +403,11 @@ DEFINITION += (
         effects=CHANGE,
         outputs=TERMINAL,
         summary=(
-            "Runs a shell command in a pane's shell (never on the host); returns exit status, "
-            "output and a run_id. Refuses a pane whose shell is not at its prompt. On timeout "
-            "it keeps running: wait_for_command collects it."
+            "Runs a shell command in a pane's shell (never on the host) waiting at its prompt; "
+            "returns exit status, output, and a run_id for wait_for_command on timeout."
         ),
         args=commands.RunCommandArgs,
         result=commands.RunCommandResult,
-        disclosures=DELIVERY,
     ),
     ToolSpec(
         name="wait_for_command",
@@ -434,10 +416,7 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=OBSERVE,
         outputs=TERMINAL,
-        summary=(
-            "Waits again for a run_command run that outlived its timeout; returns the same "
-            "result. Types nothing."
-        ),
+        summary="Waits again for a run_command run that outlived its timeout. Types nothing.",
         args=commands.WaitForCommandArgs,
         result=commands.RunCommandResult,
     ),
@@ -448,13 +427,9 @@ DEFINITION += (
         reach=Reach.PANE_INPUT,
         effects=CHANGE,
         outputs=METADATA,
-        summary=(
-            "Pastes a paste buffer into a pane (line feeds become carriage returns), optionally "
-            "bracketed; the buffer is kept."
-        ),
+        summary="Pastes a paste buffer into a pane, optionally bracketed; the buffer is kept.",
         args=execute.PasteBufferArgs,
         result=execute.Delivered,
-        disclosures=DELIVERY,
     ),
     ToolSpec(
         name="respawn_pane",
@@ -464,8 +439,8 @@ DEFINITION += (
         effects=frozenset({Effect.CHANGE, Effect.DELETE}),
         outputs=METADATA,
         summary=(
-            "Kills a pane's process and restarts its configured command (usually the default "
-            "shell). Refuses tmuxmcp's own pane."
+            "Kills a pane's process and restarts its configured command; refuses tmuxmcp's "
+            "own pane (direct tools only)."
         ),
         args=execute.RespawnPaneArgs,
         result=execute.Delivered,
@@ -506,8 +481,8 @@ DEFINITION += (
         effects=OBSERVE,
         outputs=METADATA,
         summary=(
-            "Waits until a pane's screen has not changed for quiet_ms, for a TUI or REPL whose "
-            "prompt is unknown; returns the outcome and whether the program exited."
+            "Waits until a pane's screen has not changed for quiet_ms (a TUI or REPL with an "
+            "unknown prompt); returns the outcome."
         ),
         args=waiting_idle.WaitForIdleArgs,
         result=waiting_idle.WaitForIdleResult,
@@ -520,8 +495,8 @@ DEFINITION += (
         effects=OBSERVE,
         outputs=frozenset({OutputClass.TERMINAL_CONTENT}),
         summary=(
-            "Searches screens and scrollback of all panes, or of one session_id or window_id; "
-            "returns the matching rows; truncation is reported."
+            "Searches screens and scrollback of all panes, or of one session_id or window_id, "
+            "for matching rows; truncation is reported."
         ),
         args=search.SearchPanesArgs,
         result=search.SearchPanesResult,
@@ -535,8 +510,8 @@ DEFINITION += (
         effects=OBSERVE,
         outputs=frozenset({OutputClass.TERMINAL_CONTENT}),
         summary=(
-            "Returns the rows a pane printed since a cursor, the unfinished cursor row and a "
-            "new cursor. Rows lost to history limits or clearing are reported as a gap."
+            "Returns the rows a pane printed since a cursor, and a new cursor; rows lost to "
+            "history limits or clearing are reported as a gap."
         ),
         args=since.CaptureSinceArgs,
         result=since.CaptureSinceResult,

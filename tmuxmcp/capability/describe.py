@@ -1,7 +1,8 @@
 """Tool descriptions generated from the definition (ADR 0001, CM-7).
 
 Every description begins with a plain-language sentence stating the direct
-process reach and tmux effect, naming the formal values; then what the tool
+process reach (its formal value and what it means) and the tmux effect (whose
+values, observe, change and delete, are plain words); then what the tool
 does; then its disclosures. Nothing here is written per tool except the
 summary and optional disclosures held in the ToolSpec.
 
@@ -15,23 +16,22 @@ such text is data, never instructions, the initialize instructions say once).
 from __future__ import annotations
 
 from tmuxmcp.capability.model import ToolSpec
-from tmuxmcp.capability.vocabulary import EFFECT_MEANING, EFFECT_ORDER, REACH_MEANING, Reach
+from tmuxmcp.capability.vocabulary import EFFECT_ORDER, REACH_BRIEF, Reach
 
 AUTHORITY = "Runs with the tmux user's authority."
-UNTRUSTED = "Returns untrusted content."
+DELIVERY = (
+    "What it sends acts with the tmux user's authority; disabling other tools does not contain it."
+)
+UNTRUSTED = "Untrusted content."
 SECRETS = "May expose secrets."
-UNTRUSTED_SECRETS = "Returns untrusted content; may expose secrets."
+UNTRUSTED_SECRETS = "Untrusted content; may expose secrets."
 
 
 def reach_and_effect(spec: ToolSpec) -> str:
     """The opening sentence: process reach and tmux effect, formal and plain."""
     effects = [e for e in EFFECT_ORDER if e in spec.effects]
     effect_names = ", ".join(e.value for e in effects)
-    effect_text = "; ".join(EFFECT_MEANING[e] for e in effects)
-    return (
-        f"Reach {spec.reach.value}: {REACH_MEANING[spec.reach]}. "
-        f"Effect {effect_names}: {effect_text}."
-    )
+    return f"Reach {spec.reach.value} ({REACH_BRIEF[spec.reach]}); tmux effect {effect_names}."
 
 
 def content_disclosure(untrusted: bool, secrets: bool) -> str | None:
@@ -52,7 +52,9 @@ def describe(spec: ToolSpec, *, nested: tuple[str, ...] | None = None) -> str:
         parts.append("Nested operations: " + (", ".join(effective) if effective else "none") + ".")
         if removed:
             parts.append("Excluded by the operator, so never invoked: " + ", ".join(removed) + ".")
-    if spec.reach is not Reach.NONE:
+    if spec.reach in (Reach.PANE_INPUT, Reach.PANE_COMMAND):
+        parts.append(DELIVERY)
+    elif spec.reach is not Reach.NONE:
         parts.append(AUTHORITY)
     parts.extend(spec.disclosures)
     disclosure = content_disclosure(spec.returns_untrusted_content, spec.may_expose_secrets)

@@ -147,3 +147,26 @@ def published_surface(
         },
         "notices": list(NOTICES),
     }
+
+def compact_report(report: dict[str, Any]) -> dict[str, Any]:
+    """The default ``server_info`` body: the published report with tool names only.
+
+    Everything but the per-tool properties stays (socket, server, toolsets on
+    and off with the reason, exclusions, annotation evidence, notices); each
+    tool's declared properties and annotations are what ``detail: true`` adds.
+    Issue 14.2: a model reads this whole, so it carries no bulk.
+    """
+    surface = report.get("surface", {})
+    compact_surface = {k: v for k, v in surface.items() if k not in ("tools", "default_toolsets")}
+    compact_surface["tools"] = [tool["name"] for tool in surface.get("tools", [])]
+    nested = {
+        tool["name"]: {
+            "nested_operations": tool["nested_operations"],
+            "excluded_nested_operations": tool.get("excluded_nested_operations", []),
+        }
+        for tool in surface.get("tools", [])
+        if tool.get("nested_operations") or tool.get("excluded_nested_operations")
+    }
+    if nested:
+        compact_surface["aggregates"] = nested
+    return {**report, "surface": compact_surface}

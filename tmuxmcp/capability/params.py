@@ -25,11 +25,13 @@ def sink(kind: Sink, encoding: Encoding) -> dict[str, str]:
     return {"sink": kind.value, "encoding": encoding.value}
 
 
+# Ids carry no description: the parameter's name and pattern say what it is,
+# and every byte of a schema is in a model's context (issue 14.1); the
+# initialize instructions say once that objects are addressed by id.
 SessionId = Annotated[
     str,
     Meta(
         pattern=ID_PATTERNS[IdKind.SESSION],
-        description="Session id ($0), not a name.",
         extra=sink(Sink.TARGET, Encoding.ID_ONLY),
     ),
 ]
@@ -37,7 +39,6 @@ WindowId = Annotated[
     str,
     Meta(
         pattern=ID_PATTERNS[IdKind.WINDOW],
-        description="Window id (@0), not a name.",
         extra=sink(Sink.TARGET, Encoding.ID_ONLY),
     ),
 ]
@@ -45,7 +46,6 @@ PaneId = Annotated[
     str,
     Meta(
         pattern=ID_PATTERNS[IdKind.PANE],
-        description="Pane id (%0).",
         extra=sink(Sink.TARGET, Encoding.ID_ONLY),
     ),
 ]

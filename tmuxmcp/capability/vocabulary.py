@@ -47,17 +47,30 @@ class OutputClass(StrEnum):
 
 
 REACH_MEANING = {
-    Reach.NONE: "no process, no input",
-    Reach.CONFIGURED_PROCESS: "starts the default shell, takes no command",
-    Reach.PANE_INPUT: "sends your keys or text to a pane",
-    Reach.PANE_COMMAND: "runs your command in a pane's shell",
+    Reach.NONE: "starts no process and sends no input to one",
+    Reach.CONFIGURED_PROCESS: (
+        "starts a pane process configured by tmux (the default shell), "
+        "without accepting a command or tmux-format input"
+    ),
+    Reach.PANE_INPUT: "delivers your keys or text to the program running in a pane",
+    Reach.PANE_COMMAND: "runs your shell command in a pane's shell",
     Reach.HOST_COMMAND: "runs a command on the host outside tmux (prohibited)",
 }
 
 EFFECT_MEANING = {
-    Effect.OBSERVE: "reads tmux",
-    Effect.CHANGE: "changes tmux",
-    Effect.DELETE: "deletes tmux objects or content",
+    Effect.OBSERVE: "reads tmux state",
+    Effect.CHANGE: "changes tmux state",
+    Effect.DELETE: "deletes tmux objects or their content",
 }
+
+REACH_BRIEF = {
+    Reach.NONE: "no process, no input",
+    Reach.CONFIGURED_PROCESS: "starts the default shell, takes no command",
+    Reach.PANE_INPUT: "sends your keys or text to a pane",
+    Reach.PANE_COMMAND: "runs your command in a pane's shell",
+    Reach.HOST_COMMAND: "runs a host command (prohibited)",
+}
+"""``REACH_MEANING`` in a few words, for tool descriptions (issue 14.1: they sit in
+a model's context in every conversation). The docs print the full meaning."""
 
 EFFECT_ORDER = (Effect.OBSERVE, Effect.CHANGE, Effect.DELETE)

@@ -12,7 +12,16 @@ from typing import Annotated, Any
 
 import msgspec
 
-from tmuxmcp.capability.params import LineNumber, PaneId, SessionId, WindowId, flag, local_int
+from tmuxmcp.capability.manifest import compact_report
+from tmuxmcp.capability.params import (
+    LineNumber,
+    PaneId,
+    SessionId,
+    WindowId,
+    closed,
+    flag,
+    local_int,
+)
 from tmuxmcp.capability.results import Name, Own, Process, ReportData, Terminal, TmuxId, TmuxReport
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.errors import (
@@ -22,6 +31,7 @@ from tmuxmcp.errors import (
     ServerGone,
     ServerReplaced,
 )
+from tmuxmcp.sinks import Sink
 from tmuxmcp.sinks.target import IdKind, encode_id
 from tmuxmcp.tools.context import Handler, ToolContext
 from tmuxmcp.tools.query import list_records
@@ -388,12 +398,27 @@ async def list_buffers(ctx: ToolContext, args: ListBuffersArgs) -> ListBuffersRe
 # -- server_info -----------------------------------------------------------------
 
 
-class ServerInfoArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
-    """server_info takes no arguments."""
+class ServerInfoArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of server_info."""
+
+    detail: Annotated[
+        bool, closed("Add each tool's declared properties and annotations.", Sink.LOCAL)
+    ] = False
+
+
+MAX_SERVER_INFO_BYTES = 4000
+"""Budget of the default result, each form (issue 14.2); a test holds it."""
 
 
 class ServerInfoResult(msgspec.Struct, frozen=True, kw_only=True):
-    """The selected socket, provenance, tmux version and the published surface."""
+    """The selected socket, provenance, tmux version and the published surface.
+
+    ``info`` is the compact report by default (tool names only) and the full
+    published surface with ``detail`` (each tool's declared properties and
+    annotations). Both forms are read by models: some clients show only the
+    structured result, others only the text, so the text says the same in
+    prose, never as a JSON dump.
+    """
 
     server_state: Own
     sink_claims: ReportData
@@ -401,10 +426,8 @@ class ServerInfoResult(msgspec.Struct, frozen=True, kw_only=True):
     info: ReportData
 
     def text_form(self) -> str:
-        """Readable form: the JSON document."""
-        body = msgspec.json.format(msgspec.json.encode(self.info).decode(), indent=2)
-        claims = msgspec.json.encode(self.sink_claims).decode()
-        return f"server_state={self.server_state}\nsink_claims={claims}\n{body}"
+        """Readable form: the same facts as sentences, one topic a line."""
+        return "\n".join(server_info_prose(self.server_state, self.sink_claims, self.info))
 
 
 async def server_info(ctx: ToolContext, args: ServerInfoArgs) -> ServerInfoResult:
@@ -429,7 +452,79 @@ async def server_info(ctx: ToolContext, args: ServerInfoArgs) -> ServerInfoResul
         info = changed_configuration_report(ctx, reason)
     else:
         info = lost_server_report(ctx, state)
+    if not args.detail:
+        info = compact_report(info)
     return ServerInfoResult(server_state=state, sink_claims=claims, info=info)
+
+
+def _yes(value: object) -> str:
+    return "yes" if value is True else "no" if value is False else str(value)
+
+
+def server_info_prose(state: str, claims: dict[str, Any], info: dict[str, Any]) -> list[str]:
+    """The text form of a server_info result: what the structured one says, as sentences."""
+    socket = info.get("socket", {})
+    server = info.get("server", {})
+    surface = info.get("surface", {})
+    evidence = info.get("annotation_evidence", {})
+    flags = " ".join(socket.get("tmux_flags", []))
+    lines = [
+        f"tmuxmcp {info.get('tmuxmcp_version')}: socket {flags} ({socket.get('path')}), "
+        f"dedicated default: {_yes(socket.get('dedicated_default'))}.",
+        f"State of the tmux server bound at startup: {state}.",
+    ]
+    if "note" in server:
+        lines.append(f"Server: {server['note']}.")
+    else:
+        lines.append(
+            f"Server: pid {server.get('pid')}, tmux {server.get('tmux_version')} "
+            f"({server.get('tmux_binary')}), provenance {server.get('provenance')}, created "
+            f"by tmuxmcp: {_yes(server.get('created_by_tmuxmcp'))}, config files: "
+            f"{server.get('config_files')}; self-teardown guard: "
+            f"{server.get('self_teardown_guard')}."
+        )
+    verified = "verified" if claims.get("verified") else "not verified"
+    why = f" ({claims['reason']})" if claims.get("reason") else ""
+    how = f"; to verify: {claims['how_to_verify']}" if claims.get("how_to_verify") else ""
+    lines.append(f"Sink claims for tmux {claims.get('tmux_version')}: {verified}{why}{how}.")
+    lines.append(f"Toolsets on: {', '.join(surface.get('toolsets', [])) or 'none'}.")
+    for off in surface.get("toolsets_off", []):
+        lines.append(f"The {off['toolset']} toolset is off: {off['reason']}. {off['enable']}.")
+    if surface.get("excluded_tools"):
+        lines.append(f"Excluded by the operator: {', '.join(surface['excluded_tools'])}.")
+    tools = surface.get("tools", [])
+    if tools and isinstance(tools[0], dict):
+        lines.append(f"Tools ({len(tools)}), with declared properties and annotations:")
+        lines.extend(_tool_line(tool) for tool in tools)
+    else:
+        lines.append(f"Tools ({len(tools)}): {', '.join(tools)}.")
+        for name, agg in surface.get("aggregates", {}).items():
+            excluded = ", ".join(agg["excluded_nested_operations"]) or "none"
+            lines.append(
+                f"{name} may invoke {', '.join(agg['nested_operations']) or 'nothing'} "
+                f"(excluded: {excluded})."
+            )
+        lines.append("server_info with detail true adds each tool's properties and annotations.")
+    lines.append(
+        f"Narrow annotations allowed: {_yes(evidence.get('narrow_hints_allowed'))}"
+        + (f" (withdrawn: {evidence['withdrawn']})" if evidence.get("withdrawn") else "")
+        + "."
+    )
+    lines.extend(info.get("notices", []))
+    return lines
+
+
+def _tool_line(tool: dict[str, Any]) -> str:
+    hints = ", ".join(f"{k}={_yes(v)}" for k, v in tool.get("annotations", {}).items())
+    nested = tool.get("nested_operations") or []
+    return (
+        f"- {tool['name']}: toolset {tool['toolset']}, reach {tool['process_reach']}, effect "
+        f"{'+'.join(tool['tmux_effect'])}, outputs {', '.join(tool['output_classes'])}; "
+        f"untrusted content: {_yes(tool['returns_untrusted_content'])}, may expose secrets: "
+        f"{_yes(tool['may_expose_secrets'])}"
+        + (f"; nested: {', '.join(nested)}" if nested else "")
+        + (f"; annotations {hints}" if hints else "")
+    )
 
 
 def changed_configuration_report(ctx: ToolContext, reason: str) -> dict[str, Any]:
