@@ -154,10 +154,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         if ns.command == "manifest":
-            from tmuxmcp.capability.definition import DEFINITION
+            from tmuxmcp.capability.definition import DEFINITION, RESOURCES
             from tmuxmcp.capability.manifest import definition_manifest
 
-            _print_json(definition_manifest(DEFINITION))
+            _print_json(definition_manifest(DEFINITION, RESOURCES))
         elif ns.command == "verify":
             from tmuxmcp import verify
 

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from tmuxmcp.capability.annotations import CAUTIOUS, Hints, gather_evidence, whole_call_hints
-from tmuxmcp.capability.definition import BY_NAME, DEFINITION
+from tmuxmcp.capability.definition import BY_NAME, DEFINITION, RESOURCES
 from tmuxmcp.capability.describe import describe
 from tmuxmcp.capability.manifest import definition_manifest, hints_json
 from tmuxmcp.capability.model import ToolSpec, params_of
@@ -384,6 +384,44 @@ def tool_sections() -> str:
     return "\n".join(out).rstrip("\n")
 
 
+def resource_sections() -> str:
+    """One section per resource template, with the same declared properties as a tool."""
+    out: list[str] = []
+    for spec in RESOURCES:
+        required = ", ".join(f"[`{name}`](#{name})" for name in spec.requires)
+        out += [
+            f"### `{spec.uri_template}`",
+            "",
+            f"**{spec.title}** · process reach `{spec.reach.value}` · tmux effect "
+            f"`{_effects(spec)}` · output classes `{_outputs(spec)}` · may expose secrets: "
+            f"**{_yes(spec.may_expose_secrets)}** · may return untrusted content: "
+            f"**{_yes(spec.returns_untrusted_content)}** · MIME type `{spec.mime_type}`",
+            "",
+            "Description, as advertised in `resources/templates/list`:",
+            "",
+            "> " + describe(spec),
+            "",
+            "| URI variable | sink | encoding | meaning |",
+            "|---|---|---|---|",
+        ]
+        out += [
+            f"| `{p.name}` | `{p.sink.value}` | `{p.encoding.value}` | {_cell(p.description)} |"
+            for p in params_of(spec)
+        ]
+        out += [
+            "",
+            f"**Exists only while {required} are on the effective surface** (CM-3): the "
+            "resource is read through them, so excluding either (or leaving out the inspect "
+            "toolset) removes it from `resources/list`, `resources/templates/list` and "
+            "`resources/read` alike, and the server then declares no resources capability. "
+            "`resources/list` lists every pane on the socket by id and size only; an invalid "
+            "URI or a missing pane is a JSON-RPC invalid-params error that says what a valid "
+            "URI looks like.",
+            "",
+        ]
+    return "\n".join(out).rstrip("\n")
+
+
 # --------------------------------------------------- configuration reference
 
 
@@ -514,6 +552,7 @@ BLOCKS: dict[str, Callable[[], str]] = {
     "annotation-table": annotation_table,
     "vocabulary-legend": vocabulary_legend,
     "tool-sections": tool_sections,
+    "resource-sections": resource_sections,
     "command-table": command_table,
     "option-table": option_table,
     "toolset-table": toolset_table,
@@ -524,7 +563,9 @@ BLOCKS: dict[str, Callable[[], str]] = {
 
 def capabilities_json() -> str:
     """``docs/capabilities.json``: exactly what ``tmuxmcp manifest`` prints."""
-    return json.dumps(definition_manifest(DEFINITION), indent=2, ensure_ascii=False) + "\n"
+    return (
+        json.dumps(definition_manifest(DEFINITION, RESOURCES), indent=2, ensure_ascii=False) + "\n"
+    )
 
 
 FILES: dict[str, Callable[[], str]] = {

@@ -18,7 +18,7 @@ import msgspec
 
 from tmuxmcp.audit import AuditLog
 from tmuxmcp.capability.annotations import Evidence, gather_evidence
-from tmuxmcp.capability.definition import BY_NAME, DEFINITION
+from tmuxmcp.capability.definition import BY_NAME, DEFINITION, RESOURCES
 from tmuxmcp.capability.manifest import published_surface
 from tmuxmcp.capability.surface import (
     OTHER_SOCKET,
@@ -141,6 +141,7 @@ def build(
         evidence,
         socket=socket_report(config, facts.socket_path),
         server=server_report(config, facts, self_pane),
+        resources=RESOURCES,
     )
     context = ToolContext(
         client=client,
@@ -215,4 +216,5 @@ async def predict(config: Config) -> dict[str, Any]:
         evidence,
         socket=socket_report(config, socket_path),
         server=server,
+        resources=RESOURCES,
     )

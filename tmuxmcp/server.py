@@ -29,12 +29,20 @@ import trio
 from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
+    INTERNAL_ERROR,
     INVALID_PARAMS,
     CallToolRequestParams,
     CallToolResult,
+    ListResourcesResult,
+    ListResourceTemplatesResult,
     ListToolsResult,
     PaginatedRequestParams,
+    ReadResourceRequestParams,
+    ReadResourceResult,
+    Resource,
+    ResourceTemplate,
     TextContent,
+    TextResourceContents,
     Tool,
     ToolAnnotations,
 )
@@ -42,12 +50,14 @@ from mcp.types import (
 import tmuxmcp
 from tmuxmcp.capability.annotations import whole_call_hints
 from tmuxmcp.capability.decode import decode_arguments, lone_surrogate_error
-from tmuxmcp.capability.definition import BY_NAME
+from tmuxmcp.capability.definition import BY_NAME, RESOURCES
 from tmuxmcp.capability.describe import describe
+from tmuxmcp.capability.model import ResourceSpec
 from tmuxmcp.capability.schema import object_schema
+from tmuxmcp.capability.surface import served_resources
 from tmuxmcp.errors import InternalError, TmuxMcpError
 from tmuxmcp.runtime import Runtime
-from tmuxmcp.tools import HANDLERS
+from tmuxmcp.tools import HANDLERS, resources
 from tmuxmcp.tools.context import Progress
 from tmuxmcp.transport import LONE_SURROGATE_META, open_stdio
 
@@ -177,6 +187,103 @@ async def _dispatch(
     )
 
 
+async def read_resource(runtime: Runtime, spec: ResourceSpec, uri: str) -> ReadResourceResult:
+    """Read one pane resource and audit it like a tool call.
+
+    Every error is a JSON-RPC error (resources have no ``isError`` result): a
+    URI that names no valid pane id, or a pane that does not exist, is
+    invalid-params (the 2026-07-28 protocol retired -32002 resource-not-found)
+    with tmuxmcp's teaching message and slug; anything unexpected is
+    ``InternalError``.
+    """
+    began = time.monotonic()
+    outcome = "cancelled"
+    try:
+        pane = resources.pane_of_uri(uri)
+        screen = await resources.read_pane(runtime.context, pane)
+    except TmuxMcpError as exc:
+        outcome = exc.reference
+        raise MCPError(code=INVALID_PARAMS, message=exc.for_client()) from None
+    except Exception:
+        log.exception("unexpected error reading resource %s", spec.name)
+        failure = InternalError()
+        outcome = failure.reference
+        raise MCPError(code=INTERNAL_ERROR, message=failure.for_client()) from None
+    else:
+        outcome = "ok"
+        return ReadResourceResult(
+            contents=[TextResourceContents(uri=uri, mime_type=spec.mime_type, text=screen.text)]
+        )
+    finally:
+        if runtime.audit is not None:
+            runtime.audit.record(
+                tool=f"resource:{spec.name}",
+                spec=spec,
+                arguments={"uri": uri},
+                outcome=outcome,
+                duration=time.monotonic() - began,
+            )
+
+
+def _resource_handlers(runtime: Runtime) -> dict[str, Any]:
+    """The resource handlers when the surface serves pane resources, else none (CM-3).
+
+    With no handler registered the server advertises no resources capability
+    and answers every resources/* request as an unknown method, the same for
+    a resource the operator's selection removed as for one that never existed.
+    """
+    served = served_resources(RESOURCES, runtime.surface)
+    if not served:
+        return {}
+    (spec,) = served  # the definition holds one resource template: panes
+    template = ResourceTemplate(
+        name=spec.name,
+        title=spec.title,
+        uri_template=spec.uri_template,
+        description=describe(spec),
+        mime_type=spec.mime_type,
+    )
+
+    async def on_list_resource_templates(
+        ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
+    ) -> ListResourceTemplatesResult:
+        return ListResourceTemplatesResult(resource_templates=[template])
+
+    async def on_list_resources(
+        ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
+    ) -> ListResourcesResult:
+        try:
+            panes = await resources.list_pane_ids(runtime.context)
+        except TmuxMcpError as exc:
+            raise MCPError(code=INVALID_PARAMS, message=exc.for_client()) from None
+        return ListResourcesResult(
+            resources=[
+                Resource(
+                    uri=resources.pane_uri(p.pane_id),
+                    name=p.pane_id,
+                    title=f"Pane {p.pane_id}",
+                    description=(
+                        f"Visible text of pane {p.pane_id} (window {p.window_id}, session "
+                        f"{p.session_id}, {p.width}x{p.height}); untrusted, may expose secrets."
+                    ),
+                    mime_type=spec.mime_type,
+                )
+                for p in panes
+            ]
+        )
+
+    async def on_read_resource(
+        ctx: ServerRequestContext[Any], params: ReadResourceRequestParams
+    ) -> ReadResourceResult:
+        return await read_resource(runtime, spec, params.uri)
+
+    return {
+        "on_list_resources": on_list_resources,
+        "on_list_resource_templates": on_list_resource_templates,
+        "on_read_resource": on_read_resource,
+    }
+
+
 def build_server(runtime: Runtime) -> Server[Any]:
     """The low-level MCP server for a frozen runtime."""
     listed = ListToolsResult(tools=mcp_tools(runtime))
@@ -210,6 +317,7 @@ def build_server(runtime: Runtime) -> Server[Any]:
         instructions=instructions(runtime),
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
+        **_resource_handlers(runtime),
     )
 
 

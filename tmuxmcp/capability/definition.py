@@ -9,7 +9,7 @@ when a parameter has no sink, or when any tool declares ``host-command``.
 
 from __future__ import annotations
 
-from tmuxmcp.capability.model import ToolSpec
+from tmuxmcp.capability.model import ResourceSpec, ToolSpec
 from tmuxmcp.capability.vocabulary import Effect, OutputClass, Reach, Toolset
 from tmuxmcp.tools import commands, execute, inspect, manage, options, snapshot, teardown
 
@@ -519,3 +519,27 @@ DEFINITION += (
 )
 
 BY_NAME: dict[str, ToolSpec] = {spec.name: spec for spec in DEFINITION}
+
+# -- resources ---------------------------------------------------------------------
+from tmuxmcp.tools import resources  # noqa: E402
+
+RESOURCES: tuple[ResourceSpec, ...] = (
+    ResourceSpec(
+        name="pane",
+        title="Pane screen",
+        toolset=Toolset.INSPECT,
+        reach=Reach.NONE,
+        effects=OBSERVE,
+        outputs=frozenset({OutputClass.TERMINAL_CONTENT}),
+        summary=(
+            "The visible text of the pane whose id is %n, read as capture_pane reads the "
+            "screen; resources/list lists every pane on the socket."
+        ),
+        args=resources.PaneResourceArgs,
+        result=resources.PaneScreen,
+        uri_template=resources.PANE_TEMPLATE,
+        requires=("capture_pane", "list_panes"),
+        repeat_safe=True,
+    ),
+)
+"""MCP resources; each exists only while every tool it ``requires`` is served (CM-3)."""

@@ -14,10 +14,10 @@ from typing import Any
 import tmuxmcp
 from tmuxmcp.capability.annotations import Evidence, Hints, whole_call_hints
 from tmuxmcp.capability.describe import describe
-from tmuxmcp.capability.model import ToolSpec, params_of
+from tmuxmcp.capability.model import ResourceSpec, ToolSpec, params_of
 from tmuxmcp.capability.results import Content, contents_of
 from tmuxmcp.capability.schema import object_schema
-from tmuxmcp.capability.surface import Surface
+from tmuxmcp.capability.surface import Surface, served_resources
 from tmuxmcp.capability.vocabulary import EFFECT_ORDER, Effect, OutputClass, Reach, Toolset
 from tmuxmcp.sinks import Encoding, Sink
 
@@ -60,8 +60,33 @@ def hints_json(hints: Hints) -> dict[str, bool]:
     }
 
 
-def definition_manifest(definition: Sequence[ToolSpec]) -> dict[str, Any]:
-    """The whole capability definition."""
+def resource_properties(spec: ResourceSpec) -> dict[str, Any]:
+    """A resource's declared authority, as for a tool (CM-2, CM-7)."""
+    entry = declared_properties(spec)
+    del entry["nested_operations"]
+    entry.update(
+        uri_template=spec.uri_template,
+        mime_type=spec.mime_type,
+        requires_tools=list(spec.requires),
+        description=describe(spec),
+        parameters=[
+            {
+                "name": p.name,
+                "required": p.required,
+                "sink": p.sink.value,
+                "encoding": p.encoding.value,
+                "description": p.description,
+            }
+            for p in params_of(spec)
+        ],
+    )
+    return entry
+
+
+def definition_manifest(
+    definition: Sequence[ToolSpec], resources: Sequence[ResourceSpec] = ()
+) -> dict[str, Any]:
+    """The whole capability definition: its tools and its resources."""
     tools = []
     for spec in definition:
         entry = declared_properties(spec)
@@ -101,6 +126,7 @@ def definition_manifest(definition: Sequence[ToolSpec]) -> dict[str, Any]:
             "result_content": [c.value for c in Content],
         },
         "tools": tools,
+        "resources": [resource_properties(spec) for spec in resources],
     }
 
 
@@ -111,8 +137,13 @@ def published_surface(
     *,
     socket: dict[str, Any],
     server: dict[str, Any],
+    resources: Sequence[ResourceSpec] = (),
 ) -> dict[str, Any]:
-    """The effective surface and selected socket, as published (CM-7)."""
+    """The effective surface and selected socket, as published (CM-7).
+
+    ``resources`` is the whole definition's; those the surface serves are
+    published by URI template (``served_resources``).
+    """
     tools = []
     for spec in definition:
         if spec.name not in surface.tools:
@@ -137,6 +168,7 @@ def published_surface(
                 for o in surface.off
             ],
             "excluded_tools": list(surface.excluded),
+            "resources": [r.uri_template for r in served_resources(resources, surface)],
             "tools": tools,
         },
         "annotation_evidence": {
@@ -147,6 +179,7 @@ def published_surface(
         },
         "notices": list(NOTICES),
     }
+
 
 def compact_report(report: dict[str, Any]) -> dict[str, Any]:
     """The default ``server_info`` body: the published report with tool names only.

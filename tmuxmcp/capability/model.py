@@ -55,6 +55,22 @@ class ToolSpec(msgspec.Struct, frozen=True, kw_only=True):
         return disclosures_of(self.result)[1]
 
 
+class ResourceSpec(ToolSpec, frozen=True, kw_only=True):
+    """An MCP resource template, declared with a tool's honesty (CM-5, CM-7).
+
+    ``args`` declares the URI template's variables with their sinks, ``result``
+    the content read (its ``Content`` classes derive the disclosures), and
+    reach, effect and outputs mean what they mean for a tool. A resource is
+    read through tool operations; it exists only when every operation in
+    ``requires`` is on the effective surface (CM-3), so an operator who
+    excludes one of them removes the resource too.
+    """
+
+    uri_template: str
+    requires: tuple[str, ...]
+    mime_type: str = "text/plain"
+
+
 class ParamSpec(msgspec.Struct, frozen=True):
     """One caller-controlled parameter and the boundary it reaches."""
 

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import msgspec
 
-from tmuxmcp.capability.model import ToolSpec
+from tmuxmcp.capability.model import ResourceSpec, ToolSpec
 from tmuxmcp.capability.vocabulary import Toolset
 from tmuxmcp.errors import ConfigError
 
@@ -150,3 +150,15 @@ def resolve(
         default_toolsets=request.toolsets is None,
         teardown_rule=rule,
     )
+
+
+def served_resources(
+    resources: Sequence[ResourceSpec], surface: Surface
+) -> tuple[ResourceSpec, ...]:
+    """The resources of this surface: those whose every required tool is served (CM-3).
+
+    A resource is read through tool operations, so the operator's selection
+    applies to it as to an aggregate: excluding ``capture_pane`` (or any tool a
+    resource requires) removes the resource from discovery and from reading.
+    """
+    return tuple(r for r in resources if all(name in surface.tools for name in r.requires))

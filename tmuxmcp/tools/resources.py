@@ -1,0 +1,96 @@
+"""Pane resources: ``tmux://pane/{n}`` is the visible text of the pane ``%n``.
+
+Declared in the capability definition (``RESOURCES``) like a tool: no
+process reach, observe, terminal content, untrusted, may expose secrets.
+Reading one is ``capture_pane`` of the visible screen; listing them is
+``list_panes``, and a listed resource carries only tmux ids and sizes (no
+titles or commands, which pane programs choose).
+
+The ``n`` of a URI is caller input. It is decoded against ``PaneResourceArgs``
+(the target sink, ids only) and then through the pane-id encoder, so only a
+canonical ``%n`` ever reaches tmux; any other URI is refused with a message
+that says what a valid one looks like.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+import msgspec
+from msgspec import Meta
+
+from tmuxmcp.capability.decode import decode_arguments
+from tmuxmcp.capability.params import sink
+from tmuxmcp.capability.results import Terminal, TmuxId
+from tmuxmcp.errors import InvalidArguments
+from tmuxmcp.sinks import Encoding, Sink
+from tmuxmcp.sinks.target import ID_PATTERNS, IdKind, encode_id
+from tmuxmcp.tools import inspect
+from tmuxmcp.tools.context import ToolContext
+
+PANE_TEMPLATE = "tmux://pane/{n}"
+_PREFIX = "tmux://pane/"
+# The pane pattern without its '%': the same digits the pane-id sink accepts.
+PANE_NUMBER = "^" + ID_PATTERNS[IdKind.PANE].removeprefix("^%")
+_MAX_URI_CHARS = 64
+
+PaneNumber = Annotated[
+    str,
+    Meta(
+        pattern=PANE_NUMBER,
+        description="The number of the pane id: 3 for %3.",
+        extra=sink(Sink.TARGET, Encoding.ID_ONLY),
+    ),
+]
+
+
+class PaneResourceArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """The variables of ``tmux://pane/{n}``."""
+
+    n: PaneNumber
+
+
+class PaneScreen(msgspec.Struct, frozen=True, kw_only=True):
+    """What reading a pane resource returns."""
+
+    pane_id: TmuxId
+    text: Terminal
+
+
+def pane_uri(pane_id: str) -> str:
+    """The resource URI of a pane id such as ``%3``."""
+    return _PREFIX + pane_id.removeprefix("%")
+
+
+def pane_of_uri(uri: str) -> str:
+    """The canonical pane id a resource URI names, or ``InvalidArguments``."""
+    shown = uri if len(uri) <= _MAX_URI_CHARS and uri.isprintable() else uri[:_MAX_URI_CHARS]
+    shown = shown.encode("unicode_escape", "replace").decode("ascii")
+    if not uri.startswith(_PREFIX):
+        raise InvalidArguments(
+            f"unknown resource URI {shown!r}: pane resources look like tmux://pane/3 "
+            "(the pane %3); resources/list returns them"
+        )
+    n = uri[len(_PREFIX) :]
+    if re.fullmatch(PANE_NUMBER.removesuffix("$").removeprefix("^"), n) is None:
+        raise InvalidArguments(
+            f"resource URI {shown!r}: n must be the number of a pane id, such as 3 for %3 "
+            "(no '%', no leading zeros); list_panes returns pane ids"
+        )
+    args = decode_arguments("pane resource", PaneResourceArgs, {"n": n})
+    assert isinstance(args, PaneResourceArgs)
+    return encode_id("%" + args.n, IdKind.PANE, "n")
+
+
+async def read_pane(ctx: ToolContext, pane_id: str) -> PaneScreen:
+    """The visible screen of ``pane_id``: capture_pane with its defaults."""
+    capture = msgspec.convert({"pane_id": pane_id}, inspect.CapturePaneArgs)
+    result = await inspect.capture_pane(ctx, capture)
+    return PaneScreen(pane_id=result.pane_id, text=result.text)
+
+
+async def list_pane_ids(ctx: ToolContext) -> list[inspect.PaneInfo]:
+    """Every pane on the socket: list_panes with its defaults."""
+    result = await inspect.list_panes(ctx, inspect.ListPanesArgs())
+    return list(result.panes)
