@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from tests.support import PrivateTmux
-from tmuxmcp.capability.definition import DEFINITION
+from tmuxmcp.capability.definition import DEFINITION, RESOURCES
 from tmuxmcp.capability.manifest import definition_manifest
 
 
@@ -40,8 +40,9 @@ def test_manifest_prints_the_whole_definition(private_tmux: PrivateTmux) -> None
     done = _run(private_tmux, "manifest")
     assert done.returncode == 0, done.stderr
     printed = json.loads(done.stdout)
-    assert printed == json.loads(json.dumps(definition_manifest(DEFINITION)))
+    assert printed == json.loads(json.dumps(definition_manifest(DEFINITION, RESOURCES)))
     assert [t["name"] for t in printed["tools"]] == [s.name for s in DEFINITION]
+    assert [r["uri_template"] for r in printed["resources"]] == ["tmux://pane/{n}"]
     assert "host-command" in printed["vocabulary"]["prohibited_process_reach"]
 
 
