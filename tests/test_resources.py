@@ -8,6 +8,8 @@ read through are on the surface, and its ``n`` is validated as a pane id.
 
 from __future__ import annotations
 
+import json
+import os
 from typing import Any
 
 import pytest
@@ -155,3 +157,22 @@ def test_resources_follow_the_surface(private_tmux: PrivateTmux) -> None:
     assert [hidden[i]["error"]["code"] for i in (2, 3, 4)] == [missing] * 3
     surface = hidden[6]["result"]["structuredContent"]["info"]["surface"]
     assert surface["resources"] == []
+
+
+async def test_resource_reads_are_audited_without_leaking_the_uri(
+    private_tmux: PrivateTmux,
+) -> None:
+    ids = private_tmux.new_session("audited")
+    log = os.path.join(private_tmux.directory, "audit.jsonl")
+    secret = "hunter2-not-a-pane"
+    async with serve(private_tmux, "--audit-log", log) as session:
+        await session.read_resource(f"tmux://pane/{ids['pane_id'][1:]}")
+        with pytest.raises(MCPError):
+            await session.read_resource(f"tmux://pane/{secret}")
+    with open(log, encoding="utf-8") as f:
+        raw = f.read()
+    records = [json.loads(line) for line in raw.splitlines()]
+    reads = [r for r in records if r["tool"] == "resource:pane"]
+    assert [r["outcome"] for r in reads] == ["ok", "invalid-arguments"]
+    assert set(reads[0]["arguments"]) == {"n"}  # the declared variable, never unknown
+    assert secret not in raw

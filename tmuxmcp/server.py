@@ -219,7 +219,9 @@ async def read_resource(runtime: Runtime, spec: ResourceSpec, uri: str) -> ReadR
             runtime.audit.record(
                 tool=f"resource:{spec.name}",
                 spec=spec,
-                arguments={"uri": uri},
+                # As the declared variable, so the audit log applies its rule
+                # for n (audit.AuditLog.arguments) instead of an undeclared key.
+                arguments={"n": uri.removeprefix("tmux://pane/")},
                 outcome=outcome,
                 duration=time.monotonic() - began,
             )
