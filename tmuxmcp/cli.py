@@ -68,7 +68,7 @@ def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="tmuxmcp",
         description="A stdio MCP server for tmux with declared, checked capabilities.",
-        epilog="With no command, `serve` runs.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     top.add_argument("--version", action="version", version=f"tmuxmcp {tmuxmcp.__version__}")
     sub = top.add_subparsers(dest="command", metavar="{serve,surface,manifest,verify}")
@@ -84,6 +84,12 @@ def parser() -> argparse.ArgumentParser:
         help="check the sink claims against this tmux on a throwaway socket; exit 1 if one fails",
     )
     verify.add_argument("--tmux", metavar="PATH", help="tmux executable (env TMUXMCP_TMUX)")
+    # `tmuxmcp --help` shows what `tmuxmcp [serve] --help` shows about serving.
+    serving = serve.format_help()
+    top.epilog = (
+        "With no command, `serve` runs: `tmuxmcp [serve] [options]`, where the options are\n\n"
+        + serving[serving.index("socket and surface") :]
+    )
     return top
 
 
