@@ -28,6 +28,7 @@ from tmuxmcp.wire import (
     INVALID_UTF8,
     LONE_SURROGATE,
     MAX_LINE_BYTES,
+    MAX_LINE_VALUES,
     Oversized,
     has_lone_surrogate,
     scrub,
@@ -97,6 +98,18 @@ def test_oversized_lines_are_answered_with_their_id_where_it_shows() -> None:
     assert message is not None and isinstance(message.message, types.JSONRPCError)
     assert str(MAX_LINE_BYTES) in message.message.error.message
     assert EDGE_BYTES <= 4096
+
+
+def test_a_line_of_many_tiny_values_is_refused_before_parsing() -> None:
+    """8 MiB of ``[],`` decoded to about 580 MB; the value count stops it first."""
+    line = (
+        b'{"jsonrpc":"2.0","id":12,"method":"ping","params":{"x":['
+        + b",".join([b"[]"] * MAX_LINE_VALUES)
+        + b"]}}"
+    )
+    assert _error(line) == (12, types.INVALID_REQUEST)
+    under = b'{"jsonrpc":"2.0","id":13,"method":"ping","params":{"x":[' + b"1," * 1000 + b"1]}}"
+    assert _request(under)["id"] == 13
 
 
 def test_lone_surrogates_are_scrubbed_and_a_tool_call_is_marked() -> None:

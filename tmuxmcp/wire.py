@@ -7,7 +7,9 @@ here, with the request's id when one can be read from it, else ``null``.
 
 Rule 1: a line is at most ``MAX_LINE_BYTES`` bytes. A longer one is never
   held whole: the reader keeps its first and last ``EDGE_BYTES`` (to find its
-  ``id``) and discards the rest as it arrives, then answers ``-32600``.
+  ``id``) and discards the rest as it arrives, then answers ``-32600``. A
+  line may hold at most ``MAX_LINE_VALUES`` of the bytes ``[``, ``{`` and
+  ``,``, which bounds what parsing it can allocate; more are ``-32600`` too.
 Rule 2: blank lines are skipped. Bytes that do not parse as JSON get
   ``-32700`` (parse error, id ``null``); JSON that is not a JSON-RPC message,
   or that is too deeply nested for the SDK's parser, gets ``-32600``. Nothing
@@ -43,6 +45,12 @@ from mcp.shared.message import SessionMessage
 MAX_LINE_BYTES = 8 * 1024 * 1024
 """The longest request line accepted: room for the largest text argument
 (``send_text``, 1 MiB of UTF-8) even when JSON escapes every byte (6 bytes each)."""
+
+MAX_LINE_VALUES = 262_144
+"""The most ``[``, ``{`` and ``,`` bytes a line may hold (an upper bound on the
+values it can decode to, strings' own commas included): parsed objects cost
+tens of bytes per value, so this, not the byte limit, bounds a line of many
+tiny values (8 MiB of ``[],`` decoded to 580 MB before)."""
 
 EDGE_BYTES = 4096
 """How much of each end of an oversized line is kept to find its id."""
@@ -255,6 +263,15 @@ def triage(line: Inbound) -> SessionMessage | None:
         )
     if not line.strip():
         return None
+    values = line.count(b"[") + line.count(b"{") + line.count(b",")
+    if values > MAX_LINE_VALUES:
+        edges = Oversized(line[:EDGE_BYTES], line[-EDGE_BYTES:], len(line))
+        return error_reply(
+            _edge_id(edges),
+            types.INVALID_REQUEST,
+            f"Invalid Request: the line holds {values} '[', '{{' and ',' bytes; "
+            f"tmuxmcp reads lines with at most {MAX_LINE_VALUES}",
+        )
     return _message(line)
 
 
