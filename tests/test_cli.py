@@ -36,6 +36,16 @@ def test_version_and_help(private_tmux: PrivateTmux) -> None:
     assert "--exclude-tools" in _run(private_tmux, "serve", "--help").stdout
 
 
+def test_top_level_help_shows_the_serving_options(private_tmux: PrivateTmux) -> None:
+    """Issue 14: `tmuxmcp --help` must not hide the options of the default command."""
+    top = _run(private_tmux, "--help").stdout
+    serve_help = _run(private_tmux, "serve", "--help").stdout
+    flags = [word for word in serve_help.split() if word.startswith("--") and word != "--help"]
+    assert "--socket-name" in flags and "--toolsets" in flags
+    for flag in flags:
+        assert flag in top, flag
+
+
 def test_manifest_prints_the_whole_definition(private_tmux: PrivateTmux) -> None:
     done = _run(private_tmux, "manifest")
     assert done.returncode == 0, done.stderr

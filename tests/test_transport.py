@@ -1,12 +1,13 @@
 """``transport``: the stdio wire, claimed from fds 0 and 1 and driven without threads.
 
-Promises under test: lines are split and decoded as the SDK's text-file
-reader does (universal newlines, U+FFFD for bad UTF-8), however the bytes are
-chunked; lone surrogates are scrubbed and marked; a response is written
-whole even under cancellation; while serving, fd 0 reads /dev/null and fd 1
-writes to stderr, so stray output never reaches the wire; both are restored,
-blocking, afterwards; a pipe, a socketpair (Node clients) and a regular file
-all work, the last through the thread-backed path.
+Promises under test: lines are split as the SDK's text-file reader splits
+them (universal newlines), however the bytes are chunked, and a line over the
+limit is never held whole; a response is written whole even under
+cancellation; while serving, fd 0 reads /dev/null and fd 1 writes to stderr,
+so stray output never reaches the wire; both are restored, blocking,
+afterwards; a pipe, a socketpair (Node clients) and a regular file all work,
+the last through the thread-backed path. What each line becomes is
+``tests/test_wire.py``.
 """
 
 from __future__ import annotations
@@ -25,20 +26,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.support import PrivateTmux
-from tmuxmcp.transport import (
-    LONE_SURROGATE_META,
-    StreamLines,
-    StreamWriter,
-    guard_line,
-    split_lines,
-)
+from tmuxmcp.transport import StreamLines, StreamWriter
+from tmuxmcp.wire import Oversized, Splitter, split_lines
 
 # ------------------------------------------------------------------- pure parts
 
 
 def _as_text_file_reads(data: bytes) -> list[str]:
-    """What the SDK's reader yields: a UTF-8 text file in universal-newline mode."""
-    return list(io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="replace"))
+    """What the SDK's reader yields, less line ends: a text file in universal-newline mode."""
+    wrapper = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="replace")
+    return [line.removesuffix("\n") for line in wrapper]
 
 
 class _Chunks(trio.abc.ReceiveStream):
@@ -53,8 +50,8 @@ class _Chunks(trio.abc.ReceiveStream):
         await trio.lowlevel.checkpoint()
 
 
-def _read_all(chunks: list[bytes]) -> list[str]:
-    async def main() -> list[str]:
+def _read_all(chunks: list[bytes]) -> list[Any]:
+    async def main() -> list[Any]:
         return [line async for line in StreamLines(_Chunks(chunks))]
 
     return trio.run(main)
@@ -75,31 +72,41 @@ def test_lines_match_the_sdk_text_reader_however_chunked(
     data = b"".join(pieces)
     bounds = sorted({min(c, len(data)) for c in cuts})
     chunks = [data[a:b] for a, b in zip([0, *bounds], [*bounds, len(data)], strict=True)]
-    expected = [guard_line(line) for line in _as_text_file_reads(data)]
-    assert _read_all([c for c in chunks if c]) == expected
+    lines = _read_all([c for c in chunks if c])
+    assert [line.decode("utf-8", "replace") for line in lines] == _as_text_file_reads(data)
 
 
 def test_line_separators_inside_json_strings_do_not_split() -> None:
     """U+2028, U+0085 and form feeds are valid unescaped in JSON strings."""
-    text = '{"a":"x\u2028y\u0085z\x0c"}\n'
-    assert split_lines(text) == [text]
+    line = '{"a":"x\u2028y\u0085z\x0c"}'.encode()
+    assert split_lines(line + b"\n") == [line]
 
 
 def test_a_final_line_without_newline_is_read() -> None:
-    assert _read_all([b'{"id":1}\n{"id"', b":2}"]) == ['{"id":1}\n', '{"id":2}']
+    assert _read_all([b'{"id":1}\n{"id"', b":2}"]) == [b'{"id":1}', b'{"id":2}']
     assert _read_all([]) == []
 
 
-def test_lone_surrogates_are_scrubbed_and_a_tool_call_is_marked() -> None:
-    call = json.dumps(
-        {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-         "params": {"name": "x", "arguments": {"t": "a\ud800b"}}}
-    )  # fmt: skip
-    message = json.loads(_read_all([call.encode() + b"\n"])[0])
-    assert message["params"]["arguments"]["t"] == "a\ufffdb"
-    assert message["params"]["_meta"][LONE_SURROGATE_META] is True
-    plain = '{"jsonrpc":"2.0","id":2,"method":"ping","params":{"s":"\\u00e9"}}\n'
-    assert guard_line(plain) == plain
+@given(st.integers(1, 64), st.integers(0, 3))
+def test_an_oversized_line_is_never_held_whole(chunk: int, extra: int) -> None:
+    """The splitter holds at most the limit plus one chunk; the next line is intact."""
+    limit = 100
+    big = b'{"jsonrpc":"2.0","id":7,' + b"x" * (limit + 1 + extra * 1000) + b"}"
+    data = big + b"\r\n" + b'{"id":8}\n'
+    splitter = Splitter(limit)
+    lines: list[Any] = []
+    held = 0
+    for at in range(0, len(data), chunk):
+        lines += splitter.feed(data[at : at + chunk])
+        held = max(held, len(splitter._pending))  # the bound under test
+    lines += splitter.close()
+    assert held <= limit + chunk
+    assert len(lines) == 2
+    assert isinstance(lines[0], Oversized)
+    assert lines[0].size == len(big)
+    assert lines[0].head == big[: len(lines[0].head)]
+    assert big.endswith(lines[0].tail)
+    assert lines[1] == b'{"id":8}'
 
 
 class _SlowSink(trio.abc.SendStream):
@@ -124,7 +131,7 @@ async def test_a_response_is_written_whole_even_when_cancelled() -> None:
     with trio.CancelScope() as scope:
         scope.cancel()
         await writer.write('{"jsonrpc":"2.0","id":1,"result":{}}\n')
-        await writer.flush()  # the cancellation lands here, after the whole line
+        await trio.lowlevel.checkpoint()  # the cancellation lands here, after the whole line
     assert scope.cancelled_caught
     assert sink.sent == b'{"jsonrpc":"2.0","id":1,"result":{}}\n'
 
@@ -134,29 +141,22 @@ async def test_a_response_is_written_whole_even_when_cancelled() -> None:
 _CHILD = textwrap.dedent(
     """
     import json, os, subprocess, sys, trio
-    from tmuxmcp.transport import open_stdio
+    from tmuxmcp.transport import ThreadWriter, claim_stdio
 
     async def main():
-        async with open_stdio() as (stdin, stdout):
-            if stdout is not None:  # fd 1 is claimed here, not by the SDK
-                print("stray print")  # buffered: flushed to stderr, never to the wire
-                os.write(1, b"stray write\\n")
+        async with claim_stdio() as (stdin, stdout):
+            print("stray print")  # buffered: flushed to stderr, never to the wire
+            os.write(1, b"stray write\\n")
             seen = {
                 "fd0": os.readlink("/proc/self/fd/0"),
                 "fd1_is_stderr": os.stat(1) == os.stat(2),
-                "threaded": stdout is None,
+                "threaded": isinstance(stdout, ThreadWriter),
                 "child_stdin": subprocess.run(
                     ["cat"], stdout=subprocess.PIPE, check=True
                 ).stdout.decode(),
             }
             async for line in stdin:
-                reply = json.dumps({"echo": line, **seen}) + "\\n"
-                if stdout is None:
-                    sys.stdout.write(reply)
-                    sys.stdout.flush()
-                else:
-                    await stdout.write(reply)
-                    await stdout.flush()
+                await stdout.write(json.dumps({"echo": line.decode(), **seen}) + "\\n")
         after = {"fd0_blocking": os.get_blocking(0), "fd1_blocking": os.get_blocking(1)}
         os.write(1, (json.dumps(after) + "\\n").encode())
 
@@ -183,17 +183,15 @@ def _run_child(stdin: Any, stdout: Any) -> subprocess.CompletedProcess[bytes]:
 
 def _check_served(out: bytes, err: bytes, *, threaded: bool) -> None:
     *replies, after = [json.loads(line) for line in out.decode().splitlines()]
-    assert [r["echo"] for r in replies] == ['{"a":1}\n', '{"b":"\u00e9"}\n']
+    assert [r["echo"] for r in replies] == ['{"a":1}', '{"b":"\u00e9"}']
     for reply in replies:
         assert reply["fd0"] == "/dev/null"
         assert reply["child_stdin"] == ""
         assert reply["threaded"] is threaded
-        if not threaded:
-            assert reply["fd1_is_stderr"] is True
+        assert reply["fd1_is_stderr"] is True
     assert after == {"fd0_blocking": True, "fd1_blocking": True}
-    if not threaded:
-        assert b"stray print" in err
-        assert b"stray write" in err
+    assert b"stray print" in err
+    assert b"stray write" in err
 
 
 def test_pipes_are_claimed_served_on_the_loop_and_restored() -> None:

@@ -12,8 +12,9 @@ import contextlib
 import json
 import logging
 import os
+import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import NoReturn
 
 import trio
@@ -67,7 +68,7 @@ def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="tmuxmcp",
         description="A stdio MCP server for tmux with declared, checked capabilities.",
-        epilog="With no command, `serve` runs.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     top.add_argument("--version", action="version", version=f"tmuxmcp {tmuxmcp.__version__}")
     sub = top.add_subparsers(dest="command", metavar="{serve,surface,manifest,verify}")
@@ -83,6 +84,12 @@ def parser() -> argparse.ArgumentParser:
         help="check the sink claims against this tmux on a throwaway socket; exit 1 if one fails",
     )
     verify.add_argument("--tmux", metavar="PATH", help="tmux executable (env TMUXMCP_TMUX)")
+    # `tmuxmcp --help` shows what `tmuxmcp [serve] --help` shows about serving.
+    serving = serve.format_help()
+    top.epilog = (
+        "With no command, `serve` runs: `tmuxmcp [serve] [options]`, where the options are\n\n"
+        + serving[serving.index("socket and surface") :]
+    )
     return top
 
 
@@ -108,7 +115,7 @@ def _print_json(data: object) -> None:
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
-def _exit_after_serving() -> NoReturn:
+def _exit_after_serving(status: int) -> NoReturn:
     """End the process at once, now that serving is over.
 
     Interpreter teardown of the SDK's module graph takes 0.3 s and has
@@ -117,24 +124,76 @@ def _exit_after_serving() -> NoReturn:
     the wire's descriptors are restored; the audit log writes unbuffered.
     What Python still buffers (stdout, stderr, log handlers) is flushed here.
     The only other exit hook is multiprocessing's, which tmuxmcp never uses.
+    A worker thread still blocked reading a terminal is abandoned with it.
     """
     logging.shutdown()
     for stream in (sys.stdout, sys.stderr):
         if stream is not None:
             with contextlib.suppress(OSError, ValueError):
                 stream.flush()
-    os._exit(0)
+    os._exit(status)
 
 
-async def _serve(ns: argparse.Namespace) -> None:
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""Each ends serving: calls in flight are cancelled (their tmux children killed
+and reaped), the gate option is removed, and the status is 128 + the signal."""
+
+
+def banner() -> str:
+    """The one line shown when stdin is a terminal: a person, not a client, started us."""
+    return (
+        f"tmuxmcp {tmuxmcp.__version__}: an MCP server for tmux. It speaks MCP (JSON-RPC) "
+        "on stdin/stdout and is meant to be started by an MCP client; "
+        "press Ctrl-C or Ctrl-D to stop.\n"
+    )
+
+
+@contextlib.asynccontextmanager
+async def _sole_error() -> AsyncIterator[None]:
+    """Unwrap a task group's single error, so that ``main`` reports it in one line."""
+    try:
+        yield
+    except BaseExceptionGroup as group:
+        leaves: list[BaseException] = []
+        pending: list[BaseException] = [group]
+        while pending:
+            item = pending.pop()
+            if isinstance(item, BaseExceptionGroup):
+                pending.extend(item.exceptions)
+            else:
+                leaves.append(item)
+        if len(leaves) == 1:
+            raise leaves[0] from None
+        raise
+
+
+async def _serve(ns: argparse.Namespace) -> int:
     from tmuxmcp import runtime
     from tmuxmcp.driver import binding
     from tmuxmcp.server import serve_stdio
 
     config = _config(ns)
-    state = await runtime.start(config)
-    await serve_stdio(state)
-    await binding.release(state.context.client)
+    if os.isatty(0):
+        sys.stderr.write(banner())
+        sys.stderr.flush()
+    stopped_by: list[int] = []
+    bound: list[runtime.Runtime] = []
+    with trio.open_signal_receiver(*STOP_SIGNALS) as signals:
+        async with _sole_error(), trio.open_nursery() as nursery:
+
+            async def stop_on_signal() -> None:
+                async for signum in signals:
+                    stopped_by.append(signum)
+                    nursery.cancel_scope.cancel()
+                    return
+
+            nursery.start_soon(stop_on_signal)
+            bound.append(await runtime.start(config))
+            await serve_stdio(bound[0])
+            nursery.cancel_scope.cancel()
+        if bound:
+            await binding.release(bound[0].context.client)
+    return 128 + stopped_by[0] if stopped_by else 0
 
 
 async def _surface(ns: argparse.Namespace) -> None:
@@ -165,8 +224,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif ns.command == "surface":
             trio.run(_surface, ns)
         else:
-            trio.run(_serve, ns)
-            _exit_after_serving()
+            _exit_after_serving(trio.run(_serve, ns))
     except ConfigError as exc:
         sys.stderr.write(f"tmuxmcp: error: {exc.message}\n")
         return 2

@@ -55,11 +55,12 @@ from tmuxmcp.capability.describe import describe
 from tmuxmcp.capability.model import ResourceSpec
 from tmuxmcp.capability.schema import object_schema
 from tmuxmcp.capability.surface import served_resources
-from tmuxmcp.errors import InternalError, TmuxMcpError
+from tmuxmcp.errors import InternalError, InvalidArguments, TmuxMcpError
 from tmuxmcp.runtime import Runtime
 from tmuxmcp.tools import HANDLERS, resources
 from tmuxmcp.tools.context import Progress
-from tmuxmcp.transport import LONE_SURROGATE_META, open_stdio
+from tmuxmcp.transport import open_stdio
+from tmuxmcp.wire import ALTERED_META, LONE_SURROGATE
 
 log = logging.getLogger("tmuxmcp")
 
@@ -124,21 +125,23 @@ async def call(
     name: str,
     arguments: dict[str, Any] | None,
     *,
-    lone_surrogate: bool = False,
+    altered: str | None = None,
     progress: Progress | None = None,
 ) -> CallToolResult:
     """Run one tool call on the frozen surface and audit it.
 
     The one place where errors become results: a ``TmuxMcpError`` becomes an
     ``isError`` result with its slug, any other exception an ``InternalError``;
-    the audit outcome is the exception's ``reference``. Raises MCPError for a
-    name outside the surface (hidden or nonexistent, CM-3).
+    the audit outcome is the exception's ``reference``. ``altered`` is why the
+    transport replaced text in the request (``wire`` Rule 3); such a call is
+    refused. Raises MCPError for a name outside the surface (hidden or
+    nonexistent, CM-3).
     """
     began = time.monotonic()
     outcome = "cancelled"  # replaced unless trio.Cancelled unwinds through here
     spec = BY_NAME.get(name) if name in runtime.surface.tools else None
     try:
-        result = await _dispatch(runtime, name, arguments, lone_surrogate, progress)
+        result = await _dispatch(runtime, name, arguments, altered, progress)
     except MCPError:
         outcome = "unknown-tool"
         raise
@@ -168,14 +171,18 @@ async def _dispatch(
     runtime: Runtime,
     name: str,
     arguments: dict[str, Any] | None,
-    lone_surrogate: bool,
+    altered: str | None,
     progress: Progress | None,
 ) -> CallToolResult:
     if name not in runtime.surface.tools:
         raise _unknown(name)
     spec = BY_NAME[name]
-    if lone_surrogate:
+    if altered == LONE_SURROGATE:
         raise lone_surrogate_error()
+    if altered is not None:
+        raise InvalidArguments(
+            "the request line holds bytes that are not UTF-8; send valid UTF-8 strings"
+        )
     args = decode_arguments(name, spec.args, arguments)
     context = runtime.context
     if progress is not None:
@@ -299,12 +306,12 @@ def build_server(runtime: Runtime) -> Server[Any]:
         ctx: ServerRequestContext[Any], params: CallToolRequestParams
     ) -> CallToolResult:
         meta = params.meta or {}
-        marked = bool(meta.get(LONE_SURROGATE_META))
+        altered = meta.get(ALTERED_META)
         return await call(
             runtime,
             params.name,
             params.arguments,
-            lone_surrogate=marked,
+            altered=altered if isinstance(altered, str) else None,
             progress=(
                 ctx.session.report_progress
                 if meta.get("progress_token", meta.get("progressToken")) is not None
@@ -325,14 +332,11 @@ def build_server(runtime: Runtime) -> Server[Any]:
 
 async def serve_stdio(runtime: Runtime) -> None:
     """Serve MCP over stdio until stdin closes."""
-    from mcp.server.stdio import stdio_server
-
     server = build_server(runtime)
     runs = runtime.context.runs
     try:
         async with (
-            open_stdio() as (stdin, stdout),
-            stdio_server(stdin=stdin, stdout=stdout) as (read_stream, write_stream),
+            open_stdio() as (read_stream, write_stream),
             trio.open_nursery() as watchers,
         ):
             # run_command's runs are watched here, so they outlive their calls.

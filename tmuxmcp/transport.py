@@ -18,24 +18,20 @@ until we exit, when the original mode is restored. A terminal or a file is
 never switched: stdin is then read through a worker thread as before, and the
 SDK claims fd 1 itself.
 
-Rule 3: every request stays answerable. JSON can carry a lone UTF-16
-surrogate (``"\\ud800"``) that is not valid Unicode. The SDK's parser rejects
-such a line and silently drops it, so the client would wait forever for an
-answer. ``guard_line`` re-encodes such a line with U+FFFD in place of each
-lone surrogate, and marks a ``tools/call`` in its ``_meta`` so that the
-dispatcher refuses it with an ``invalid-arguments`` result instead of acting
-on altered text. Other lines pass through untouched.
+Rule 3: every request stays answerable. Lines are cut, bounded and turned
+into messages by ``wire`` (pure); a line that is not a message is answered
+there with a JSON-RPC error, which goes out through the same single writer
+as every response.
 
-Lines are split the way a text file in universal-newline mode splits them
-(the SDK's reader): ``\\n``, ``\\r\\n`` and ``\\r`` each end a line and read
-as ``\\n``; bytes that are not UTF-8 read as U+FFFD.
+Rule 4: stopping is always possible. A terminal or file is read by a worker
+thread that is abandoned on cancellation, so a signal ends serving at once
+even while a read is blocked (see ``cli``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import os
 import stat
 import sys
@@ -43,134 +39,93 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio
+import mcp_types as types
 import trio
+from mcp.shared.message import SessionMessage
 
-LONE_SURROGATE_META = "io.tmuxmcp/lone-surrogate"
+from tmuxmcp.wire import Inbound, Splitter, triage
 
 _RECEIVE_SIZE = 1 << 16
-
-
-# -- lone surrogates -------------------------------------------------------------
-
-
-def _has_surrogate(text: str) -> bool:
-    return any(0xD800 <= ord(ch) <= 0xDFFF for ch in text)
-
-
-def _scrub(value: Any) -> tuple[Any, bool]:
-    """``value`` with lone surrogates replaced, and whether any were found."""
-    if isinstance(value, str):
-        if not _has_surrogate(value):
-            return value, False
-        return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in value), True
-    if isinstance(value, list):
-        items = [_scrub(v) for v in value]
-        return [v for v, _ in items], any(found for _, found in items)
-    if isinstance(value, dict):
-        pairs = [(_scrub(k), _scrub(v)) for k, v in value.items()]
-        scrubbed = {k: v for (k, _), (v, _) in pairs}
-        return scrubbed, any(fk or fv for (_, fk), (_, fv) in pairs)
-    return value, False
-
-
-def guard_line(line: str) -> str:
-    """The line to hand to the SDK."""
-    if "\\u" not in line and "\\U" not in line:
-        return line
-    try:
-        message = json.loads(line)
-    except ValueError:
-        return line
-    scrubbed, found = _scrub(message)
-    if not found:
-        return line
-    if isinstance(scrubbed, dict) and scrubbed.get("method") == "tools/call":
-        params = scrubbed.get("params")
-        if isinstance(params, dict):
-            meta = params.get("_meta")
-            params["_meta"] = {
-                **(meta if isinstance(meta, dict) else {}),
-                LONE_SURROGATE_META: True,
-            }
-    return json.dumps(scrubbed, ensure_ascii=False) + "\n"
 
 
 # -- reading and writing -------------------------------------------------------------
 
 
-def split_lines(text: str) -> list[str]:
-    """``text`` as lines with their ends, in universal-newline mode.
+class ThreadReceive(trio.abc.ReceiveStream):
+    """A terminal or file read through a worker thread, abandoned on cancellation.
 
-    Not ``str.splitlines``: that also splits at U+2028, U+0085 and other
-    characters a JSON string may hold unescaped.
+    The descriptor is never closed: an abandoned thread may still be blocked
+    reading it, and a reused descriptor number would be read instead.
     """
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    pieces = text.split("\n")
-    lines = [piece + "\n" for piece in pieces[:-1]]
-    if pieces[-1]:
-        lines.append(pieces[-1])
-    return lines
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        """The next bytes, or b"" at end of input."""
+        size = max_bytes or _RECEIVE_SIZE
+        return await trio.to_thread.run_sync(os.read, self._fd, size, abandon_on_cancel=True)
+
+    async def aclose(self) -> None:
+        """Nothing to release (see the class docstring)."""
+        await trio.lowlevel.checkpoint()
 
 
 class StreamLines:
-    """The guarded lines of a pipe or socket, read on the event loop."""
+    """The lines of a byte stream, bounded by ``wire.Splitter``."""
 
     def __init__(self, stream: trio.abc.ReceiveStream) -> None:
         self._stream = stream
 
-    async def __aiter__(self) -> AsyncIterator[str]:
-        pending = bytearray()
+    async def __aiter__(self) -> AsyncIterator[Inbound]:
+        splitter = Splitter()
         while True:
             data = await self._stream.receive_some(_RECEIVE_SIZE)
             if not data:
                 break
-            searched = len(pending)
-            pending += data
-            end = pending.rfind(b"\n", searched)
-            if end < 0:
-                continue
-            # Cutting after a b"\n" never splits a UTF-8 sequence, and a "\r"
-            # before it stays with it, so "\r\n" is always seen whole.
-            complete = bytes(pending[: end + 1])
-            del pending[: end + 1]
-            for line in split_lines(complete.decode("utf-8", errors="replace")):
-                yield guard_line(line)
-        for line in split_lines(pending.decode("utf-8", errors="replace")):
-            yield guard_line(line)
-
-
-class ThreadLines:
-    """The guarded lines of a terminal or file, read through a worker thread."""
-
-    def __init__(self, fd: int) -> None:
-        # closefd=False: a worker thread may still be blocked reading when
-        # serving ends, so the descriptor must never be closed and reused.
-        self._file = anyio.wrap_file(
-            open(fd, encoding="utf-8", errors="replace", closefd=False)  # noqa: SIM115
-        )
-
-    async def __aiter__(self) -> AsyncIterator[str]:
-        async for line in self._file:
-            yield guard_line(line)
+            for line in splitter.feed(data):
+                yield line
+        for line in splitter.close():
+            yield line
 
 
 class StreamWriter:
-    """The SDK's stdout interface (``write`` then ``flush``) over a pipe or socket."""
+    """Whole lines to a pipe or socket, one writer at a time."""
 
     def __init__(self, stream: trio.abc.SendStream) -> None:
         self._stream = stream
+        self._lock = trio.Lock()
 
     async def write(self, text: str) -> int:
         """Send ``text`` whole: a response cut by cancellation would corrupt the wire."""
         data = text.encode("utf-8")
         with trio.CancelScope(shield=True):
-            await self._stream.send_all(data)
+            async with self._lock:
+                await self._stream.send_all(data)
         return len(text)
 
-    async def flush(self) -> None:
-        """Nothing is buffered: ``write`` returns once the kernel holds the bytes."""
-        await trio.lowlevel.checkpoint()
+
+class ThreadWriter:
+    """Whole lines to a terminal or file, written by a worker thread."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._lock = trio.Lock()
+
+    def _write_all(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view) :]
+
+    async def write(self, text: str) -> int:
+        """Write ``text`` whole, even under cancellation."""
+        with trio.CancelScope(shield=True):
+            async with self._lock:
+                await trio.to_thread.run_sync(self._write_all, text.encode("utf-8"))
+        return len(text)
+
+
+Writer = StreamWriter | ThreadWriter
 
 
 # -- claiming the descriptors ----------------------------------------------------------
@@ -218,30 +173,28 @@ def _stderr_for_writing() -> int:
 
 
 @contextlib.asynccontextmanager
-async def open_stdio() -> AsyncIterator[tuple[Any, Any]]:
-    """``(stdin, stdout)`` for the SDK's ``stdio_server(stdin=..., stdout=...)``.
-
-    ``stdout`` is None when fd 1 is not a pipe or socket: the SDK then claims
-    fd 1 itself, with its thread-backed writer.
-    """
+async def claim_stdio() -> AsyncIterator[tuple[StreamLines, Writer]]:
+    """The wire's lines and writer, with fds 0 and 1 diverted until exit (Rule 1)."""
     claims: list[Claim] = []
     streams: list[trio.lowlevel.FdStream] = []
     try:
         stdin_claim = Claim(0, _null_for_reading)
         claims.append(stdin_claim)
-        stdin: Any
+        receive: trio.abc.ReceiveStream
         if is_pipe_or_socket(stdin_claim.private):
             streams.append(trio.lowlevel.FdStream(stdin_claim.private))
-            stdin = StreamLines(streams[-1])
+            receive = streams[-1]
         else:
-            stdin = ThreadLines(stdin_claim.private)
-        stdout: Any = None
-        if is_pipe_or_socket(1):
-            stdout_claim = Claim(1, _stderr_for_writing)
-            claims.append(stdout_claim)
+            receive = ThreadReceive(stdin_claim.private)
+        stdout_claim = Claim(1, _stderr_for_writing)
+        claims.append(stdout_claim)
+        writer: Writer
+        if is_pipe_or_socket(stdout_claim.private):
             streams.append(trio.lowlevel.FdStream(stdout_claim.private))
-            stdout = StreamWriter(streams[-1])
-        yield stdin, stdout
+            writer = StreamWriter(streams[-1])
+        else:
+            writer = ThreadWriter(stdout_claim.private)
+        yield StreamLines(receive), writer
     finally:
         # A stray print buffered while serving belongs on stderr, where fd 1
         # points until it is restored, never on the wire.
@@ -257,3 +210,42 @@ async def open_stdio() -> AsyncIterator[tuple[Any, Any]]:
         # already non-blocking, and the stdin stream must have the last word.
         for stream in reversed(streams):
             stream.close()
+
+
+@contextlib.asynccontextmanager
+async def open_stdio() -> AsyncIterator[tuple[Any, Any]]:
+    """``(read_stream, write_stream)`` for ``Server.run``, served on the claimed wire.
+
+    A reader task turns lines into messages (``wire.triage``) and answers the
+    ones that are not; one writer task writes every outgoing message. When
+    the body returns, both stop: every message handed to the write stream has
+    been written by then (the streams hold no buffer).
+    """
+    read_send, read_receive = anyio.create_memory_object_stream[SessionMessage](0)
+    write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
+    replies = write_send.clone()
+
+    async def reader(lines: StreamLines) -> None:
+        async with read_send, replies:
+            async for line in lines:
+                message = triage(line)
+                if message is None:
+                    continue
+                if isinstance(message.message, types.JSONRPCError):
+                    await replies.send(message)
+                else:
+                    await read_send.send(message)
+
+    async def writer(out: Writer) -> None:
+        async with write_receive:
+            async for message in write_receive:
+                text = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                await out.write(text + "\n")
+
+    async with claim_stdio() as (lines, out), trio.open_nursery() as nursery:
+        nursery.start_soon(reader, lines)
+        nursery.start_soon(writer, out)
+        try:
+            yield read_receive, write_send
+        finally:
+            nursery.cancel_scope.cancel()

@@ -84,14 +84,10 @@ def lone_surrogate_error() -> InvalidArguments:
 
 
 def has_surrogate(value: object) -> bool:
-    """Whether ``value`` holds a lone surrogate anywhere."""
-    if isinstance(value, str):
-        return any(0xD800 <= ord(ch) <= 0xDFFF for ch in value)
-    if isinstance(value, list):
-        return any(has_surrogate(item) for item in value)
-    if isinstance(value, dict):
-        return any(has_surrogate(k) or has_surrogate(v) for k, v in value.items())
-    return False
+    """Whether ``value`` holds a lone surrogate anywhere (the transport's one scanner)."""
+    from tmuxmcp.wire import has_lone_surrogate
+
+    return has_lone_surrogate(value)
 
 
 def explain(

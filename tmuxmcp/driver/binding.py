@@ -29,6 +29,7 @@ import secrets
 from enum import StrEnum
 
 import msgspec
+import trio
 
 from tmuxmcp.driver import _spawn
 from tmuxmcp.driver.argv import cmd, render
@@ -168,13 +169,34 @@ async def readable_aliases(client: TmuxClient) -> str | None:
 async def establish(client: TmuxClient) -> ServerFacts:
     """Find or start the server, decide provenance, and bind ``client`` to it."""
     facts = await probe(client)
-    created = False
-    if facts is None:
-        nonce = await start_minimal_server(client)
-        created = await started_by_us(client, nonce)
+    if facts is not None:
+        return await _bind(client, facts, created=False)
+    nonce = await start_minimal_server(client)
+    created = await started_by_us(client, nonce)
+    try:
         facts = await probe(client)
         if facts is None:
             raise ServerGone(f"tmux exited right after starting on {client.socket.describe()}")
+        return await _bind(client, facts, created=created)
+    except BaseException:
+        if created:
+            await _abandon(client)
+        raise
+
+
+async def _abandon(client: TmuxClient) -> None:
+    """Kill the server this process started and then failed to bind to.
+
+    It was started with ``exit-empty off``, so nothing else would ever stop
+    it. Unbound (binding is what failed), but only a server holding this
+    process's start nonce a moment ago is ever killed; shielded, so that a
+    signal during startup still cleans up.
+    """
+    with trio.CancelScope(shield=True), contextlib.suppress(TmuxMcpError):
+        await client.run_unbound([cmd("kill-server")], seconds=2)
+
+
+async def _bind(client: TmuxClient, facts: dict[str, str], *, created: bool) -> ServerFacts:
     minimal = created and facts["config_files"] in ("", MINIMAL_CONFIG)
     identity = await mark(client)
     if identity != ServerIdentity(int(facts["pid"]), int(facts["start_time"])):

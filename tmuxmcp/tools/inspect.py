@@ -257,6 +257,10 @@ async def get_pane_info(ctx: ToolContext, args: GetPaneInfoArgs) -> GetPaneInfoR
 MAX_CAPTURE_BYTES = 1024 * 1024
 """The cap on returned text; longer captures keep their last lines."""
 MAX_CAPTURE_LINES = 100_000
+DEFAULT_CAPTURE_LINES = 500
+"""The default ``max_lines``: about 40 KB of 80-column text, a screenful of a model's context."""
+WINDOW_MARGIN = 64
+"""Rows read beyond ``max_lines`` in each window, to absorb blank rows at the bottom."""
 
 
 class CapturePaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
@@ -265,17 +269,15 @@ class CapturePaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, k
     pane_id: PaneId
     start: LineNumber | None = None
     end: LineNumber | None = None
-    max_lines: (
-        Annotated[
-            int,
-            local_int(
-                "Return at most this many lines, keeping the last ones.",
-                ge=1,
-                le=MAX_CAPTURE_LINES,
-            ),
-        ]
-        | None
-    ) = None
+    max_lines: Annotated[
+        int,
+        local_int(
+            "Return at most this many lines, keeping the last ones; blank rows below the "
+            "last text are never returned or counted.",
+            ge=1,
+            le=MAX_CAPTURE_LINES,
+        ),
+    ] = DEFAULT_CAPTURE_LINES
     join_wrapped: Annotated[bool, flag("Join lines that the terminal wrapped (tmux -J).")] = False
     include_escapes: Annotated[
         bool, flag("Keep colour and attribute escape sequences (tmux -e).")
@@ -341,8 +343,69 @@ def _captured(raw: str, max_lines: int | None) -> tuple[str, int, int, str | Non
     return "\n".join(kept), len(kept), len(lines), by
 
 
+def _rows(raw: str) -> list[str]:
+    rows = raw.split("\n")
+    if rows and rows[-1] == "":
+        rows.pop()
+    return rows
+
+
+def _blank(row: str) -> bool:
+    return not row.strip()
+
+
+async def _history_rows(
+    ctx: ToolContext, pane_id: str, flags: list[str], args: CapturePaneArgs
+) -> tuple[list[str], int]:
+    """The last rows of a range reaching into history, read in bounded windows.
+
+    Windows of ``max_lines + WINDOW_MARGIN`` rows are read from the bottom of
+    the range upwards, only as far as needed to fill ``max_lines`` with rows
+    above the last non-blank one, so one call holds at most
+    ``max_lines + WINDOW_MARGIN`` rows however long the history. Returns the
+    rows kept (trailing blank rows dropped) and how many rows the range holds
+    down to its last non-blank row.
+    """
+    frame = (
+        await ctx.client.run(
+            cmd("display-message", "-p", t=pane_id, args=["#{history_size} #{pane_height}"])
+        )
+    ).stdout.split()
+    if len(frame) != 2 or not all(part.isdigit() for part in frame):
+        raise InvalidArguments(f"tmux did not report the geometry of pane {pane_id}")
+    history, height = int(frame[0]), int(frame[1])
+    assert args.start is not None
+    top = max(args.start, -history)
+    bottom = min(height - 1 if args.end is None else args.end, height - 1)
+    kept: list[str] = []
+    last_text: int | None = None  # the relative number of the last non-blank row
+    window_bottom = bottom
+    while window_bottom >= top and len(kept) < args.max_lines:
+        window_top = max(top, window_bottom - (args.max_lines - len(kept)) - WINDOW_MARGIN + 1)
+        out = await ctx.client.run(
+            cmd("capture-pane", *flags, t=pane_id, S=window_top, E=window_bottom)
+        )
+        rows = _rows(out.stdout)[: window_bottom - window_top + 1]
+        if last_text is None:
+            while rows and _blank(rows[-1]):
+                rows.pop()
+            if rows:
+                last_text = window_top + len(rows) - 1
+        kept = rows + kept
+        window_bottom = window_top - 1
+    if last_text is None:
+        return [], 0
+    return kept[-args.max_lines :], last_text - top + 1
+
+
 async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneResult:
-    """Handler for capture_pane."""
+    """Handler for capture_pane.
+
+    A range within the visible screen is one read (it holds at most the
+    pane's height); a range into history is read in bounded windows
+    (``_history_rows``). Either way blank rows below the last text are
+    dropped before ``max_lines`` counts.
+    """
     pane_id = encode_id(args.pane_id, IdKind.PANE, "pane_id")
     if args.start is not None and args.end is not None and args.start > args.end:
         raise InvalidArguments(
@@ -353,8 +416,18 @@ async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneRe
         flags.append("-J")
     if args.include_escapes:
         flags.append("-e")
-    out = await ctx.client.run(cmd("capture-pane", *flags, t=pane_id, S=args.start, E=args.end))
-    text, kept, captured, by = _captured(out.stdout, args.max_lines)
+    if args.start is not None and args.start < 0:
+        rows, in_range = await _history_rows(ctx, pane_id, flags, args)
+        text, kept, _, by = _captured("\n".join(rows), None)
+        if by is None and kept < in_range:
+            by = "max_lines"
+        captured = in_range
+    else:
+        out = await ctx.client.run(cmd("capture-pane", *flags, t=pane_id, S=args.start, E=args.end))
+        rows = _rows(out.stdout)
+        while rows and _blank(rows[-1]):
+            rows.pop()
+        text, kept, captured, by = _captured("\n".join(rows), args.max_lines)
     return CapturePaneResult(
         pane_id=pane_id,
         text=text,

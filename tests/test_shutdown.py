@@ -1,0 +1,276 @@
+"""Stopping tmuxmcp: signals, a terminal, a closed stdin, a failed start (issue 13, items 3-4).
+
+Each test runs a real ``python -m tmuxmcp`` process against a private tmux
+server and checks what is left afterwards: the exit status, stderr (one
+banner line at most, never a traceback), the gate option (removed), the
+tmux children (all gone) and, for a failed start, the tmux server itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import pty
+import select
+import signal
+import subprocess
+import sys
+import termios
+import time
+from typing import Any
+
+import pytest
+
+from tests.support import PrivateTmux, logged_pids, stalling_tmux
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with contextlib.suppress(OSError), open(f"/proc/{pid}/stat") as f:
+        return f.read().split(") ")[-1][0] != "Z"
+    return False
+
+
+def _line(message: dict[str, Any]) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n"
+
+
+_INIT = _line(
+    {"id": 1, "method": "initialize",
+     "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"}}}
+) + _line({"method": "notifications/initialized"})  # fmt: skip
+
+
+def _read_reply(fd: int, wanted: int, seconds: float = 30) -> dict[str, Any]:
+    deadline = time.monotonic() + seconds
+    buffer = b""
+    while time.monotonic() < deadline:
+        readable, _, _ = select.select([fd], [], [], 0.1)
+        if not readable:
+            continue
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        buffer += chunk
+        while b"\n" in buffer:
+            line, buffer = buffer.split(b"\n", 1)
+            reply: dict[str, Any] = json.loads(line)
+            if reply.get("id") == wanted:
+                return reply
+    raise AssertionError(f"no reply to request {wanted}")
+
+
+def _wait_exit(proc: subprocess.Popen[bytes], seconds: float = 10) -> int:
+    try:
+        return proc.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        raise AssertionError("tmuxmcp did not exit") from None
+
+
+def _gate_options(tmux: PrivateTmux) -> str:
+    return tmux.bare("show-options", "-s").stdout
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+def test_a_signal_ends_serving_cleanly(
+    private_tmux: PrivateTmux, signum: signal.Signals, status: int
+) -> None:
+    private_tmux.start_foreign_server()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tmuxmcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=private_tmux.env,
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    with proc:
+        proc.stdin.write(_INIT + _line({"id": 2, "method": "ping"}))
+        proc.stdin.flush()
+        assert _read_reply(proc.stdout.fileno(), 2)["result"] == {}
+        assert "@tmuxmcp_" in _gate_options(private_tmux)
+        proc.send_signal(signum)
+        assert _wait_exit(proc) == status
+        stderr = proc.stderr.read().decode()
+    assert "Traceback" not in stderr
+    assert "stdin/stdout" not in stderr, "stdin is a pipe: no banner"
+    assert "@tmuxmcp_" not in _gate_options(private_tmux)
+
+
+def _on_a_terminal(tmux: PrivateTmux, *args: str) -> tuple[subprocess.Popen[bytes], int]:
+    """tmuxmcp with a pty as its stdin and controlling terminal; returns it and the master."""
+    master, slave = pty.openpty()
+
+    def controlling_terminal() -> None:
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tmuxmcp", *args],
+        stdin=slave,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=tmux.env,
+        start_new_session=True,
+        preexec_fn=controlling_terminal,  # noqa: PLW1509 - test only, no threads yet
+    )
+    os.close(slave)
+    return proc, master
+
+
+def test_on_a_terminal_a_banner_then_ctrl_c_exits_130(private_tmux: PrivateTmux) -> None:
+    """By hand: one line says what this is; Ctrl-C ends it while a read is blocked."""
+    private_tmux.start_foreign_server()
+    wrapper, log, _ = stalling_tmux(private_tmux.directory)
+    proc, master = _on_a_terminal(private_tmux, "--tmux", wrapper)
+    assert proc.stdout is not None and proc.stderr is not None
+    try:
+        with proc:
+            os.write(master, _INIT + _line({"id": 2, "method": "ping"}))
+            assert _read_reply(proc.stdout.fileno(), 2)["result"] == {}
+            os.write(master, b"\x03")  # the line discipline sends SIGINT
+            assert _wait_exit(proc) == 130
+            stderr = proc.stderr.read().decode()
+    finally:
+        os.close(master)
+    banners = [line for line in stderr.splitlines() if "stdin/stdout" in line]
+    assert len(banners) == 1, stderr
+    assert "MCP" in banners[0] and "Ctrl-C" in banners[0]
+    assert "Traceback" not in stderr
+    assert "@tmuxmcp_" not in _gate_options(private_tmux)
+    assert logged_pids(log), "the wrapper ran"
+    assert not [pid for pid in logged_pids(log) if _alive(pid)]
+
+
+def test_on_a_terminal_ctrl_d_exits_0(private_tmux: PrivateTmux) -> None:
+    proc, master = _on_a_terminal(private_tmux)
+    assert proc.stdout is not None and proc.stderr is not None
+    try:
+        with proc:
+            os.write(master, _INIT + _line({"id": 2, "method": "ping"}))
+            assert _read_reply(proc.stdout.fileno(), 2)["result"] == {}
+            os.write(master, b"\x04")  # EOF at the start of a line
+            assert _wait_exit(proc) == 0
+            stderr = proc.stderr.read().decode()
+    finally:
+        os.close(master)
+    assert "Traceback" not in stderr
+    assert len([line for line in stderr.splitlines() if "stdin/stdout" in line]) == 1
+
+
+def test_sigint_then_sigterm_as_claude_code_stops_servers(private_tmux: PrivateTmux) -> None:
+    """SIGINT, then SIGTERM 100 ms later: a clean exit with SIGINT's status."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tmuxmcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=private_tmux.env,
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    with proc:
+        proc.stdin.write(_INIT + _line({"id": 2, "method": "ping"}))
+        proc.stdin.flush()
+        _read_reply(proc.stdout.fileno(), 2)
+        proc.send_signal(signal.SIGINT)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=0.1)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        assert _wait_exit(proc) == 130
+        stderr = proc.stderr.read().decode()
+    assert "Traceback" not in stderr
+    assert "@tmuxmcp_" not in _gate_options(private_tmux)
+
+
+def test_stdin_closed_during_a_call_exits_0_leaving_no_child(private_tmux: PrivateTmux) -> None:
+    private_tmux.start_foreign_server()
+    wrapper, log, flag = stalling_tmux(private_tmux.directory)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tmuxmcp", "--tmux", wrapper, "--timeout", "30"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=private_tmux.env,
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    with proc:
+        proc.stdin.write(_INIT + _line({"id": 2, "method": "ping"}))
+        proc.stdin.flush()
+        _read_reply(proc.stdout.fileno(), 2)
+        before = len(logged_pids(log))
+        open(flag, "w").close()  # the next tmux call stalls
+        call = {"name": "list_sessions", "arguments": {}}
+        proc.stdin.write(_line({"id": 3, "method": "tools/call", "params": call}))
+        proc.stdin.flush()
+        deadline = time.monotonic() + 10
+        while len(logged_pids(log)) == before and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert len(logged_pids(log)) > before, "the call reached tmux"
+        proc.stdin.close()
+        assert _wait_exit(proc, 5) == 0
+        stderr = proc.stderr.read().decode()
+    os.unlink(flag)
+    assert "Traceback" not in stderr
+    assert not [pid for pid in logged_pids(log) if _alive(pid)]
+
+
+def test_a_failed_start_kills_the_server_it_started(private_tmux: PrivateTmux) -> None:
+    """tmuxmcp started the server, then failed to bind: that server must not outlive it."""
+    real = subprocess.run(
+        ["sh", "-c", "command -v tmux"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    wrapper = os.path.join(private_tmux.directory, "unbindable-tmux")
+    with open(wrapper, "w") as f:
+        # Binding reads the gate option back with show-options; fail exactly that.
+        f.write(
+            "#!/bin/sh\n"
+            'case "$*" in *show-options*) echo "no" >&2; exit 1;; esac\n'
+            f'exec "{real}" "$@"\n'
+        )
+    os.chmod(wrapper, 0o700)
+    done = subprocess.run(
+        [sys.executable, "-m", "tmuxmcp", "--tmux", wrapper],
+        input=b"",
+        capture_output=True,
+        env=private_tmux.env,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    assert b"Traceback" not in done.stderr
+    probe = private_tmux.bare("list-sessions", check=False)
+    assert probe.returncode != 0, "no server answers on the socket"
+    assert "no server running" in probe.stderr or "error connecting" in probe.stderr
+
+
+def test_a_failed_start_leaves_a_found_server_alone(private_tmux: PrivateTmux) -> None:
+    private_tmux.start_foreign_server()
+    real = subprocess.run(
+        ["sh", "-c", "command -v tmux"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    wrapper = os.path.join(private_tmux.directory, "unbindable-tmux")
+    with open(wrapper, "w") as f:
+        f.write(
+            "#!/bin/sh\n"
+            'case "$*" in *show-options*) echo "no" >&2; exit 1;; esac\n'
+            f'exec "{real}" "$@"\n'
+        )
+    os.chmod(wrapper, 0o700)
+    done = subprocess.run(
+        [sys.executable, "-m", "tmuxmcp", "--tmux", wrapper],
+        input=b"",
+        capture_output=True,
+        env=private_tmux.env,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert "foreign" in private_tmux.bare("list-sessions").stdout

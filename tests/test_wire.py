@@ -1,0 +1,253 @@
+"""``wire``: every inbound line becomes a message or the error that answers it.
+
+Invariant under test (issue 13, item 1): no line ends the process or goes
+unanswered: deep nesting, oversized lines, bytes that are not UTF-8, lone
+surrogates and non-JSON each get a JSON-RPC error or a result, and text that
+had to be replaced is never acted on (a marked ``tools/call``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import selectors
+import subprocess
+import sys
+import threading
+import time
+from typing import Any
+
+import mcp_types as types
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.support import PrivateTmux
+from tmuxmcp.wire import (
+    ALTERED_META,
+    EDGE_BYTES,
+    INVALID_UTF8,
+    LONE_SURROGATE,
+    MAX_LINE_BYTES,
+    MAX_LINE_VALUES,
+    Oversized,
+    has_lone_surrogate,
+    scrub,
+    triage,
+)
+
+
+def _error(line: bytes | Oversized) -> tuple[Any, int]:
+    message = triage(line)
+    assert message is not None
+    assert isinstance(message.message, types.JSONRPCError), message
+    return message.message.id, message.message.error.code
+
+
+def _request(line: bytes) -> dict[str, Any]:
+    message = triage(line)
+    assert message is not None
+    assert isinstance(message.message, types.JSONRPCRequest), message
+    dumped: dict[str, Any] = json.loads(message.message.model_dump_json(by_alias=True))
+    return dumped
+
+
+def _nested(depth: int, leaf: str = '"\\u00e9"') -> bytes:
+    inner = "[" * depth + leaf + "]" * depth
+    return (
+        '{"jsonrpc":"2.0","id":2,"method":"tools/call",'
+        f'"params":{{"name":"list_sessions","arguments":{{"x":{inner}}}}}}}'
+    ).encode()
+
+
+def test_deep_nesting_is_answered_with_its_id() -> None:
+    """The reported crash: ~950 levels plus a \\u escape raised RecursionError."""
+    for depth in (950, 5000, 100_000):
+        assert _error(_nested(depth)) == (2, types.INVALID_REQUEST)
+    assert has_lone_surrogate([[[["\ud800"]]]] * 2) is True
+    deep: list[Any] = []
+    for _ in range(100_000):
+        deep = [deep]
+    assert has_lone_surrogate(deep) is False  # no recursion, no RecursionError
+
+
+def test_non_json_and_non_messages_are_answered() -> None:
+    assert _error(b"not json") == (None, types.PARSE_ERROR)
+    assert _error(b'{"jsonrpc":"2.0","id":3,"method":') == (None, types.PARSE_ERROR)
+    assert _error(b"[1,2]") == (None, types.INVALID_REQUEST)
+    assert _error(b'{"id":7}') == (7, types.INVALID_REQUEST)
+    assert _error(b'{"id":"a","jsonrpc":"1.0","method":"ping"}') == ("a", types.INVALID_REQUEST)
+    assert _error(b'{"id":true,"method":"ping"}') == (None, types.INVALID_REQUEST)
+    assert triage(b"") is None
+    assert triage(b" \t ") is None
+
+
+def test_oversized_lines_are_answered_with_their_id_where_it_shows() -> None:
+    head = b'{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"a":"'
+    assert _error(Oversized(head, b'"}}', MAX_LINE_BYTES + 1)) == (41, types.INVALID_REQUEST)
+    tail = b'xxx"}},"jsonrpc":"2.0","id":"t-1"}'
+    assert _error(Oversized(b'{"method":"x","params":{"a', tail, 10**9)) == (
+        "t-1",
+        types.INVALID_REQUEST,
+    )
+    nested_tail = b'xxx","id":5}}'  # an id that closes a nested object is not the request's
+    assert _error(Oversized(b'{"params":{"a":"', nested_tail, 10**9)) == (
+        None,
+        types.INVALID_REQUEST,
+    )
+    message = triage(Oversized(head, b"", MAX_LINE_BYTES + 1))
+    assert message is not None and isinstance(message.message, types.JSONRPCError)
+    assert str(MAX_LINE_BYTES) in message.message.error.message
+    assert EDGE_BYTES <= 4096
+
+
+def test_a_line_of_many_tiny_values_is_refused_before_parsing() -> None:
+    """8 MiB of ``[],`` decoded to about 580 MB; the value count stops it first."""
+    line = (
+        b'{"jsonrpc":"2.0","id":12,"method":"ping","params":{"x":['
+        + b",".join([b"[]"] * MAX_LINE_VALUES)
+        + b"]}}"
+    )
+    assert _error(line) == (12, types.INVALID_REQUEST)
+    under = b'{"jsonrpc":"2.0","id":13,"method":"ping","params":{"x":[' + b"1," * 1000 + b"1]}}"
+    assert _request(under)["id"] == 13
+
+
+def test_lone_surrogates_are_scrubbed_and_a_tool_call_is_marked() -> None:
+    call = json.dumps(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+         "params": {"name": "x", "arguments": {"t": "a\ud800b", "\udfff": 1}}}
+    )  # fmt: skip
+    message = _request(call.encode())
+    assert message["params"]["arguments"] == {"t": "a\ufffdb", "\ufffd": 1}
+    assert message["params"]["_meta"][ALTERED_META] == LONE_SURROGATE
+    ping = _request(b'{"jsonrpc":"2.0","id":2,"method":"ping","params":{"s":"\\ud800"}}')
+    assert ALTERED_META not in ping["params"].get("_meta", {}), "only tools/call is marked"
+
+
+def test_bytes_that_are_not_utf8_mark_a_tool_call() -> None:
+    line = (
+        b'{"jsonrpc":"2.0","id":4,"method":"tools/call",'
+        b'"params":{"name":"x","arguments":{"t":"\xff"}}}'
+    )
+    message = _request(line)
+    assert message["params"]["arguments"] == {"t": "\ufffd"}
+    assert message["params"]["_meta"][ALTERED_META] == INVALID_UTF8
+
+
+def test_valid_lines_pass_unchanged() -> None:
+    line = (
+        b'{"jsonrpc":"2.0","id":9,"method":"tools/call",'
+        b'"params":{"name":"x","arguments":{"s":"\\u00e9\\ud83d\\ude00"}}}'
+    )
+    message = _request(line)
+    assert message["params"]["arguments"] == {"s": "\u00e9\U0001f600"}
+    assert "_meta" not in message["params"] or ALTERED_META not in message["params"]["_meta"]
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(_JSON)
+def test_scrub_leaves_no_surrogate_and_keeps_valid_text(value: Any) -> None:
+    before = json.dumps(value)
+    after = scrub(json.loads(before))
+    assert not has_lone_surrogate(after)
+    if not has_lone_surrogate(value):
+        assert json.dumps(after) == before
+
+
+@given(st.binary(max_size=200))
+def test_any_bytes_are_a_message_an_error_or_blank(line: bytes) -> None:
+    line = line.replace(b"\n", b"").replace(b"\r", b"")
+    message = triage(line)
+    assert message is not None or not line.strip()
+
+
+# ------------------------------------------------------------------ over the wire
+
+
+def _initialize() -> bytes:
+    return json.dumps(
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "0"}}}
+    ).encode()  # fmt: skip
+
+
+def _feed(proc: subprocess.Popen[bytes], data: bytes) -> None:
+    assert proc.stdin is not None
+    with contextlib.suppress(OSError):
+        proc.stdin.write(data)
+        proc.stdin.flush()
+
+
+def _replies(proc: subprocess.Popen[bytes], wanted: set[Any], seconds: float) -> list[Any]:
+    assert proc.stdout is not None
+    selector = selectors.DefaultSelector()
+    selector.register(proc.stdout, selectors.EVENT_READ)
+    got: list[Any] = []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and not wanted <= {r.get("id") for r in got}:
+        if selector.select(timeout=0.1):
+            line = proc.stdout.readline()
+            if not line:
+                break
+            got.append(json.loads(line))
+    return got
+
+
+def test_every_hostile_line_is_answered_and_the_server_keeps_serving(
+    private_tmux: PrivateTmux,
+) -> None:
+    oversized = (
+        b'{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"list_sessions",'
+        b'"arguments":{"x":"' + b"a" * (MAX_LINE_BYTES + 1) + b'"}}}'
+    )
+    lines = [
+        _initialize(),
+        b'{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        _nested(950),
+        b"not json",
+        b'{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"list_sessions","arguments":{"x":"\xff"}}}',
+        b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"list_sessions","arguments":{"x":"\\udc00"}}}',
+        oversized,
+        b'{"id":7}',
+        b"",
+        b'{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"list_sessions","arguments":{}}}',
+    ]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tmuxmcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=private_tmux.env,
+    )
+    assert proc.stdin is not None and proc.stderr is not None
+    with proc:
+        try:
+            # Written by a thread: a server that stopped reading must fail
+            # the test, not block it.
+            feeder = threading.Thread(target=_feed, args=(proc, b"\n".join(lines) + b"\n"))
+            feeder.start()
+            got = _replies(proc, {1, 2, 4, 5, 6, 7, 8}, 30)
+            feeder.join(timeout=10)
+            proc.stdin.close()
+            assert proc.wait(timeout=10) == 0
+            stderr = proc.stderr.read().decode()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    by_id = {r["id"]: r for r in got if r.get("id") is not None}
+    assert by_id[2]["error"]["code"] == types.INVALID_REQUEST
+    assert [r["error"]["code"] for r in got if r.get("id") is None] == [types.PARSE_ERROR]
+    for request_id in (4, 5):
+        assert by_id[request_id]["result"]["isError"] is True
+        assert by_id[request_id]["result"]["content"][0]["text"].startswith("[invalid-arguments]")
+    assert by_id[6]["error"]["code"] == types.INVALID_REQUEST
+    assert by_id[7]["error"]["code"] == types.INVALID_REQUEST
+    assert by_id[8]["result"]["isError"] is False, "the server keeps serving"
+    assert "Traceback" not in stderr

@@ -1,0 +1,93 @@
+"""capture_pane reads bounded windows and drops blank rows below the text (issues 13, 14).
+
+The bound is checked where it is decided: a wrapper around tmux logs every
+argv, and each ``capture-pane`` it saw must span at most ``max_lines`` plus
+``WINDOW_MARGIN`` rows, whatever the history holds.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+from tests.support import PrivateTmux, serve, structured
+from tmuxmcp.tools.inspect import DEFAULT_CAPTURE_LINES, WINDOW_MARGIN
+
+
+def _argv_logging_tmux(directory: str) -> tuple[str, str]:
+    real = subprocess.run(
+        ["sh", "-c", "command -v tmux"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    log = os.path.join(directory, "argv")
+    path = os.path.join(directory, "argv-tmux")
+    with open(path, "w") as f:
+        f.write(f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{log}"\nexec "{real}" "$@"\n')
+    os.chmod(path, 0o700)
+    return path, log
+
+
+def _capture_spans(log: str) -> list[int]:
+    """Rows each logged capture-pane asked for (-S to -E)."""
+    spans = []
+    with open(log) as f:
+        for line in f:
+            words = line.split()
+            if "capture-pane" not in words:
+                continue
+            at = words.index("capture-pane")
+            rest = words[at:]
+            assert "-S" in rest and "-E" in rest, f"an unbounded capture: {line}"
+            start, end = int(rest[rest.index("-S") + 1]), int(rest[rest.index("-E") + 1])
+            spans.append(end - start + 1)
+    return spans
+
+
+async def test_a_small_cap_reads_a_small_window_of_a_long_history(
+    private_tmux: PrivateTmux,
+) -> None:
+    private_tmux.new_session("seed")
+    private_tmux.bare("set-option", "-g", "history-limit", "30000")
+    pane = private_tmux.new_session("big")["pane_id"]
+    private_tmux.bare("send-keys", "-t", pane, "clear; seq 1 20000; echo DO''NE", "Enter")
+    await private_tmux.wait_for_screen(pane, "\nDONE\n")
+    wrapper, log = _argv_logging_tmux(private_tmux.directory)
+    async with serve(private_tmux, "--tmux", wrapper) as session:
+        open(log, "w").close()
+        one = structured(
+            await session.call_tool(
+                "capture_pane", {"pane_id": pane, "start": -30000, "max_lines": 1}
+            )
+        )
+        spans = _capture_spans(log)
+        open(log, "w").close()
+        default = structured(
+            await session.call_tool("capture_pane", {"pane_id": pane, "start": -30000})
+        )
+        default_spans = _capture_spans(log)
+    assert spans and all(span <= 1 + WINDOW_MARGIN for span in spans), spans
+    assert one["truncated_by"] == "max_lines"
+    last = [r for r in private_tmux.bare("capture-pane", "-p", "-t", pane).stdout.split("\n") if r]
+    assert one["text"] == last[-1]
+    assert one["captured_lines"] > 20000
+    assert default["lines"] == DEFAULT_CAPTURE_LINES
+    assert default["text"].split("\n")[-1] == last[-1]
+    assert default_spans and all(s <= DEFAULT_CAPTURE_LINES + WINDOW_MARGIN for s in default_spans)
+
+
+async def test_blank_rows_below_the_text_are_not_returned_or_counted(
+    private_tmux: PrivateTmux,
+) -> None:
+    pane = private_tmux.new_session("b")["pane_id"]
+    private_tmux.bare("send-keys", "-t", pane, "clear; printf 'a\\nb\\nc\\n'", "Enter")
+    await private_tmux.wait_for_screen(pane, "\nc\n")
+    async with serve(private_tmux) as session:
+        for extra in ({}, {"start": -100}, {"start": -100, "end": 23}):
+            got = structured(
+                await session.call_tool("capture_pane", {"pane_id": pane, "max_lines": 5, **extra})
+            )
+            rows = got["text"].split("\n")
+            assert rows[-1].strip(), (extra, got["text"])
+            assert rows[-4:-1] == ["a", "b", "c"], (extra, got["text"])
+            assert got["lines"] == len(rows) <= 5
+            assert got["captured_lines"] == got["lines"]
+            assert got["truncated"] is False, extra

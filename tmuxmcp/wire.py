@@ -1,0 +1,307 @@
+"""Inbound lines to JSON-RPC messages, or to the error that answers them. Pure: no IO.
+
+Invariant: every line a client sends is answered or is a notification. A
+line that is not a JSON-RPC message is never dropped (the SDK's own reader
+drops it silently, and the client waits forever): it gets an error response
+here, with the request's id when one can be read from it, else ``null``.
+
+Rule 1: a line is at most ``MAX_LINE_BYTES`` bytes. A longer one is never
+  held whole: the reader keeps its first and last ``EDGE_BYTES`` (to find its
+  ``id``) and discards the rest as it arrives, then answers ``-32600``. A
+  line may hold at most ``MAX_LINE_VALUES`` of the bytes ``[``, ``{`` and
+  ``,``, which bounds what parsing it can allocate; more are ``-32600`` too.
+Rule 2: blank lines are skipped. Bytes that do not parse as JSON get
+  ``-32700`` (parse error, id ``null``); JSON that is not a JSON-RPC message,
+  or that is too deeply nested for the SDK's parser, gets ``-32600``. Nothing
+  here recurses on the message's structure: depth costs no Python stack.
+Rule 3: text that is not valid Unicode is never acted on. JSON can carry a
+  lone UTF-16 surrogate (``"\\ud800"``); a line can hold bytes that are not
+  UTF-8. Either is replaced with U+FFFD, so that the SDK can parse the line,
+  and a ``tools/call`` is marked in its ``_meta`` so that the dispatcher
+  refuses it with an ``invalid-arguments`` result instead of acting on
+  altered text. Other requests (a ping, an initialize) are served.
+
+Lines end at ``\\n``, ``\\r\\n`` or ``\\r``, as in a text file read in
+universal-newline mode (the SDK's reader). JSON never holds a raw CR or LF,
+so splitting bytes is splitting messages.
+
+Memory: one line costs at most its bytes, its text (no more code points than
+bytes) and its parsed objects; see docs/reliability.md for the measured peak.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import mcp_types as types
+import msgspec
+import pydantic
+from mcp.shared.message import SessionMessage
+
+MAX_LINE_BYTES = 8 * 1024 * 1024
+"""The longest request line accepted: room for the largest text argument
+(``send_text``, 1 MiB of UTF-8) even when JSON escapes every byte (6 bytes each)."""
+
+MAX_LINE_VALUES = 262_144
+"""The most ``[``, ``{`` and ``,`` bytes a line may hold (an upper bound on the
+values it can decode to, strings' own commas included): parsed objects cost
+tens of bytes per value, so this, not the byte limit, bounds a line of many
+tiny values (8 MiB of ``[],`` decoded to 580 MB before)."""
+
+EDGE_BYTES = 4096
+"""How much of each end of an oversized line is kept to find its id."""
+
+ALTERED_META = "io.tmuxmcp/altered-text"
+"""The ``_meta`` key that marks a ``tools/call`` whose text was replaced; its value says why."""
+LONE_SURROGATE = "lone-surrogate"
+INVALID_UTF8 = "invalid-utf8"
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class Oversized(msgspec.Struct, frozen=True):
+    """A line longer than ``MAX_LINE_BYTES``: only its ends were kept."""
+
+    head: bytes
+    tail: bytes
+    size: int
+
+
+Inbound = bytes | Oversized
+"""What the reader yields: a whole line (without its end) or an oversized one."""
+
+
+# -- splitting -----------------------------------------------------------------------
+
+
+def split_lines(data: bytes) -> list[bytes]:
+    """``data`` (which ends where a line ends) cut into lines, without their ends."""
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    pieces = data.split(b"\n")
+    if pieces and pieces[-1] == b"":
+        pieces.pop()
+    return pieces
+
+
+class Splitter:
+    """Cuts a byte stream into ``Inbound`` lines, holding at most one line's limit."""
+
+    def __init__(self, limit: int = MAX_LINE_BYTES) -> None:
+        self._limit = limit
+        self._pending = bytearray()
+        self._over: tuple[bytes, bytearray, int] | None = None  # head, tail, size so far
+
+    def feed(self, data: bytes | bytearray) -> list[Inbound]:
+        """The lines that ``data`` completes."""
+        out: list[Inbound] = []
+        if self._over is not None:
+            end = data.find(b"\n")
+            self._discard(data if end < 0 else data[:end])
+            if end < 0:
+                return out
+            out.append(self._finish_oversized())
+            data = data[end + 1 :]
+        searched = len(self._pending)
+        self._pending += data
+        cut = self._pending.rfind(b"\n", searched)
+        if cut >= 0:
+            complete = bytes(self._pending[: cut + 1])
+            del self._pending[: cut + 1]
+            out += [self._checked(line) for line in split_lines(complete)]
+        if len(self._pending) > self._limit:
+            pending, self._pending = bytes(self._pending), bytearray()
+            self._over = (pending[:EDGE_BYTES], bytearray(), 0)
+            self._discard(pending)
+        return out
+
+    def close(self) -> list[Inbound]:
+        """The last line, if the stream ended without a line end."""
+        if self._over is not None:
+            return [self._finish_oversized()]
+        rest, self._pending = bytes(self._pending), bytearray()
+        return [self._checked(line) for line in split_lines(rest + b"\n")] if rest else []
+
+    def _checked(self, line: bytes) -> Inbound:
+        if len(line) <= self._limit:
+            return line
+        return Oversized(line[:EDGE_BYTES], line[-EDGE_BYTES:], len(line))
+
+    def _discard(self, data: bytes | bytearray) -> None:
+        assert self._over is not None
+        head, tail, size = self._over
+        tail += data[-EDGE_BYTES:]
+        del tail[:-EDGE_BYTES]
+        self._over = (head, tail, size + len(data))
+
+    def _finish_oversized(self) -> Oversized:
+        assert self._over is not None
+        head, tail, size = self._over
+        self._over = None
+        if tail.endswith(b"\r"):  # the line ended with "\r\n"
+            return Oversized(head, bytes(tail[:-1]), size - 1)
+        return Oversized(head, bytes(tail), size)
+
+
+# -- lone surrogates: the one scanner --------------------------------------------------
+
+
+def _strings(value: object) -> Iterator[str]:
+    """Every string in a JSON value, keys included, without recursion."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+
+
+def has_lone_surrogate(value: object) -> bool:
+    """Whether any string in ``value`` (a decoded JSON value) holds a lone surrogate."""
+    return any(_SURROGATE.search(text) for text in _strings(value))
+
+
+def _clean(value: Any) -> Any:
+    return _SURROGATE.sub("\ufffd", value) if isinstance(value, str) else value
+
+
+def scrub(value: Any) -> Any:
+    """``value`` with every lone surrogate replaced by U+FFFD (containers changed in place)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            for index, child in enumerate(item):
+                item[index] = _clean(child)
+                stack.append(child)
+        elif isinstance(item, dict):
+            pairs = list(item.items())
+            item.clear()
+            for key, child in pairs:
+                item[_clean(key)] = _clean(child)
+                stack.append(child)
+    return _clean(value)
+
+
+# -- triage ------------------------------------------------------------------------------
+
+
+def error_reply(request_id: int | str | None, code: int, message: str) -> SessionMessage:
+    """A JSON-RPC error response, ready for the write stream."""
+    return SessionMessage(
+        types.JSONRPCError(
+            jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message)
+        )
+    )
+
+
+def _id_of(message: object) -> int | str | None:
+    if isinstance(message, dict):
+        found = message.get("id")
+        if isinstance(found, str) or (isinstance(found, int) and not isinstance(found, bool)):
+            return found
+    return None
+
+
+_HEAD_ID = re.compile(rb'^\s*\{(?:\s*"(?:jsonrpc|method)"\s*:\s*"[^"\\]{0,64}"\s*,)*\s*"id"\s*:\s*'
+                      rb'(-?[0-9]{1,18}|"[^"\\]{0,256}")')  # fmt: skip
+_TAIL_ID = re.compile(rb',\s*"id"\s*:\s*(-?[0-9]{1,18}|"[^"\\]{0,256}")\s*\}\s*$')
+
+
+def _edge_id(line: Oversized) -> int | str | None:
+    """The id of an oversized request, if it is a top-level member at either end.
+
+    Found at the head only after nothing but ``jsonrpc`` and ``method``
+    members; at the tail only as the last member, closing the object with one
+    brace (a nested object would close with two).
+    """
+    found = _HEAD_ID.match(line.head) or _TAIL_ID.search(line.tail)
+    if found is None:
+        return None
+    raw = found.group(1)
+    try:
+        return json.loads(raw) if raw.startswith(b'"') else int(raw)
+    except ValueError:
+        return None
+
+
+def _mark(message: object, reason: str) -> None:
+    if isinstance(message, dict) and message.get("method") == "tools/call":
+        params = message.get("params")
+        if isinstance(params, dict):
+            meta = params.get("_meta")
+            params["_meta"] = {**(meta if isinstance(meta, dict) else {}), ALTERED_META: reason}
+
+
+def _validate(data: bytes | str) -> SessionMessage:
+    return SessionMessage(types.jsonrpc_message_adapter.validate_json(data, by_name=False))
+
+
+_INVALID = "Invalid Request: not a JSON-RPC 2.0 message the server accepts"
+
+
+def triage(line: Inbound) -> SessionMessage | None:
+    """The message a line carries, or the error that answers it; None for a blank line.
+
+    An error's ``SessionMessage`` holds a ``JSONRPCError`` and goes to the
+    write stream; anything else goes to the server.
+    """
+    if isinstance(line, Oversized):
+        return error_reply(
+            _edge_id(line),
+            types.INVALID_REQUEST,
+            f"Invalid Request: the line has {line.size} bytes; "
+            f"tmuxmcp reads lines of at most {MAX_LINE_BYTES} bytes",
+        )
+    if not line.strip():
+        return None
+    values = line.count(b"[") + line.count(b"{") + line.count(b",")
+    if values > MAX_LINE_VALUES:
+        edges = Oversized(line[:EDGE_BYTES], line[-EDGE_BYTES:], len(line))
+        return error_reply(
+            _edge_id(edges),
+            types.INVALID_REQUEST,
+            f"Invalid Request: the line holds {values} '[', '{{' and ',' bytes; "
+            f"tmuxmcp reads lines with at most {MAX_LINE_VALUES}",
+        )
+    return _message(line)
+
+
+def _message(line: bytes) -> SessionMessage:
+    marker: str | None = None
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        text, marker = line.decode("utf-8", errors="replace"), INVALID_UTF8
+    if marker is None and b"\\u" not in line:
+        # The usual line: no escape can hide a lone surrogate. Parsed once.
+        with contextlib.suppress(pydantic.ValidationError):
+            return _validate(line)
+    try:
+        message = json.loads(text)
+    except ValueError:
+        return error_reply(None, types.PARSE_ERROR, "Parse error: the line is not JSON")
+    except RecursionError:
+        edges = Oversized(line[:EDGE_BYTES], line[-EDGE_BYTES:], len(line))
+        return error_reply(_edge_id(edges), types.INVALID_REQUEST, _INVALID)
+    request_id = _id_of(message)
+    if marker is None and has_lone_surrogate(message):
+        message, marker = scrub(message), LONE_SURROGATE
+    if marker is not None:
+        _mark(message, marker)
+        try:
+            text = json.dumps(message, ensure_ascii=False)
+        except (ValueError, RecursionError):
+            return error_reply(request_id, types.INVALID_REQUEST, _INVALID)
+    try:
+        return _validate(text)
+    except pydantic.ValidationError:
+        return error_reply(request_id, types.INVALID_REQUEST, _INVALID)
