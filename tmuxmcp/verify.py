@@ -220,10 +220,11 @@ def _argv(template: str, *values: str) -> list[str]:
 
 
 _NAME_SETTERS = {
-    NameKind.SESSION: ("rename-session", "#{session_name}"),
-    NameKind.WINDOW: ("rename-window", "#{window_name}"),
-    NameKind.TITLE: ("select-pane", "#{pane_title}"),
+    NameKind.SESSION: ("rename-session", "session_name"),
+    NameKind.WINDOW: ("rename-window", "window_name"),
+    NameKind.TITLE: ("select-pane", "pane_title"),
 }
+"""The command that stores each kind of name, and the format variable that reads it."""
 
 
 def _set_name(lab: Lab, kind: NameKind, encoded: str) -> list[str]:
@@ -246,25 +247,32 @@ async def _store_and_read(
     each value gets its own client, so a refused value cannot skip the others.
     """
 
+    # Read back through driver.records, as the server reads names: how tmux
+    # prints a value (raw, or octal-escaped on 3.4 to 3.5a) must not count as
+    # a change to it.
+    frame = RecordFormat(("session_name", "window_name", "pane_title"))
+
     def commands(kind: NameKind, encoded: str) -> list[str]:
         return [*_set_name(lab, kind, encoded), ";",
-                "display-message", "-p", "-t", lab.pane, _NAME_SETTERS[kind][1]]  # fmt: skip
+                "display-message", "-p", "-t", lab.pane, frame.template]  # fmt: skip
 
     if grace:
         argv: list[str] = []
         for kind, _, encoded in values:
             argv += [*commands(kind, encoded), ";"]
         done = await lab.tmux([*argv, "run-shell", JOB_GRACE])
-        lines = done.stdout.decode("utf-8", "replace").split("\n")
-        if done.returncode == 0 and len(lines) == len(values) + 1:
+        records = frame.parse(done.stdout.decode("utf-8", "replace"))
+        if done.returncode == 0 and len(records) == len(values):
             return [
-                (kind, value, line) for (kind, value, _), line in zip(values, lines, strict=False)
+                (kind, value, record[_NAME_SETTERS[kind][1]])
+                for (kind, value, _), record in zip(values, records, strict=True)
             ]
         # Something was refused: fall through to one client per value to say which.
     out: list[tuple[NameKind, str, str | None]] = []
     for kind, value, encoded in values:
         done = await lab.tmux(commands(kind, encoded))
-        stored = done.stdout.decode("utf-8", "replace").removesuffix("\n")
+        records = frame.parse(done.stdout.decode("utf-8", "replace"))
+        stored = records[0][_NAME_SETTERS[kind][1]] if len(records) == 1 else None
         out.append((kind, value, stored if done.returncode == 0 else None))
     return out
 
