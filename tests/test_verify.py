@@ -1,4 +1,8 @@
-"""``tmuxmcp verify``: passes on the installed tmux, fails when a claim is broken.
+"""``tmuxmcp verify`` (CM-5.4): passes on the installed tmux, fails when a claim is broken.
+
+Safety claims FAIL (exit 1, unverified); strictness findings are NOTEs (exit
+0, still verified, listed in ``server_info``); a version outside
+``verify.CI_MATRIX`` gets a note saying CI does not prove it.
 
 Each broken build below disables one encoder the way a regression would
 (identity escaping, no argv escape, an id rule that accepts anything) and

@@ -1,4 +1,4 @@
-"""``tmuxmcp verify``: check the sink claims against the tmux binary a user has.
+"""``tmuxmcp verify``: check the sink claims against the tmux binary a user has (CM-5.4).
 
 Every rule in ``tmuxmcp.sinks`` and ``tmuxmcp.driver`` rests on a claim about
 what tmux does with bytes (research/tmux-sinks.md). Those claims were measured
