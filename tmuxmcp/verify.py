@@ -811,6 +811,28 @@ async def probe_section_markers(lab: Lab) -> None:
     await lab.ok(["kill-session", "-t", "sections"])
 
 
+async def probe_buffer_delete_exact(lab: Lab) -> None:
+    """delete_buffer's commands delete the named buffer, and nothing for an unknown name.
+
+    Upstream tmux before 3.4 deletes the most recent buffer when ``-b`` names
+    none; ``tools.teardown.delete_buffer_commands`` guards against that.
+    """
+    from tmuxmcp.tools.teardown import delete_buffer_commands
+
+    async def ours() -> list[str]:  # earlier probes may leave buffers of their own
+        names = (await lab.ok(["list-buffers", "-F", "#{buffer_name}"])).split()
+        return sorted(set(names) & {"keep", "newest"})
+
+    await lab.ok(_argv("set-buffer -b keep -- k ; set-buffer -b newest -- n"))
+    missing = await lab.tmux(render(delete_buffer_commands("newes")))
+    if missing.returncode == 0 or await ours() != ["keep", "newest"]:
+        raise ClaimFailed(f"deleting the unknown buffer 'newes' left {await ours()}")
+    await lab.ok(render(delete_buffer_commands("keep")))
+    if await ours() != ["newest"]:
+        raise ClaimFailed(f"deleting buffer 'keep' left {await ours()}")
+    await lab.ok(["delete-buffer", "-b", "newest"])
+
+
 # -- the claim table and the runner -------------------------------------------------
 
 
@@ -960,6 +982,11 @@ CLAIMS: tuple[Claim, ...] = (
         "section-markers",
         "section markers split interleaved capture-pane output exactly",
         probe_section_markers,
+    ),
+    Claim(
+        "buffer-delete-exact",
+        "delete_buffer deletes the named buffer, and no buffer for an unknown name",
+        probe_buffer_delete_exact,
     ),
 )
 
