@@ -252,7 +252,14 @@ def hostile_sweep(lab: Lab, per_parameter: int, seed: int) -> dict[str, Any]:
     from tmuxmcp.capability.definition import DEFINITION
     from tmuxmcp.capability.model import params_of
 
-    lab.new_session("bystander")
+    bystander = lab.new_session("bystander")["pane_id"]
+    # The shell may not have drawn its prompt yet (a blank screen right after
+    # new_session in 2 of 40 tries, measured): "before" must not race it.
+    deadline = time.monotonic() + 10
+    while not lab.tmux("capture-pane", "-p", "-t", bystander).strip():
+        if time.monotonic() > deadline:
+            raise RuntimeError("the bystander's shell never drew its prompt")
+        time.sleep(0.01)
     before = lab.snapshot("bystander")
     base = {
         "pane_id": lab.panes[0],
