@@ -252,7 +252,20 @@ def hostile_sweep(lab: Lab, per_parameter: int, seed: int) -> dict[str, Any]:
     from tmuxmcp.capability.definition import DEFINITION
     from tmuxmcp.capability.model import params_of
 
-    lab.new_session("bystander")
+    bystander = lab.new_session("bystander")["pane_id"]
+    # "before" must not race the new pane settling: its shell drawing the
+    # prompt (a blank screen right after new_session in 2 of 40 tries,
+    # measured) and automatic-rename replacing the window's first name
+    # ("bash" before, "sh" after, seen in a failed run).
+    settled = "#{==:#{window_name},#{pane_current_command}}"
+    deadline = time.monotonic() + 10
+    while (
+        not lab.tmux("capture-pane", "-p", "-t", bystander).strip()
+        or lab.tmux("display-message", "-p", "-t", bystander, settled).strip() != "1"
+    ):
+        if time.monotonic() > deadline:
+            raise RuntimeError("the bystander's shell never drew its prompt")
+        time.sleep(0.01)
     before = lab.snapshot("bystander")
     base = {
         "pane_id": lab.panes[0],

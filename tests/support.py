@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
@@ -59,7 +60,10 @@ class PrivateTmux:
 
         ``extra`` is appended to the new-session argv (flags, then a command).
         Without it the pane runs plain ``sh``: it reads no rc files, so typed
-        input is never eaten by a slow interactive start-up.
+        input is never eaten by a slow interactive start-up. Then this returns
+        once the pane's program is ``sh`` (deadline 10 s): until the child has
+        exec'd it, tmux reports the forked ``tmux`` itself as the pane's command
+        (seen on 3.6), and ``run_command`` rightly refuses such a pane.
         """
         out = self.bare(
             "new-session",
@@ -76,7 +80,18 @@ class PrivateTmux:
             *(extra or ("sh",)),
             label=label,
         ).stdout.split()
+        if not extra:
+            deadline = time.monotonic() + 10
+            while self.pane_command(out[2], label) != "sh":
+                assert time.monotonic() < deadline, f"pane {out[2]} never ran sh"
+                time.sleep(0.01)
         return {"session_id": out[0], "window_id": out[1], "pane_id": out[2]}
+
+    def pane_command(self, pane: str, label: str = DEDICATED) -> str:
+        """The pane's current command, as tmux reports it."""
+        return self.bare(
+            "display-message", "-p", "-t", pane, "#{pane_current_command}", label=label
+        ).stdout.strip()
 
     def kill_server(self, label: str = DEDICATED) -> None:
         """``kill-server``, then wait (with a deadline) until the process has exited.

@@ -1,4 +1,4 @@
-"""``tmuxmcp verify``: check the sink claims against the tmux binary a user has.
+"""``tmuxmcp verify``: check the sink claims against the tmux binary a user has (CM-5.4).
 
 Every rule in ``tmuxmcp.sinks`` and ``tmuxmcp.driver`` rests on a claim about
 what tmux does with bytes (research/tmux-sinks.md). Those claims were measured
@@ -26,8 +26,19 @@ Rules of the probe suite:
 
 Claims come in two kinds: *sufficiency* (a rule makes values arrive exactly)
 and *premise* (tmux still does what makes a rule necessary, e.g. it rewrites
-``$x`` in names). A premise that stops holding means tmuxmcp's documentation
-of that rule is wrong for this tmux, so it fails too.
+``$x`` in names). Each claim also has a severity (``Severity``):
+
+* ``safety``: its failure would let caller text reach an interpreter, a wrong
+  object or a foreign server, or make tmuxmcp misread what tmux printed. It is
+  a ``FAIL``: ``tmuxmcp verify`` exits 1 and ``server_info`` reports the
+  claims unverified.
+* ``strictness``: its failure only shows that a rule is stricter than this
+  tmux needs (a premise that stopped holding, e.g. tmux 3.5a stores ``$x``
+  names exactly). It is a ``NOTE``: the exit status stays 0, and the note is
+  printed and reported in ``server_info``.
+
+The tmux versions CI proves the claims on are listed once, in ``CI_MATRIX``;
+on any other version ``verify`` adds a note saying so.
 
 A run's outcome is cached per binary (``verified-<version>-<digest>.json``
 under ``$XDG_CACHE_HOME/tmuxmcp``); ``verified_status`` reads it back.
@@ -46,6 +57,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable, Sequence
+from enum import StrEnum
 from typing import Any
 
 import msgspec
@@ -61,6 +73,7 @@ from tmuxmcp.driver.client import (
     TmuxClient,
     parse_identity,
 )
+from tmuxmcp.driver.records import RecordFormat, SectionMarker
 from tmuxmcp.driver.socket import SocketKind, SocketSelection
 from tmuxmcp.errors import ConfigurationChanged, ServerReplaced, TmuxMcpError
 from tmuxmcp.sinks.names import NameKind
@@ -75,6 +88,28 @@ tmux ties format jobs to the command client and sends them SIGTERM when it
 exits (format.c ``format_lost_client``), so without this a job that did start
 might die before it touched its sentinel.
 """
+
+CI_MATRIX: dict[str, str] = {"3.3a": "3.3a", "3.5a": "3.5a", "3.6a": "3.6"}
+"""The tmux versions ``.ci/run`` proves every claim on: source release -> ``#{version}``.
+
+The one list of CI-proven versions (docs/verify.md and ``.ci/run`` read it
+from here). tmux 3.6a's tarball is a snapshot that reports itself as 3.6.
+"""
+
+PROVEN_VERSIONS = frozenset(CI_MATRIX.values())
+
+
+def proven_in_ci(version: str) -> bool:
+    """True if CI proves the claims on tmux ``version`` (as ``#{version}`` reports it)."""
+    return version in PROVEN_VERSIONS
+
+
+def unproven_note(version: str) -> str:
+    """What ``verify`` and ``server_info`` say about a version CI does not run."""
+    return (
+        f"tmux {version} is not one of the versions CI proves these claims on "
+        f"({', '.join(sorted(PROVEN_VERSIONS))}); the claims were measured on this binary only"
+    )
 
 
 class ClaimFailed(Exception):
@@ -185,10 +220,11 @@ def _argv(template: str, *values: str) -> list[str]:
 
 
 _NAME_SETTERS = {
-    NameKind.SESSION: ("rename-session", "#{session_name}"),
-    NameKind.WINDOW: ("rename-window", "#{window_name}"),
-    NameKind.TITLE: ("select-pane", "#{pane_title}"),
+    NameKind.SESSION: ("rename-session", "session_name"),
+    NameKind.WINDOW: ("rename-window", "window_name"),
+    NameKind.TITLE: ("select-pane", "pane_title"),
 }
+"""The command that stores each kind of name, and the format variable that reads it."""
 
 
 def _set_name(lab: Lab, kind: NameKind, encoded: str) -> list[str]:
@@ -211,25 +247,32 @@ async def _store_and_read(
     each value gets its own client, so a refused value cannot skip the others.
     """
 
+    # Read back through driver.records, as the server reads names: how tmux
+    # prints a value (raw, or octal-escaped on 3.4 to 3.5a) must not count as
+    # a change to it.
+    frame = RecordFormat(("session_name", "window_name", "pane_title"))
+
     def commands(kind: NameKind, encoded: str) -> list[str]:
         return [*_set_name(lab, kind, encoded), ";",
-                "display-message", "-p", "-t", lab.pane, _NAME_SETTERS[kind][1]]  # fmt: skip
+                "display-message", "-p", "-t", lab.pane, frame.template]  # fmt: skip
 
     if grace:
         argv: list[str] = []
         for kind, _, encoded in values:
             argv += [*commands(kind, encoded), ";"]
         done = await lab.tmux([*argv, "run-shell", JOB_GRACE])
-        lines = done.stdout.decode("utf-8", "replace").split("\n")
-        if done.returncode == 0 and len(lines) == len(values) + 1:
+        records = frame.parse(done.stdout.decode("utf-8", "replace"))
+        if done.returncode == 0 and len(records) == len(values):
             return [
-                (kind, value, line) for (kind, value, _), line in zip(values, lines, strict=False)
+                (kind, value, record[_NAME_SETTERS[kind][1]])
+                for (kind, value, _), record in zip(values, records, strict=True)
             ]
         # Something was refused: fall through to one client per value to say which.
     out: list[tuple[NameKind, str, str | None]] = []
     for kind, value, encoded in values:
         done = await lab.tmux(commands(kind, encoded))
-        stored = done.stdout.decode("utf-8", "replace").removesuffix("\n")
+        records = frame.parse(done.stdout.decode("utf-8", "replace"))
+        stored = records[0][_NAME_SETTERS[kind][1]] if len(records) == 1 else None
         out.append((kind, value, stored if done.returncode == 0 else None))
     return out
 
@@ -698,6 +741,98 @@ async def probe_numeric_bounds(lab: Lab) -> None:
     await lab.ok(render([cmd("capture-pane", "-p", t=lab.pane, S=MIN_LINE, E=MAX_LINE)]))
 
 
+FRAMED_DIRECTORY = "r\\q\\036\x01\x1b\x7f\r\t\nz\\ S F E M é \\ne\\"
+"""A start directory with every character class the framing must survive (Rule 2)."""
+
+FRAMED_TITLE = "t\\036 \\ \\\\ S F E M \\n %end {last} é☺"
+"""A printable pane title with backslashes and marker-like text."""
+
+
+async def probe_record_framing(lab: Lab) -> None:
+    """Records framed by ``driver.records`` read back exactly on this tmux.
+
+    The values hold backslashes, control characters, newlines, the text tmux
+    3.5a prints for a control character (``\\036``) and the marker letters.
+    """
+    directory = os.path.join(lab.directory, FRAMED_DIRECTORY)
+    os.mkdir(directory)
+    # A pane program can enter any directory; tmuxmcp's own start_directory rule
+    # refuses control characters, so this one is only format-escaped.
+    encoded = lab.encoders.argv(lab.encoders.format(directory))
+    # The pane's program signals once it runs, so its working directory is set
+    # when it is read (a pane whose process has not started reports none).
+    ready = f"{shlex.quote(lab.binary)} -S {shlex.quote(lab.socket)} wait-for -S framed"
+    out = await lab.ok(
+        _argv(
+            "new-session -d -s framed -c {} -P -F {} -- sh -c {}",
+            encoded,
+            "#{pane_id}",
+            f"{ready}; exec sleep 600",
+        )
+    )
+    pane = out.strip()
+    await lab.ok(["wait-for", "framed"])
+    title = lab.encoders.argv(lab.encoders.format(FRAMED_TITLE))
+    await lab.ok(["select-pane", "-t", pane, "-T", title])
+    frame = RecordFormat(("pane_id", "pane_current_path", "pane_title", "version"))
+    printed = await lab.ok(["list-panes", "-t", pane, "-F", frame.template])
+    try:
+        records = frame.parse(printed)
+    except TmuxMcpError as exc:
+        raise ClaimFailed(f"{exc.for_client()}; tmux printed {printed[:120]!r}") from exc
+    expected = {"pane_id": pane, "pane_current_path": directory, "pane_title": FRAMED_TITLE}
+    got = [{k: v for k, v in r.items() if k != "version"} for r in records]
+    if got != [expected]:
+        raise ClaimFailed(f"read {got!r} for {expected!r}; tmux printed {printed[:120]!r}")
+    await lab.ok(["kill-session", "-t", "framed"])
+
+
+SECTION_TEXT = "A \\036 \\ M S F E %begin 1 2 1 é"
+
+
+async def probe_section_markers(lab: Lab) -> None:
+    """Section markers split interleaved ``capture-pane`` output exactly on this tmux."""
+    tmux = f"{shlex.quote(lab.binary)} -S {shlex.quote(lab.socket)}"
+    script = f"printf '%s\\n' {shlex.quote(SECTION_TEXT)}; {tmux} wait-for -S shown; exec sleep 600"
+    _, _, pane = await lab.new_session("sections", "sh", "-c", script)
+    await lab.ok(["wait-for", "shown"])
+    marker = SectionMarker()
+    argv: list[str] = []
+    for index in range(2):
+        argv += ["display-message", "-p", "-t", pane, marker.line(index, "history_size"), ";"]
+        argv += ["capture-pane", "-p", "-t", pane, ";"]
+    printed = await lab.ok(argv[:-1])
+    sections = marker.split(printed)
+    if sorted(sections) != [0, 1]:
+        raise ClaimFailed(f"found sections {sorted(sections)} in {printed[:120]!r}")
+    for values, body in sections.values():
+        if len(values) != 1 or not values[0].isdigit() or SECTION_TEXT not in body.split("\n"):
+            raise ClaimFailed(f"a section read as {values!r}, {body[:80]!r}")
+    await lab.ok(["kill-session", "-t", "sections"])
+
+
+async def probe_buffer_delete_exact(lab: Lab) -> None:
+    """delete_buffer's commands delete the named buffer, and nothing for an unknown name.
+
+    Upstream tmux before 3.4 deletes the most recent buffer when ``-b`` names
+    none; ``tools.teardown.delete_buffer_commands`` guards against that.
+    """
+    from tmuxmcp.tools.teardown import delete_buffer_commands
+
+    async def ours() -> list[str]:  # earlier probes may leave buffers of their own
+        names = (await lab.ok(["list-buffers", "-F", "#{buffer_name}"])).split()
+        return sorted(set(names) & {"keep", "newest"})
+
+    await lab.ok(_argv("set-buffer -b keep -- k ; set-buffer -b newest -- n"))
+    missing = await lab.tmux(render(delete_buffer_commands("newes")))
+    if missing.returncode == 0 or await ours() != ["keep", "newest"]:
+        raise ClaimFailed(f"deleting the unknown buffer 'newes' left {await ours()}")
+    await lab.ok(render(delete_buffer_commands("keep")))
+    if await ours() != ["newest"]:
+        raise ClaimFailed(f"deleting buffer 'keep' left {await ours()}")
+    await lab.ok(["delete-buffer", "-b", "newest"])
+
+
 # -- the claim table and the runner -------------------------------------------------
 
 
@@ -731,12 +866,22 @@ async def probe_output_fence(lab: Lab) -> None:
         raise ClaimFailed(f"when the fence showed, the screen ended with {body[-2:]!r}")
 
 
+class Severity(StrEnum):
+    """What a claim's failure means (see the module docstring)."""
+
+    SAFETY = "safety"
+    """Caller text could reach an interpreter, a wrong object or a foreign server: FAIL."""
+    STRICTNESS = "strictness"
+    """A rule is stricter than this tmux needs: NOTE, and the exit status stays 0."""
+
+
 class Claim(msgspec.Struct, frozen=True):
-    """One claim, the probe that checks it."""
+    """One claim, the probe that checks it, and what its failure means."""
 
     slug: str
     text: str
     probe: Callable[[Lab], Awaitable[None]]
+    severity: Severity = Severity.SAFETY
 
 
 CLAIMS: tuple[Claim, ...] = (
@@ -760,6 +905,7 @@ CLAIMS: tuple[Claim, ...] = (
         "name-rule-needed",
         "tmux rewrites or refuses '$x', backslash and control characters in names",
         probe_name_rule_needed,
+        Severity.STRICTNESS,
     ),
     Claim(
         "argv-semicolon",
@@ -826,6 +972,22 @@ CLAIMS: tuple[Claim, ...] = (
         "capture-pane accepts the documented line range [-2^31, 32767]",
         probe_numeric_bounds,
     ),
+    Claim(
+        "record-framing",
+        "framed records read back exactly: backslashes, control characters, newlines, "
+        "escape-like and marker-like text",
+        probe_record_framing,
+    ),
+    Claim(
+        "section-markers",
+        "section markers split interleaved capture-pane output exactly",
+        probe_section_markers,
+    ),
+    Claim(
+        "buffer-delete-exact",
+        "delete_buffer deletes the named buffer, and no buffer for an unknown name",
+        probe_buffer_delete_exact,
+    ),
 )
 
 
@@ -836,6 +998,14 @@ class Outcome(msgspec.Struct, frozen=True):
     text: str
     passed: bool
     detail: str = ""
+    severity: Severity = Severity.SAFETY
+
+    @property
+    def status(self) -> str:
+        """``PASS``, ``FAIL`` (a safety claim failed) or ``NOTE`` (a strictness finding)."""
+        if self.passed:
+            return "PASS"
+        return "NOTE" if self.severity is Severity.STRICTNESS else "FAIL"
 
 
 class Report(msgspec.Struct, frozen=True):
@@ -847,28 +1017,42 @@ class Report(msgspec.Struct, frozen=True):
 
     @property
     def passed(self) -> bool:
-        """True when every claim held."""
-        return bool(self.outcomes) and all(o.passed for o in self.outcomes)
+        """True when no safety claim failed (strictness findings are notes)."""
+        return bool(self.outcomes) and all(o.status != "FAIL" for o in self.outcomes)
+
+    @property
+    def notes(self) -> dict[str, str]:
+        """Strictness findings, and an unproven version: slug -> what was found."""
+        found = {o.slug: o.detail for o in self.outcomes if o.status == "NOTE"}
+        if self.version != "unknown" and not proven_in_ci(self.version):
+            found["unproven-version"] = unproven_note(self.version)
+        return found
 
     def lines(self) -> list[str]:
-        """One line per claim: ``PASS|FAIL <slug>: <claim> (tmux X.Y)[: detail]``."""
+        """One line per claim, ``PASS|FAIL|NOTE <slug>: <claim> (tmux X.Y)[: detail]``,
+        then a ``NOTE unproven-version`` line if CI does not run this version."""
         out = []
         for o in self.outcomes:
-            line = f"{'PASS' if o.passed else 'FAIL'} {o.slug}: {o.text} (tmux {self.version})"
+            line = f"{o.status} {o.slug}: {o.text} (tmux {self.version})"
             out.append(line + (f": {o.detail}" if o.detail else ""))
+        if "unproven-version" in self.notes:
+            out.append(f"NOTE unproven-version: {self.notes['unproven-version']}")
         return out
 
 
 async def _attempt(claim: Claim, lab: Lab) -> Outcome:
+    def failed(detail: str) -> Outcome:
+        return Outcome(claim.slug, claim.text, False, detail, claim.severity)
+
     try:
         await claim.probe(lab)
     except ClaimFailed as exc:
-        return Outcome(claim.slug, claim.text, False, str(exc))
+        return failed(str(exc))
     except TmuxMcpError as exc:
-        return Outcome(claim.slug, claim.text, False, exc.for_client())
+        return failed(exc.for_client())
     except Exception as exc:  # a probe must report, never crash the suite (Rule 2)
-        return Outcome(claim.slug, claim.text, False, f"probe error: {type(exc).__name__}: {exc}")
-    return Outcome(claim.slug, claim.text, True)
+        return failed(f"probe error: {type(exc).__name__}: {exc}")
+    return Outcome(claim.slug, claim.text, True, severity=claim.severity)
 
 
 async def run_async(
@@ -917,7 +1101,10 @@ class Verified(msgspec.Struct, frozen=True, kw_only=True):
     binary_sha256: str
     tmuxmcp_version: str
     claims: dict[str, bool]
+    """Slug -> True unless the claim is a safety claim that failed."""
     checked_at: str
+    notes: dict[str, str] = {}
+    """Strictness findings (slug -> what was found); they do not unverify."""
 
 
 def cache_directory() -> str:
@@ -957,7 +1144,8 @@ def record(report: Report) -> str:
         tmux_binary=report.binary,
         binary_sha256=digest,
         tmuxmcp_version=tmuxmcp.__version__,
-        claims={o.slug: o.passed for o in report.outcomes},
+        claims={o.slug: o.status != "FAIL" for o in report.outcomes},
+        notes={o.slug: o.detail for o in report.outcomes if o.status == "NOTE"},
         checked_at=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     )
     path = cache_path(report.version, digest)
@@ -974,11 +1162,14 @@ def verified_status(binary: str, version: str) -> dict[str, Any]:
 
     Never raises: an unreadable cache means "not verified", with the reason.
     Verification counts only if it was made by this tmuxmcp version with
-    today's claim list, so a new claim asks for a new run.
+    today's claim list, so a new claim asks for a new run. Strictness findings
+    and a version CI does not prove are reported under ``notes`` either way.
     """
     status: dict[str, Any] = {
         "tmux_version": version,
         "verified": False,
+        "proven_in_ci": proven_in_ci(version),
+        "notes": [] if proven_in_ci(version) else [f"unproven-version: {unproven_note(version)}"],
         "how_to_verify": f"run `tmuxmcp verify --tmux {binary}`",
     }
     try:
@@ -991,6 +1182,9 @@ def verified_status(binary: str, version: str) -> dict[str, Any]:
     failed = sorted(slug for slug, ok in entry.claims.items() if not ok)
     missing = sorted({c.slug for c in CLAIMS} - set(entry.claims))
     status["checked_at"] = entry.checked_at
+    status["notes"] = [f"{slug}: {detail}" for slug, detail in sorted(entry.notes.items())] + (
+        status["notes"]
+    )
     if entry.tmuxmcp_version != tmuxmcp.__version__:
         return {**status, "reason": f"verified by tmuxmcp {entry.tmuxmcp_version}; run it again"}
     if failed:
@@ -1001,7 +1195,7 @@ def verified_status(binary: str, version: str) -> dict[str, Any]:
 
 
 def main(tmux: str | None, *, write_cache: bool = True) -> int:
-    """``tmuxmcp verify``: print one line per claim; 0 if all pass, else 1."""
+    """``tmuxmcp verify``: print one line per claim; 0 unless a safety claim failed."""
     from tmuxmcp.config import resolve_binary
 
     binary = resolve_binary(tmux, os.environ)

@@ -82,6 +82,10 @@ async def test_clear_history_and_delete_buffer(private_tmux: PrivateTmux) -> Non
         assert left == ["other"]
         missing = await session.call_tool("delete_buffer", {"buffer": "mine;"})
         assert error_text(missing).startswith("[object-not-found]")
+        # Upstream tmux before 3.4 deletes the most recent buffer for an
+        # unknown -b name; the tool deletes the named buffer or nothing.
+        left = private_tmux.bare("list-buffers", "-F", "#{buffer_name}").stdout.split()
+        assert left == ["other"]
 
 
 async def test_teardown_is_off_by_default_on_an_existing_server(private_tmux: PrivateTmux) -> None:

@@ -22,7 +22,6 @@ from msgspec import Meta
 from tmuxmcp.capability.params import local_int, sink
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.driver.records import RecordFormat
-from tmuxmcp.errors import TmuxCommandFailed
 from tmuxmcp.sinks import Encoding, Sink
 from tmuxmcp.tools.activity import ActivityHint
 from tmuxmcp.tools.context import ToolContext
@@ -108,11 +107,8 @@ def observe_commands(pane_id: str, back: int | None) -> tuple[RecordFormat, list
 
 def parse_view(frame: RecordFormat, stdout: str) -> View:
     """The view in the output of ``observe_commands`` (commands after them print nothing)."""
-    head, _, body = stdout.partition("\n")
-    records = frame.parse(head)
-    if len(records) != 1:
-        raise TmuxCommandFailed("tmux returned a pane record tmuxmcp could not parse")
-    found: Frame = typed_record(records[0], FRAME_FIELDS, Frame)
+    record, body = frame.parse_leading(stdout)
+    found: Frame = typed_record(record, FRAME_FIELDS, Frame)
     rows = body.split("\n")
     if rows and rows[-1] == "":
         rows.pop()

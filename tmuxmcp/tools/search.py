@@ -6,7 +6,6 @@ All panes in scope are captured in one tmux invocation; matching runs here
 
 from __future__ import annotations
 
-import secrets
 from typing import Annotated, Literal
 
 import msgspec
@@ -14,6 +13,7 @@ import msgspec
 from tmuxmcp.capability.params import SessionId, WindowId, local_int, number
 from tmuxmcp.capability.results import Terminal, TmuxId
 from tmuxmcp.driver.argv import Command, cmd
+from tmuxmcp.driver.records import SectionMarker
 from tmuxmcp.errors import InvalidArguments, ObjectNotFound
 from tmuxmcp.sinks.target import IdKind, encode_id
 from tmuxmcp.tools.context import Handler, ToolContext
@@ -113,23 +113,22 @@ async def _capture_all(
     ctx: ToolContext, panes: list[_PaneRef], scrollback: int
 ) -> dict[int, tuple[int, list[str]]]:
     """Every pane's rows in one invocation: index -> (relative row of the first, rows)."""
-    nonce = secrets.token_hex(8)
+    marker = SectionMarker()
     commands: list[Command] = []
     for index, pane in enumerate(panes):
-        marker = f"\x1e{nonce}:{index}:#{{history_size}}"
-        commands.append(cmd("display-message", "-p", t=pane.pane_id, args=[marker]))
+        line = marker.line(index, "history_size")
+        commands.append(cmd("display-message", "-p", t=pane.pane_id, args=[line]))
         commands.append(cmd("capture-pane", "-p", t=pane.pane_id, S=-scrollback))
     out = await ctx.client.run(*commands)
     captured: dict[int, tuple[int, list[str]]] = {}
-    for piece in out.stdout.split(f"\x1e{nonce}:")[1:]:
-        head, _, body = piece.partition("\n")
-        index_text, _, history_text = head.partition(":")
-        if not (index_text.isdigit() and history_text.isdigit()):
+    for index, (values, body) in marker.split(out.stdout).items():
+        if len(values) != 1 or not values[0].isdigit():
             continue
+        history_text = values[0]
         rows = body.split("\n")
         if rows and rows[-1] == "":
             rows.pop()
-        captured[int(index_text)] = (-min(scrollback, int(history_text)), rows)
+        captured[index] = (-min(scrollback, int(history_text)), rows)
     return captured
 
 

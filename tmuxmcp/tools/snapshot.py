@@ -16,13 +16,12 @@ that pane programs cannot predict. Content is capped in total bytes.
 
 from __future__ import annotations
 
-import secrets
-
 import msgspec
 
 from tmuxmcp.capability.params import SessionId
 from tmuxmcp.capability.results import Name, Own, Process, Terminal, TmuxId, TmuxReport
 from tmuxmcp.driver.argv import Command, cmd
+from tmuxmcp.driver.records import SectionMarker
 from tmuxmcp.errors import ObjectNotFound
 from tmuxmcp.sinks.target import IdKind, encode_id
 from tmuxmcp.tools.context import Handler, ToolContext
@@ -198,18 +197,16 @@ async def _fill_content(ctx: ToolContext, panes: list[SnapshotPane]) -> bool:
     """Capture every pane's visible screen in one invocation; True if truncated."""
     if not panes:
         return False
-    nonce = secrets.token_hex(8)
+    marker = SectionMarker()
     commands: list[Command] = []
     for index, pane in enumerate(panes):
-        commands.append(cmd("display-message", "-p", args=[f"\x1e{nonce}:{index}"]))
+        commands.append(cmd("display-message", "-p", args=[marker.line(index)]))
         commands.append(cmd("capture-pane", "-p", t=pane.pane_id))
     out = await ctx.client.run(*commands)
-    pieces = out.stdout.split(f"\x1e{nonce}:")
     budget = MAX_SNAPSHOT_CONTENT_BYTES
     truncated = False
-    for piece in pieces[1:]:
-        index_text, _, body = piece.partition("\n")
-        if not index_text.isdigit() or int(index_text) >= len(panes):
+    for index, (_, body) in sorted(marker.split(out.stdout).items()):
+        if index >= len(panes):
             continue
         text = body.removesuffix("\n")
         size = len(text.encode("utf-8"))
@@ -217,7 +214,7 @@ async def _fill_content(ctx: ToolContext, panes: list[SnapshotPane]) -> bool:
             truncated = True
             continue
         budget -= size
-        panes[int(index_text)].content = text
+        panes[index].content = text
     return truncated
 
 

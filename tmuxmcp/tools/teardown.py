@@ -22,7 +22,7 @@ from msgspec import Meta
 
 from tmuxmcp.capability.params import PaneId, SessionId, WindowId, sink
 from tmuxmcp.capability.results import Echo, Own
-from tmuxmcp.driver.argv import cmd
+from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.driver.records import RecordFormat
 from tmuxmcp.errors import SelfTeardownRefused, UnsafeValue
 from tmuxmcp.sinks import Encoding, Sink
@@ -143,10 +143,22 @@ class DeleteBufferArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, 
     buffer: BufferName
 
 
+def delete_buffer_commands(name: str) -> list[Command]:
+    """Delete the buffer named ``name`` (already encoded), and no other.
+
+    Upstream tmux before 3.4 deletes the most recent buffer when ``-b`` names
+    none (tmux commit 0f6227f4, GitHub issue 3205; Debian patched its 3.3a).
+    ``save-buffer -b`` fails on an unknown name on every version, so it goes
+    first in the same invocation: tmux then drops the ``delete-buffer``. It
+    writes the buffer to ``/dev/null`` only, and prints nothing.
+    """
+    return [cmd("save-buffer", b=name, args=["/dev/null"]), cmd("delete-buffer", b=name)]
+
+
 async def delete_buffer(ctx: ToolContext, args: DeleteBufferArgs) -> Deleted:
     """Handler for delete_buffer."""
     name = encode_buffer_name(args.buffer, "buffer")
-    await ctx.client.run(cmd("delete-buffer", b=name))
+    await ctx.client.run(*delete_buffer_commands(name))
     return Deleted(id=name, deleted="buffer")
 
 
