@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from typing import Any
 
 import trio
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def _harness():  # type: ignore[no-untyped-def]
+def _harness() -> Any:
     path = os.path.join(os.path.dirname(HERE), "bench", "bench_load.py")
     spec = importlib.util.spec_from_file_location("bench_load", path)
     assert spec is not None and spec.loader is not None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from typing import Any
 
 import pytest
 import trio
@@ -214,10 +215,6 @@ async def test_a_replaced_server_is_refused(private_tmux: PrivateTmux) -> None:
         assert info["info"]["annotation_evidence"]["minimal_provenance"] is False
 
 
-
-
-
-
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -264,7 +261,7 @@ async def test_a_cancelled_call_kills_its_tmux_child(private_tmux: PrivateTmux) 
 
 def test_unknown_tools_and_invalid_unicode_over_raw_json_rpc(private_tmux: PrivateTmux) -> None:
     """Wire level: hidden tools get -32602; lone surrogates get an isError result."""
-    lines = [
+    lines: list[dict[str, Any]] = [
         {
             "jsonrpc": "2.0",
             "id": 1,

@@ -236,7 +236,7 @@ def test_files_take_the_threaded_path(tmp_path: Any) -> None:
 
 
 def test_the_server_answers_over_a_socketpair(private_tmux: PrivateTmux) -> None:
-    messages = [
+    messages: list[dict[str, Any]] = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize",
          "params": {"protocolVersion": "2025-06-18", "capabilities": {},
                     "clientInfo": {"name": "t", "version": "1"}}},

@@ -6,6 +6,7 @@ import json
 import os
 import select
 import sys
+from typing import Any
 
 import trio
 from mcp import ClientSession
@@ -166,7 +167,7 @@ async def _check_guard(private_tmux: PrivateTmux) -> None:
     other = private_tmux.new_session("other")
     inbox = os.path.join(private_tmux.directory, "in")
     outbox = os.path.join(private_tmux.directory, "out")
-    requests = [
+    requests: list[dict[str, Any]] = [
         {
             "jsonrpc": "2.0",
             "id": 1,

@@ -31,10 +31,6 @@ RANDOM_AB = (
 # -- helpers ---------------------------------------------------------------------
 
 
-
-
-
-
 async def _until(predicate: Callable[[], bool], seconds: float = 10.0) -> None:
     with trio.fail_after(seconds):
         while not predicate():
