@@ -165,9 +165,11 @@ class PrivateTmux:
         subprocess.run(self.argv("kill-server"), capture_output=True, env=self.env, check=False)
 
 
-def fill_pane(tmux: PrivateTmux, lines: int, width: int, height: int) -> dict[str, str]:
+def fill_pane(
+    tmux: PrivateTmux, lines: int, width: int, height: int, filler: str = FILLER
+) -> dict[str, str]:
     """Start a minimal server with a session whose pane holds ``lines`` lines of output."""
-    program = f"seq -f 'line %g {FILLER}' 1 {lines}; exec cat"
+    program = f"seq -f 'line %g {filler}' 1 {lines}; exec cat"
     ids = tmux.run(
         "-f", "/dev/null",
         "start-server", ";",
