@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tests.support import PrivateTmux
+from tests.support import PrivateTmux, raw_exchange
 from tmuxmcp.capability.definition import DEFINITION, RESOURCES
 from tmuxmcp.capability.manifest import definition_manifest
 
@@ -139,3 +139,38 @@ def test_invalid_configuration_is_one_line_and_exit_2(
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1
     assert done.stderr.startswith("tmuxmcp: error: ")
+
+
+def test_serve_skips_the_sdk_client_and_high_level_server(private_tmux: PrivateTmux) -> None:
+    """Cold start: ``serve`` imports the SDK's low-level server only (bench/README.md).
+
+    ``mcp/__init__.py`` and ``mcp/server/__init__.py`` re-export the client and
+    ``MCPServer``; ``tmuxmcp.sdk_imports`` loads the server modules without
+    them. The import log of a real ``serve`` that answered ``tools/list``
+    must not name them.
+    """
+    env = {**private_tmux.env, "PYTHONPROFILEIMPORTTIME": "1"}
+    replies, stderr = raw_exchange(
+        env,
+        ["serve"],
+        [
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "test", "version": "0"},
+                },
+            },
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        ],
+    )
+    assert {t["name"] for t in replies[2]["result"]["tools"]} >= {"list_panes", "capture_pane"}
+    imported = {
+        line.rpartition("|")[2].strip() for line in stderr.splitlines() if "import time:" in line
+    }
+    assert "mcp.server.lowlevel.server" in imported, "the log is an import log"
+    assert not imported & {"mcp.client", "mcp.client.client", "mcp.server.mcpserver"}

@@ -168,9 +168,10 @@ async def _sole_error() -> AsyncIterator[None]:
 
 
 async def _serve(ns: argparse.Namespace) -> int:
-    from tmuxmcp import runtime
+    from tmuxmcp import runtime, sdk_imports
     from tmuxmcp.driver import binding
-    from tmuxmcp.server import serve_stdio
+
+    serve_stdio = sdk_imports.import_server().serve_stdio
 
     config = _config(ns)
     if os.isatty(0):

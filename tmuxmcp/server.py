@@ -26,7 +26,8 @@ from typing import Any
 
 import msgspec
 import trio
-from mcp.server import Server, ServerRequestContext
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
     INTERNAL_ERROR,
