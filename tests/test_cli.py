@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -174,3 +176,47 @@ def test_serve_skips_the_sdk_client_and_high_level_server(private_tmux: PrivateT
     }
     assert "mcp.server.lowlevel.server" in imported, "the log is an import log"
     assert not imported & {"mcp.client", "mcp.client.client", "mcp.server.mcpserver"}
+
+
+@pytest.mark.parametrize(
+    ("user", "package_init_ran"),
+    [("plain_user", False), ("namespace_user", True)],
+)
+def test_sdk_imports_shells_skip_a_package_init_or_fall_back(
+    tmp_path: Path, user: str, package_init_ran: bool
+) -> None:
+    """``sdk_imports`` on a stand-in package: the shell skips ``__init__``.
+
+    ``plain_user`` imports a submodule only, so the package's ``__init__``
+    (which imports ``heavy``) never runs. ``namespace_user``'s submodule reads
+    a name from the package namespace, which a shell lacks: the import falls
+    back to the ordinary way and still succeeds.
+    """
+    package = tmp_path / "standin"
+    package.mkdir()
+    (package / "__init__.py").write_text("import standin.heavy\nVALUE = 1\n")
+    (package / "heavy.py").write_text("")
+    (package / "plain.py").write_text("VALUE = 2\n")
+    (package / "namespaced.py").write_text("from standin import VALUE\n")
+    (tmp_path / "plain_user.py").write_text("from standin.plain import VALUE\n")
+    (tmp_path / "namespace_user.py").write_text("from standin.namespaced import VALUE\n")
+    code = (
+        "import sys\n"
+        "from tmuxmcp import sdk_imports\n"
+        "sdk_imports.PACKAGES = ('standin',)\n"
+        f"module = sdk_imports.import_through_shells({user!r})\n"
+        "print(module.VALUE, 'standin.heavy' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])},
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    value, ran = done.stdout.split()
+    assert value == ("2" if user == "plain_user" else "1")
+    assert ran == str(package_init_ran)

@@ -51,19 +51,24 @@ def prepare() -> bool:
     return True
 
 
-def _forget(prefixes: tuple[str, ...]) -> None:
-    for name in [
-        n for n in sys.modules if n in prefixes or n.startswith(tuple(p + "." for p in prefixes))
-    ]:
+def _forget(names: tuple[str, ...]) -> None:
+    """Drop ``names`` and their submodules from ``sys.modules``."""
+    prefixes = tuple(f"{name}." for name in names)
+    for name in [n for n in sys.modules if n in names or n.startswith(prefixes)]:
         del sys.modules[name]
 
 
-def import_server() -> ModuleType:
-    """``tmuxmcp.server``, imported through the shells when they work."""
-    if "tmuxmcp.server" in sys.modules or not prepare():
-        return importlib.import_module("tmuxmcp.server")
+def import_through_shells(module: str) -> ModuleType:
+    """``module``, imported through the shells when they work, else the ordinary way."""
+    if module in sys.modules or not prepare():
+        return importlib.import_module(module)
     try:
-        return importlib.import_module("tmuxmcp.server")
+        return importlib.import_module(module)
     except ImportError:
-        _forget(("mcp", "tmuxmcp.server"))
-        return importlib.import_module("tmuxmcp.server")
+        _forget((*PACKAGES, module))
+        return importlib.import_module(module)
+
+
+def import_server() -> ModuleType:
+    """``tmuxmcp.server`` without the SDK's package re-exports, if it can be had."""
+    return import_through_shells("tmuxmcp.server")
