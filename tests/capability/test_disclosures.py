@@ -121,3 +121,26 @@ def test_the_manifest_publishes_each_result_field_class_with_the_flags_it_implie
         assert tool["may_expose_secrets"] is bool(classes & pane_chosen), tool["name"]
         if "terminal" in classes:
             assert "terminal-content" in tool["output_classes"], tool["name"]
+
+
+class Captured(msgspec.Struct):
+    pane_id: TmuxId
+    name: Name
+
+
+def test_disclosures_are_derived_once_per_result_type(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Startup builds every description, asking both disclosures per tool: one walk per type."""
+    import tmuxmcp.capability.results as results
+
+    walked: list[object] = []
+    real = results.mi.type_info
+
+    def counting(t: Any) -> Any:
+        walked.append(t)
+        return real(t)
+
+    monkeypatch.setattr(results.mi, "type_info", counting)
+    first = disclosures_of(Captured)
+    assert disclosures_of(Captured) == first
+    assert first[0], "a name a pane program can set is untrusted content"
+    assert walked == [Captured]

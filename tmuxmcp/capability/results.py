@@ -27,6 +27,7 @@ Rules, in the order of the classes:
 
 from __future__ import annotations
 
+import functools
 from enum import StrEnum
 from typing import Annotated, Any
 
@@ -101,7 +102,12 @@ def _walk(t: mi.Type, path: str, found: dict[str, Content]) -> None:
         raise UnclassifiedResultField(f"{path} carries text but declares no Content class")
 
 
+@functools.cache
 def disclosures_of(result: type[msgspec.Struct]) -> tuple[bool, bool]:
-    """``(returns_untrusted_content, may_expose_secrets)`` derived from ``result``."""
+    """``(returns_untrusted_content, may_expose_secrets)`` derived from ``result``.
+
+    Cached per type: a result type is fixed once defined, and ``describe``
+    asks twice per tool while the tool list is built at startup.
+    """
     kinds = set(contents_of(result).values())
     return bool(kinds & UNTRUSTED), bool(kinds & SECRETS)
