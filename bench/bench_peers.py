@@ -55,6 +55,7 @@ LABEL = "tmuxmcp"
 # Shorter than bench_inspect's lines: libtmux-mcp refuses results over 1 MB, and
 # 10,000 of these lines stay well under that in both of its result forms.
 FILLER = "lorem ipsum dolor sit amet"
+HEIGHT = 50
 OPERATIONS = ("list_panes", "capture visible", "capture 10,000 lines", "run echo hi")
 
 
@@ -85,7 +86,8 @@ def tmuxmcp_tools(scrollback: int, name: str) -> dict[str, Any]:
         "capture visible": lambda p: ("capture_pane", {"pane_id": p["pane"]}),
         "capture 10,000 lines": lambda p: (
             "capture_pane",
-            {"pane_id": p["pane"], "start": -scrollback},
+            # Its default keeps the last 500 lines; ask for all of them.
+            {"pane_id": p["pane"], "start": -scrollback, "max_lines": scrollback + HEIGHT},
         ),
         "run echo hi": lambda p: (
             "run_command",
@@ -345,13 +347,13 @@ def arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     ns = p.parse_args(argv)
     if ns.iterations < 2 or ns.warmup < 1 or ns.cold_starts < 1:
         p.error("--iterations must be >= 2; --warmup and --cold-starts >= 1")
-    if ns.lines < ns.scrollback + 50:
-        p.error("--lines must be at least --scrollback + 50")
+    if ns.lines < ns.scrollback + HEIGHT:
+        p.error(f"--lines must be at least --scrollback + {HEIGHT}")
     return ns
 
 
 async def run(tmux: PrivateTmux, ns: argparse.Namespace, errlog: TextIO) -> dict[str, Any]:
-    ids = fill_pane(tmux, ns.lines, 200, 50, FILLER)
+    ids = fill_pane(tmux, ns.lines, 200, HEIGHT, FILLER)
     chosen = servers(tmux, os.path.abspath(ns.peers), ns.scrollback, ns.only, ns.tree)
     result: dict[str, Any] = {
         "meta": {
