@@ -234,7 +234,9 @@ def cases(ids: dict[str, str], scrollback: int) -> list[Case]:
         Case("capture_pane visible", "capture_pane", {"pane_id": pane},
              ("capture-pane", "-p", "-t", pane),
              lambda s: not s["truncated"] and s["lines"] > 0),
-        Case("capture_pane scrollback", "capture_pane", {"pane_id": pane, "start": -scrollback},
+        Case("capture_pane scrollback", "capture_pane",
+             {"pane_id": pane, "start": -scrollback,
+              "max_lines": inspect_tools.MAX_CAPTURE_LINES},  # the default keeps 500
              ("capture-pane", "-p", "-t", pane, "-S", str(-scrollback)),
              lambda s: not s["truncated"] and s["captured_lines"] >= scrollback),
         Case("server_info", "server_info", {},
