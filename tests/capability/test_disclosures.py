@@ -130,16 +130,16 @@ class Captured(msgspec.Struct):
 
 def test_disclosures_are_derived_once_per_result_type(monkeypatch: pytest.MonkeyPatch) -> None:
     """Startup builds every description, asking both disclosures per tool: one walk per type."""
-    import tmuxmcp.capability.results as results
+    import msgspec.inspect
 
     walked: list[object] = []
-    real = results.mi.type_info
+    real = msgspec.inspect.type_info
 
     def counting(t: Any) -> Any:
         walked.append(t)
         return real(t)
 
-    monkeypatch.setattr(results.mi, "type_info", counting)
+    monkeypatch.setattr(msgspec.inspect, "type_info", counting)
     first = disclosures_of(Captured)
     assert disclosures_of(Captured) == first
     assert first[0], "a name a pane program can set is untrusted content"
