@@ -11,7 +11,7 @@ from tmuxmcp.capability.annotations import (
     gather_evidence,
     whole_call_hints,
 )
-from tmuxmcp.capability.definition import BY_NAME
+from tmuxmcp.capability.definition import BY_NAME, DEFINITION
 from tmuxmcp.capability.vocabulary import Effect, Reach
 
 OBSERVER = BY_NAME["list_panes"]
@@ -63,12 +63,13 @@ def test_narrow_hints_follow_the_direct_operation() -> None:
     assert whole_call_hints(deleter, evidence).destructive is True
 
 
-def test_a_call_that_never_reaches_tmux_needs_no_tmux_evidence() -> None:
-    local = msgspec.structs.replace(OBSERVER, touches_tmux=False)
+def test_without_evidence_every_declared_tool_is_cautious() -> None:
+    """Every tool reaches tmux, so none is narrowed without the rule-3 evidence."""
     evidence = Evidence(
         minimal_provenance=False, surface_has_process_tools=True, per_call_check=False
     )
-    assert whole_call_hints(local, evidence) == NARROW
+    for spec in DEFINITION:
+        assert whole_call_hints(spec, evidence) == CAUTIOUS, spec.name
 
 
 def test_without_a_per_call_check_an_observer_stays_cautious() -> None:

@@ -1,26 +1,18 @@
-"""``sinks.keys``: the closed key-name vocabulary and ``send-keys -l`` chunking.
+"""``sinks.keys``: the closed key-name vocabulary.
 
 Research §4: without ``-l`` a word is looked up as a key name first, so only
-names from the vocabulary may reach that parser; literal text is chunked on
-character boundaries to keep one tmux command under its 16 KiB message limit
-(§2 "Message size").
+names from the vocabulary may reach that parser.
 """
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from tests.support import PrivateTmux
 from tmuxmcp.errors import UnsafeValue
 from tmuxmcp.sinks.keys import (
     KEY_VOCABULARY,
-    MAX_LITERAL_CHUNK_BYTES,
     encode_key_name,
-    literal_chunks,
 )
 
 # ------------------------------------------------------------------ vocabulary
@@ -96,73 +88,3 @@ def test_tmux_parses_every_vocabulary_name_as_a_key(private_tmux: PrivateTmux) -
     bad = private_tmux.bare("bind-key", "-T", "tmxvocab", "Enterr", "display", "x", check=False)
     assert bad.returncode != 0
     assert "unknown key" in bad.stderr
-
-
-# --------------------------------------------------------------------- chunking
-
-
-def _check_chunks(text: str) -> list[str]:
-    chunks = literal_chunks(text)
-    assert "".join(chunks) == text
-    for chunk in chunks:
-        assert chunk, "no empty chunks"
-        assert len(chunk.encode("utf-8")) <= MAX_LITERAL_CHUNK_BYTES
-    # Greedy: a chunk ends only where the next character would not fit.
-    for chunk, following in itertools.pairwise(chunks):
-        size = len(chunk.encode("utf-8")) + len(following[0].encode("utf-8"))
-        assert size > MAX_LITERAL_CHUNK_BYTES
-    return chunks
-
-
-def test_empty_text_has_no_chunks() -> None:
-    assert literal_chunks("") == []
-
-
-def test_small_text_is_one_chunk() -> None:
-    assert _check_chunks("hello; world") == ["hello; world"]
-
-
-def test_exactly_the_limit_is_one_chunk_and_one_more_byte_is_two() -> None:
-    assert len(_check_chunks("a" * MAX_LITERAL_CHUNK_BYTES)) == 1
-    assert _check_chunks("a" * (MAX_LITERAL_CHUNK_BYTES + 1))[1] == "a"
-
-
-@pytest.mark.parametrize("char", ["é", "☺", "😀"])
-def test_multibyte_characters_are_never_split(char: str) -> None:
-    text = "a" + char * (MAX_LITERAL_CHUNK_BYTES // len(char.encode("utf-8")) + 3)
-    chunks = _check_chunks(text)
-    assert len(chunks) == 2
-    for chunk in chunks:
-        chunk.encode("utf-8").decode("utf-8")  # each chunk is whole characters
-
-
-def test_chunks_respect_the_limit_with_combining_marks() -> None:
-    """Chunks split between code points, not graphemes: a combining mark may start one.
-
-    That is harmless for ``send-keys -l``, which injects one code point per key.
-    """
-    text = "e\u0301" * MAX_LITERAL_CHUNK_BYTES  # 3 bytes per pair
-    chunks = _check_chunks(text)
-    assert len(chunks) == 4
-    assert chunks[1].startswith("\u0301")
-
-
-_RUNS = st.lists(
-    st.tuples(st.sampled_from(["a", ";", "é", "☺", "😀", "\n", "\x1b"]), st.integers(1, 9000)),
-    max_size=6,
-)
-
-
-@settings(max_examples=60, deadline=None)
-@given(_RUNS)
-def test_chunking_property(runs: list[tuple[str, int]]) -> None:
-    _check_chunks("".join(char * count for char, count in runs))
-
-
-@given(st.text(max_size=200))
-def test_short_text_is_a_single_chunk(text: str) -> None:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return  # not argv text at all; require_argv_text refuses it first
-    assert literal_chunks(text) == ([text] if text else [])

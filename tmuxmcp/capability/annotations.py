@@ -106,7 +106,7 @@ def gather_evidence(
 
 def whole_call_hints(spec: ToolSpec, evidence: Evidence) -> Hints:
     """The annotations for one tool under the given evidence."""
-    if spec.touches_tmux and not evidence.sufficient:
+    if not evidence.sufficient:
         return CAUTIOUS
     read_only = spec.effects == frozenset({Effect.OBSERVE}) and spec.reach is Reach.NONE
     additive = spec.additive and Effect.DELETE not in spec.effects

@@ -92,7 +92,6 @@ def definition_manifest(
         entry = declared_properties(spec)
         entry.update(
             summary=spec.summary,
-            touches_tmux=spec.touches_tmux,
             repeat_safe=spec.repeat_safe,
             additive=spec.additive,
             description=describe(spec),

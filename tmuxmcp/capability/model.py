@@ -36,7 +36,6 @@ class ToolSpec(msgspec.Struct, frozen=True, kw_only=True):
     args: type[msgspec.Struct]
     result: type[msgspec.Struct]
     nested: tuple[str, ...] = ()
-    touches_tmux: bool = True
     repeat_safe: bool = False
     """Repeating the direct operation with the same arguments adds no effect."""
     additive: bool = False

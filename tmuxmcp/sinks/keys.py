@@ -9,9 +9,8 @@ mode), where every character is a mode key binding that can run commands.
 
 Rules:
 * Key names come only from the closed vocabulary below, never from free text.
-* Literal text goes through ``send-keys -l --`` in chunks that keep one tmux
-  command under its 16 KiB message limit, and only when the pane is not in a
-  mode; larger text goes through a tmux buffer (``load-buffer -``).
+* Literal text never goes through ``send-keys``: ``send_text`` and
+  ``run_command`` deliver it through a tmux buffer (see ``sinks.text``).
 """
 
 from __future__ import annotations
@@ -100,20 +99,3 @@ def encode_key_name(value: str, param: str) -> str:
     if value not in KEY_VOCABULARY:
         raise UnsafeValue(f"`{param}` must be a key name from the documented vocabulary")
     return value
-
-
-def literal_chunks(text: str) -> list[str]:
-    """Split ``text`` on character boundaries into argv-sized pieces."""
-    chunks: list[str] = []
-    current: list[str] = []
-    size = 0
-    for ch in text:
-        width = len(ch.encode("utf-8"))
-        if size + width > MAX_LITERAL_CHUNK_BYTES:
-            chunks.append("".join(current))
-            current, size = [], 0
-        current.append(ch)
-        size += width
-    if current:
-        chunks.append("".join(current))
-    return chunks
