@@ -6,7 +6,9 @@ run the same comparison, so a declaration changed without regenerating fails
 CI):
 
 * **blocks**: the text between ``<!-- BEGIN GENERATED: name -->`` and
-  ``<!-- END GENERATED: name -->`` in README.md and docs/**/*.md. Everything
+  ``<!-- END GENERATED: name -->`` in docs/**/*.md (README.md is written for
+  people and holds none; it is still scanned, so a block put there is kept
+  fresh too). Everything
   outside the markers is written by hand. A marker naming an unknown block is
   an error, not a silent no-op.
 * **files**: ``docs/capabilities.json``, byte for byte what ``tmuxmcp
@@ -85,7 +87,7 @@ def _by_toolset() -> list[tuple[Toolset, list[ToolSpec]]]:
     return [(t, [s for s in DEFINITION if s.toolset is t]) for t in Toolset]
 
 
-# ------------------------------------------------------------ README blocks
+# ------------------------------------------------------------- tool tables
 
 
 def _tool_rows(name: Callable[[ToolSpec], str]) -> str:
@@ -102,18 +104,14 @@ def _tool_rows(name: Callable[[ToolSpec], str]) -> str:
     return "\n".join(rows)
 
 
-def tool_table() -> str:
-    """One row per tool: toolset, reach, effect, outputs, disclosures."""
-    return _tool_rows(lambda spec: f"`{spec.name}`")
-
-
 def parameter_table() -> str:
     """One row per caller-controlled parameter with its sink and encoding."""
     rows = ["| tool | parameter | sink | encoding |", "|---|---|---|---|"]
     for spec in DEFINITION:
         for param in params_of(spec):
             rows.append(
-                f"| `{spec.name}` | `{param.name}` | {param.sink.value} | {param.encoding.value} |"
+                f"| [`{spec.name}`](#{spec.name}) | `{param.name}` | {param.sink.value} | "
+                f"{param.encoding.value} |"
             )
     return "\n".join(rows)
 
@@ -546,7 +544,6 @@ def disclosure_table() -> str:
 
 
 BLOCKS: dict[str, Callable[[], str]] = {
-    "tool-table": tool_table,
     "parameter-table": parameter_table,
     "tool-overview": tool_overview,
     "annotation-table": annotation_table,
