@@ -243,6 +243,7 @@ def public_texts() -> list[tuple[str, str]]:
     texts = [
         (str(p.relative_to(ROOT)), p.read_text(encoding="utf-8")) for p in docgen.documents(ROOT)
     ]
+    texts += [(name, _read(name)) for name in ("CONTRIBUTING.md", "CHANGELOG.md")]
     for spec in DEFINITION:
         texts.append((f"description of {spec.name}", describe(spec)))
         for param in params_of(spec):
