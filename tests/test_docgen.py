@@ -88,4 +88,5 @@ def test_the_readmes_two_commands_are_what_the_repository_provides() -> None:
     ci = _read(".ci/run")
     assert "python3 -m venv .venv" in ci
     assert ".venv/bin/python -m pip install -q -e '.[test]'" in ci
-    assert "\n.venv/bin/python -m pytest\n" in ci
+    assert '.venv/bin/python -m pytest -p no:cacheprovider "$@"' in ci
+    assert 'run_on distribution "$(dirname "$DIST_TMUX")" "$DIST_VERSION"\n' in ci
