@@ -48,7 +48,7 @@ class Run:
     def __init__(self, run_id: str, pane: str, directory: str, index: int) -> None:
         self.run_id = run_id
         self.pane = pane
-        self.files = {key: os.path.join(directory, f"{key}{index}") for key in "rcnsgt"}
+        self.files = {key: os.path.join(directory, f"{key}{index}") for key in "rcsgt"}
         self.fence = f"tmuxmcp-{secrets.token_hex(12)}"
         self.began = trio.current_time()
         self.started = False
@@ -75,10 +75,9 @@ class Run:
     # -- files ------------------------------------------------------------------
 
     def write_files(self, command: str, *, check_syntax: bool) -> None:
-        """Create the command, probe, status and script files and the two FIFOs."""
+        """Create the command, status and script files and the two FIFOs."""
         f = self.files
         _write(f["c"], command if command.endswith("\n") else command + "\n")
-        _write(f["n"], runscript.syntax_probe(command))
         _write(f["t"], runscript.status_return(0, None))
         os.mkfifo(f["s"], 0o600)
         os.mkfifo(f["g"], 0o600)
@@ -125,7 +124,7 @@ class Run:
                     os.close(fd)
         self.status_fd = self.release_fd = self.lock_fd = -1
         # The script's last step sources t; it is removed with the directory.
-        for key in "cn" if going else "cnsg":
+        for key in "c" if going else "csg":
             with contextlib.suppress(OSError):
                 os.unlink(self.files[key])
 

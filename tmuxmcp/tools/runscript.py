@@ -23,10 +23,12 @@ private directory (mode 0700), never on the screen:
   print. Released, it sources ``t<k>``, which tmuxmcp writes at collection:
   it puts ``#{pane_path}`` back and returns the command's status, so ``$?`` at
   the prompt is the command's.
-* ``n<k>``: for shells that abandon a whole dot script on a syntax error
-  (dash, ash, ksh ...), the command wrapped in a function definition and
-  parsed in a subshell first: a syntax error then ends the run with status 2
-  and the shell's own message, instead of never reporting.
+* shells that abandon a whole dot script on a syntax error in a nested one
+  (dash, ash, ksh ...) source the command with ``command .``: POSIX takes the
+  special-builtin error behaviour away from a builtin run by ``command``, so
+  a syntax error ends the run with status 2 and the shell's own message,
+  instead of never reporting. bash and zsh continue after such an error by
+  themselves (and zsh's ``command`` runs external programs only).
 
 Rules: the command is never altered or re-quoted; the file descriptor of the
 release FIFO (9) is closed for the command (``9<&-``), so the command's
@@ -43,7 +45,7 @@ from tmuxmcp.sinks.shell import quote_word
 SHELLS_WITHOUT_RECOVERY = frozenset(
     {"dash", "sh", "ash", "busybox", "ksh", "ksh93", "mksh", "oksh", "yash"}
 )
-"""Shells whose dot script is abandoned on a syntax error (checked before running)."""
+"""Shells whose dot script is abandoned on a syntax error (they source with ``command .``)."""
 
 DISPLAY_CHARS = 60
 
@@ -78,10 +80,10 @@ def restorable_path(path: str) -> str:
 def script(*, files: dict[str, str], fence: str, check_syntax: bool) -> str:
     """The script sourced by the pane's shell.
 
-    ``files`` maps ``c``, ``n``, ``s``, ``g``, ``t`` to their paths.
+    ``files`` maps ``c``, ``s``, ``g``, ``t`` to their paths.
     """
     q = {key: quote_word(path, key) for key, path in files.items()}
-    run = f"( . {q['n']} ) && . {q['c']}" if check_syntax else f". {q['c']}"
+    run = f"command . {q['c']}" if check_syntax else f". {q['c']}"
     return (
         f"\\printf 'S\\n' 1<>{q['s']}\n"
         f"{{ {{ {run}\n"
@@ -93,11 +95,6 @@ def script(*, files: dict[str, str], fence: str, check_syntax: bool) -> str:
         "unset tmuxmcp_release\n"
         f". {q['t']}\n"
     )
-
-
-def syntax_probe(command: str) -> str:
-    """``command`` as the body of a function: defining it parses it and runs nothing."""
-    return f"tmuxmcp_syntax_check() {{\n:\n{command}\n}}\nunset -f tmuxmcp_syntax_check\n"
 
 
 def status_return(status: int, restore_path: str | None) -> str:
