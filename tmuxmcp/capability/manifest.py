@@ -69,18 +69,23 @@ def resource_properties(spec: ResourceSpec) -> dict[str, Any]:
         mime_type=spec.mime_type,
         requires_tools=list(spec.requires),
         description=describe(spec),
-        parameters=[
-            {
-                "name": p.name,
-                "required": p.required,
-                "sink": p.sink.value,
-                "encoding": p.encoding.value,
-                "description": p.description,
-            }
-            for p in params_of(spec)
-        ],
+        parameters=_parameters(spec),
     )
     return entry
+
+
+def _parameters(spec: ToolSpec) -> list[dict[str, Any]]:
+    """Each declared parameter: its name, whether required, its sink and encoding."""
+    return [
+        {
+            "name": p.name,
+            "required": p.required,
+            "sink": p.sink.value,
+            "encoding": p.encoding.value,
+            "description": p.description,
+        }
+        for p in params_of(spec)
+    ]
 
 
 def definition_manifest(
@@ -95,16 +100,7 @@ def definition_manifest(
             repeat_safe=spec.repeat_safe,
             additive=spec.additive,
             description=describe(spec),
-            parameters=[
-                {
-                    "name": p.name,
-                    "required": p.required,
-                    "sink": p.sink.value,
-                    "encoding": p.encoding.value,
-                    "description": p.description,
-                }
-                for p in params_of(spec)
-            ],
+            parameters=_parameters(spec),
             result_content={
                 path.split(".", 1)[1]: kind.value for path, kind in contents_of(spec.result).items()
             },

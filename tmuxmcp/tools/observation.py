@@ -48,6 +48,17 @@ MAX_SCAN_BYTES = 16 * 1024 * 1024
 MAX_WAIT_S = 3600
 MAX_RESULT_BYTES = 1024 * 1024
 
+WaitTimeout = Annotated[
+    float,
+    Meta(
+        ge=0,
+        le=MAX_WAIT_S,
+        description="Seconds before outcome timeout.",
+        extra=sink(Sink.LOCAL, Encoding.NONE),
+    ),
+]
+"""The ``timeout`` of every waiting tool (wait_for_text, wait_for_idle)."""
+
 GAP_MIN = 0.001
 """Shortest time between two polls."""
 GAP_CAP = 0.05

@@ -100,7 +100,6 @@ from tmuxmcp.tools.matching import (
 from tmuxmcp.tools.observation import (
     DEFAULT_MATCH_BUDGET_MS,
     DEFAULT_SCAN_BYTES,
-    MAX_WAIT_S,
     PROGRESS_EVERY,
     MatchBudget,
     Pacer,
@@ -108,6 +107,7 @@ from tmuxmcp.tools.observation import (
     Regex,
     ScanBytes,
     ScanLine,
+    WaitTimeout,
     cap_bytes,
     cells,
     observe,
@@ -139,15 +139,7 @@ class WaitForTextArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, k
     pane_id: PaneId
     pattern: Pattern
     regex: Regex = False
-    timeout: Annotated[
-        float,
-        Meta(
-            ge=0,
-            le=MAX_WAIT_S,
-            description="Seconds before outcome timeout.",
-            extra=sink(Sink.LOCAL, Encoding.NONE),
-        ),
-    ] = 30.0
+    timeout: WaitTimeout = 30.0
     scope: Annotated[
         Literal["new", "screen"],
         closed(

@@ -35,16 +35,14 @@ from typing import Annotated, Literal
 
 import msgspec
 import trio
-from msgspec import Meta
 
-from tmuxmcp.capability.params import PaneId, local_int, sink
+from tmuxmcp.capability.params import PaneId, local_int
 from tmuxmcp.capability.results import TmuxId
 from tmuxmcp.errors import ObjectNotFound
-from tmuxmcp.sinks import Encoding, Sink
 from tmuxmcp.sinks.target import IdKind, encode_id
 from tmuxmcp.tools.activity import ActivityHint
 from tmuxmcp.tools.context import Handler, ToolContext
-from tmuxmcp.tools.observation import MAX_WAIT_S, PROGRESS_EVERY, Pacer, observe
+from tmuxmcp.tools.observation import PROGRESS_EVERY, Pacer, WaitTimeout, observe
 from tmuxmcp.tools.scrollback import View
 
 MAX_QUIET_MS = 600_000
@@ -62,15 +60,7 @@ class WaitForIdleArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, k
             le=MAX_QUIET_MS,
         ),
     ] = 500
-    timeout: Annotated[
-        float,
-        Meta(
-            ge=0,
-            le=MAX_WAIT_S,
-            description="Seconds before outcome timeout.",
-            extra=sink(Sink.LOCAL, Encoding.NONE),
-        ),
-    ] = 30.0
+    timeout: WaitTimeout = 30.0
 
 
 IdleOutcome = Literal["idle", "timeout", "pane-gone"]
