@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Callable
 
 import trio
+from mcp import ClientSession
+from mcp.types import CallToolResult
 
 from tests.support import PrivateTmux, error_text, serve, structured
 
@@ -43,25 +46,32 @@ async def test_a_stopped_tmux_server_times_out_while_pings_are_answered(
             assert not (await session.call_tool("list_sessions", {})).is_error
 
 
+async def _wait_cut_short(
+    session: ClientSession, pane: str, interrupt: Callable[[], object]
+) -> CallToolResult:
+    """A long wait_for_text on ``pane``, with ``interrupt`` run once it is waiting."""
+    outcome: list[CallToolResult] = []
+
+    async def wait() -> None:
+        outcome.append(
+            await session.call_tool(
+                "wait_for_text", {"pane_id": pane, "pattern": "never-printed", "timeout": 60}
+            )
+        )
+
+    with trio.fail_after(20):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(wait)
+            await trio.sleep(0.5)  # let the wait start polling (not an assert)
+            interrupt()
+    return outcome[0]
+
+
 async def test_tmux_killed_during_wait_for_text_ends_the_wait(private_tmux: PrivateTmux) -> None:
     ids = private_tmux.new_session()
     async with serve(private_tmux) as session:
-        outcome: list[object] = []
-
-        async def wait() -> None:
-            outcome.append(
-                await session.call_tool(
-                    "wait_for_text",
-                    {"pane_id": ids["pane_id"], "pattern": "never-printed", "timeout": 60},
-                )
-            )
-
-        with trio.fail_after(20):
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(wait)
-                await trio.sleep(0.5)  # let the wait start polling (not an assert)
-                private_tmux.kill_server()
-        text = error_text(outcome[0])  # type: ignore[arg-type]
+        result = await _wait_cut_short(session, ids["pane_id"], private_tmux.kill_server)
+        text = error_text(result)
         # Usually [tmux-server-gone]; a tmux client cut off by the dying server
         # exits non-zero with no stderr, which reads as a failed command (open).
         assert text.startswith(("[tmux-server-gone]", "[tmux-command-failed]")), text
@@ -71,24 +81,12 @@ async def test_a_pane_killed_during_a_wait_ends_the_wait(private_tmux: PrivateTm
     ids = private_tmux.new_session()
     private_tmux.bare("split-window", "-t", ids["pane_id"], "sh")
     async with serve(private_tmux) as session:
-        outcome: list[object] = []
-
-        async def wait() -> None:
-            outcome.append(
-                await session.call_tool(
-                    "wait_for_text",
-                    {"pane_id": ids["pane_id"], "pattern": "never-printed", "timeout": 60},
-                )
-            )
-
-        with trio.fail_after(20):
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(wait)
-                await trio.sleep(0.5)
-                private_tmux.bare("kill-pane", "-t", ids["pane_id"])
-        result = structured(outcome[0])  # type: ignore[arg-type]
-        assert result["outcome"] == "pane-gone"
-        assert result["pane_id"] == ids["pane_id"]
+        result = await _wait_cut_short(
+            session, ids["pane_id"], lambda: private_tmux.bare("kill-pane", "-t", ids["pane_id"])
+        )
+        found = structured(result)
+        assert found["outcome"] == "pane-gone"
+        assert found["pane_id"] == ids["pane_id"]
         assert not (await session.call_tool("list_sessions", {})).is_error
 
 
