@@ -249,8 +249,8 @@ def hostile_sweep(lab: Lab, per_parameter: int, seed: int) -> dict[str, Any]:
 
     from fuzz.strategies import hostile_text
     from fuzz.wire import WireClient
-    from tmuxmcp.capability.definition import DEFINITION
     from tmuxmcp.capability.model import params_of
+    from tmuxmcp.definition import DEFINITION
 
     bystander = lab.new_session("bystander")["pane_id"]
     # "before" must not race the new pane settling: its shell drawing the

@@ -52,11 +52,11 @@ from bench_inspect import Case, PrivateTmux, bare_call, cases, fill_pane, serve,
 from mcp import Client, ClientSession
 
 from tmuxmcp import runtime, server
-from tmuxmcp.capability.definition import BY_NAME
+from tmuxmcp.capability.encode import encode_arguments
 from tmuxmcp.config import Options, load
+from tmuxmcp.definition import BY_NAME
 from tmuxmcp.driver import _spawn
 from tmuxmcp.driver.client import TmuxClient
-from tmuxmcp.tools import HANDLERS
 
 Timed = Callable[[], Awaitable[object]]
 
@@ -97,7 +97,8 @@ def layers(
     bare_argv = tmux.argv(*case.bare)
     exact = list(rec.argv)
     commands = rec.commands
-    args = msgspec.convert(case.arguments, BY_NAME[case.tool].args)
+    spec = BY_NAME[case.tool]
+    args = encode_arguments(msgspec.convert(case.arguments, spec.args))
     client = state.context.client
 
     async def bare() -> object:
@@ -113,7 +114,7 @@ def layers(
         return await client.run(*commands)
 
     async def handler() -> object:
-        return await HANDLERS[case.tool](state.context, args)
+        return await spec.handler(state.context, args)
 
     async def call() -> object:
         return await server.call(state, case.tool, case.arguments)

@@ -45,8 +45,8 @@ from fuzz.strategies import (
     id_like,
     json_scalars,
 )
-from tmuxmcp.capability.definition import DEFINITION
 from tmuxmcp.capability.model import ParamSpec, ToolSpec, params_of
+from tmuxmcp.definition import DEFINITION
 from tmuxmcp.sinks import Encoding, Sink
 
 

@@ -34,8 +34,8 @@ from fuzz.profiles import fuzz_settings
 from fuzz.properties import BASE
 from fuzz.strategies import SENTINEL, hostile_text, huge_text, json_values
 from fuzz.wire import WireClient
-from tmuxmcp.capability.definition import BY_NAME, DEFINITION
 from tmuxmcp.capability.model import params_of
+from tmuxmcp.definition import BY_NAME, DEFINITION
 
 PLACEHOLDERS = World(
     "<session>", "<window>", "<pane>", "<pane2>", "<dest_session>", "<dest_window>", "fuzz-buffer"

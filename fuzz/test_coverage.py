@@ -26,7 +26,7 @@ from fuzz.properties import (
     arguments,
     cases,
 )
-from tmuxmcp.capability.definition import DEFINITION
+from tmuxmcp.definition import DEFINITION
 from tmuxmcp.sinks import Encoding, Sink
 
 IDS = World("$1", "@1", "%1", "%2", "$2", "@2", "buffer")

@@ -16,8 +16,8 @@ from typing import Any
 from mcp.types import CallToolResult
 
 from tests.support import PrivateTmux, serve, structured
-from tmuxmcp.capability.definition import BY_NAME, DEFINITION
 from tmuxmcp.capability.vocabulary import EFFECT_ORDER, Reach
+from tmuxmcp.definition import BY_NAME, DEFINITION
 from tmuxmcp.tools.inspect import MAX_SERVER_INFO_BYTES
 
 TOOL_LIST_BUDGET = 24_000

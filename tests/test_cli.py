@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.support import PrivateTmux, raw_exchange
-from tmuxmcp.capability.definition import DEFINITION, RESOURCES
 from tmuxmcp.capability.manifest import definition_manifest
+from tmuxmcp.definition import DEFINITION, RESOURCES
 
 
 def _run(tmux: PrivateTmux, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:

@@ -12,8 +12,8 @@ import tomllib
 from pathlib import Path
 
 from tmuxmcp import docgen
-from tmuxmcp.capability.definition import DEFINITION
 from tmuxmcp.capability.model import params_of
+from tmuxmcp.definition import DEFINITION
 
 ROOT = Path(__file__).resolve().parent.parent
 

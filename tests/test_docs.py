@@ -35,11 +35,11 @@ import msgspec
 import pytest
 
 from tmuxmcp import docgen
-from tmuxmcp.capability.definition import DEFINITION
 from tmuxmcp.capability.describe import describe
 from tmuxmcp.capability.manifest import NOTICES
 from tmuxmcp.capability.model import params_of
 from tmuxmcp.config import Options
+from tmuxmcp.definition import DEFINITION
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

@@ -19,7 +19,7 @@ import pytest
 from tests.support import PrivateTmux, error_text, serve
 from tmuxmcp import errors, server
 from tmuxmcp.capability.decode import decode_arguments
-from tmuxmcp.capability.definition import BY_NAME
+from tmuxmcp.definition import BY_NAME
 from tmuxmcp.errors import InvalidArguments, ObjectNotFound, TmuxMcpError
 from tmuxmcp.tools import inspect as inspect_tools
 from tmuxmcp.tools.context import ToolContext

@@ -18,13 +18,20 @@ from hypothesis import strategies as st
 from mcp.shared.exceptions import MCPError
 
 from tests.support import PrivateTmux, raw_exchange, serve
-from tmuxmcp.capability.definition import RESOURCES
 from tmuxmcp.capability.describe import describe
+from tmuxmcp.capability.encode import encode_arguments
 from tmuxmcp.capability.model import params_of
 from tmuxmcp.capability.vocabulary import Effect, OutputClass, Reach
+from tmuxmcp.definition import RESOURCES
 from tmuxmcp.errors import InvalidArguments
 from tmuxmcp.sinks import Sink
-from tmuxmcp.tools.resources import pane_of_uri
+from tmuxmcp.tools.resources import args_of_uri
+
+
+def pane_of_uri(uri: str) -> str:
+    """The pane id a URI reaches tmux as: decoded, then encoded as the server does."""
+    return encode_arguments(args_of_uri(uri)).n
+
 
 (PANE,) = RESOURCES
 

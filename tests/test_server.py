@@ -20,9 +20,9 @@ from tests.support import (
     structured,
 )
 from tmuxmcp.capability.annotations import gather_evidence, whole_call_hints
-from tmuxmcp.capability.definition import BY_NAME
 from tmuxmcp.capability.describe import describe
 from tmuxmcp.capability.schema import object_schema
+from tmuxmcp.definition import BY_NAME
 
 CAUTIOUS = (False, True, False, True)
 

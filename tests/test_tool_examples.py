@@ -32,7 +32,7 @@ from typing import Any
 import pytest
 
 from tests.support import PrivateTmux, error_text, serve
-from tmuxmcp.capability.definition import DEFINITION
+from tmuxmcp.definition import DEFINITION
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "examples.md"

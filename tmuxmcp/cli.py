@@ -214,8 +214,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         if ns.command == "manifest":
-            from tmuxmcp.capability.definition import DEFINITION, RESOURCES
             from tmuxmcp.capability.manifest import definition_manifest
+            from tmuxmcp.definition import DEFINITION, RESOURCES
 
             _print_json(definition_manifest(DEFINITION, RESOURCES))
         elif ns.command == "verify":

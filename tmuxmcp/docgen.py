@@ -40,7 +40,6 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from tmuxmcp.capability.annotations import CAUTIOUS, Hints, gather_evidence, whole_call_hints
-from tmuxmcp.capability.definition import BY_NAME, DEFINITION, RESOURCES
 from tmuxmcp.capability.describe import describe
 from tmuxmcp.capability.manifest import definition_manifest, hints_json
 from tmuxmcp.capability.model import ToolSpec, params_of
@@ -53,6 +52,7 @@ from tmuxmcp.capability.vocabulary import (
     Reach,
     Toolset,
 )
+from tmuxmcp.definition import BY_NAME, DEFINITION, RESOURCES
 from tmuxmcp.sinks import Encoding, Sink
 
 # ----------------------------------------------------------------- small helpers

@@ -18,7 +18,6 @@ import msgspec
 
 from tmuxmcp.audit import AuditLog
 from tmuxmcp.capability.annotations import Evidence, gather_evidence
-from tmuxmcp.capability.definition import BY_NAME, DEFINITION, RESOURCES
 from tmuxmcp.capability.manifest import published_surface
 from tmuxmcp.capability.surface import (
     OTHER_SOCKET,
@@ -28,6 +27,7 @@ from tmuxmcp.capability.surface import (
     resolve,
 )
 from tmuxmcp.config import Config
+from tmuxmcp.definition import BY_NAME, DEFINITION, RESOURCES
 from tmuxmcp.driver import binding
 from tmuxmcp.driver.binding import Provenance, ServerFacts
 from tmuxmcp.driver.client import ConfigWatch, TmuxClient, arrays_in_formats

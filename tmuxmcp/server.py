@@ -51,14 +51,15 @@ from mcp.types import (
 import tmuxmcp
 from tmuxmcp.capability.annotations import whole_call_hints
 from tmuxmcp.capability.decode import decode_arguments, lone_surrogate_error
-from tmuxmcp.capability.definition import BY_NAME, RESOURCES
 from tmuxmcp.capability.describe import describe
+from tmuxmcp.capability.encode import encode_arguments
 from tmuxmcp.capability.model import ResourceSpec
 from tmuxmcp.capability.schema import object_schema
 from tmuxmcp.capability.surface import served_resources
+from tmuxmcp.definition import BY_NAME, RESOURCES
 from tmuxmcp.errors import InternalError, InvalidArguments, TmuxMcpError
 from tmuxmcp.runtime import Runtime
-from tmuxmcp.tools import HANDLERS, resources
+from tmuxmcp.tools import resources
 from tmuxmcp.tools.context import Progress
 from tmuxmcp.transport import open_stdio
 from tmuxmcp.wire import ALTERED_META, LONE_SURROGATE
@@ -184,11 +185,13 @@ async def _dispatch(
         raise InvalidArguments(
             "the request line holds bytes that are not UTF-8; send valid UTF-8 strings"
         )
-    args = decode_arguments(name, spec.args, arguments)
+    # Decoded against the declared types, then every parameter encoded for
+    # its declared sink: the handler never sees a raw caller value (CM-5).
+    args = encode_arguments(decode_arguments(name, spec.args, arguments))
     context = runtime.context
     if progress is not None:
         context = msgspec.structs.replace(context, progress=progress, reports_progress=True)
-    result = await HANDLERS[name](context, args)
+    result = await spec.handler(context, args)
     return CallToolResult(
         content=[TextContent(type="text", text=_text_of(result))],
         structured_content=msgspec.to_builtins(result),
@@ -207,8 +210,8 @@ async def read_resource(runtime: Runtime, spec: ResourceSpec, uri: str) -> ReadR
     began = time.monotonic()
     outcome = "cancelled"
     try:
-        pane = resources.pane_of_uri(uri)
-        screen = await resources.read_pane(runtime.context, pane)
+        screen = await spec.handler(runtime.context, encode_arguments(resources.args_of_uri(uri)))
+        assert isinstance(screen, resources.PaneScreen)
     except TmuxMcpError as exc:
         outcome = exc.reference
         raise MCPError(code=INVALID_PARAMS, message=exc.for_client()) from None

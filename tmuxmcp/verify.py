@@ -815,9 +815,9 @@ async def probe_buffer_delete_exact(lab: Lab) -> None:
     """delete_buffer's commands delete the named buffer, and nothing for an unknown name.
 
     Upstream tmux before 3.4 deletes the most recent buffer when ``-b`` names
-    none; ``tools.teardown.delete_buffer_commands`` guards against that.
+    none; ``driver.buffers.delete_buffer_commands`` guards against that.
     """
-    from tmuxmcp.tools.teardown import delete_buffer_commands
+    from tmuxmcp.driver.buffers import delete_buffer_commands
 
     async def ours() -> list[str]:  # earlier probes may leave buffers of their own
         names = (await lab.ok(["list-buffers", "-F", "#{buffer_name}"])).split()

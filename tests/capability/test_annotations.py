@@ -11,8 +11,8 @@ from tmuxmcp.capability.annotations import (
     gather_evidence,
     whole_call_hints,
 )
-from tmuxmcp.capability.definition import BY_NAME, DEFINITION
 from tmuxmcp.capability.vocabulary import Effect, Reach
+from tmuxmcp.definition import BY_NAME, DEFINITION
 
 OBSERVER = BY_NAME["list_panes"]
 NARROW = Hints(read_only=True, destructive=False, idempotent=True, open_world=False)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import msgspec
 
 from tmuxmcp.capability.annotations import Evidence, whole_call_hints
-from tmuxmcp.capability.definition import BY_NAME, DEFINITION
 from tmuxmcp.capability.manifest import declared_properties, definition_manifest
 from tmuxmcp.capability.model import params_of
 from tmuxmcp.capability.vocabulary import Effect, Reach
+from tmuxmcp.definition import BY_NAME, DEFINITION
 from tmuxmcp.sinks import Sink
 
 # Process reach each sink requires at least (CM-5: claims follow the sinks).

@@ -16,7 +16,6 @@ import pytest
 import trio
 
 from tests.support import PrivateTmux, serve, structured
-from tmuxmcp.capability.definition import DEFINITION
 from tmuxmcp.capability.manifest import definition_manifest
 from tmuxmcp.capability.results import (
     Content,
@@ -26,6 +25,7 @@ from tmuxmcp.capability.results import (
     contents_of,
     disclosures_of,
 )
+from tmuxmcp.definition import DEFINITION
 
 
 class Bare(msgspec.Struct):

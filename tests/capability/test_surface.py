@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from tmuxmcp.capability.definition import DEFINITION
 from tmuxmcp.capability.model import ToolSpec
 from tmuxmcp.capability.surface import SurfaceRequest, resolve
 from tmuxmcp.capability.vocabulary import Effect, OutputClass, Reach, Toolset
+from tmuxmcp.definition import DEFINITION
 from tmuxmcp.errors import ConfigError
 from tmuxmcp.tools import inspect
 
@@ -23,6 +23,7 @@ def _tool(name: str, toolset: Toolset, nested: tuple[str, ...] = ()) -> ToolSpec
         summary="probe",
         args=inspect.ListSessionsArgs,
         result=inspect.ListSessionsResult,
+        handler=inspect.list_sessions,
         nested=nested,
     )
 

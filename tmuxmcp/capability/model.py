@@ -13,6 +13,7 @@ they may be claimed for the whole call is decided in ``annotations``.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
@@ -21,6 +22,7 @@ from msgspec import inspect as mi
 from tmuxmcp.capability.results import disclosures_of
 from tmuxmcp.capability.vocabulary import Effect, OutputClass, Reach, Toolset
 from tmuxmcp.sinks import Encoding, Sink
+from tmuxmcp.sinks.encoders import ENCODERS, Rule
 
 
 class ToolSpec(msgspec.Struct, frozen=True, kw_only=True):
@@ -35,6 +37,8 @@ class ToolSpec(msgspec.Struct, frozen=True, kw_only=True):
     summary: str
     args: type[msgspec.Struct]
     result: type[msgspec.Struct]
+    handler: Callable[[Any, Any], Awaitable[msgspec.Struct]]
+    """The implementation: ``handler(context, args)`` with ``args`` already encoded."""
     nested: tuple[str, ...] = ()
     repeat_safe: bool = False
     """Repeating the direct operation with the same arguments adds no effect."""
@@ -42,6 +46,11 @@ class ToolSpec(msgspec.Struct, frozen=True, kw_only=True):
     """The direct operation only adds objects; it never overwrites or removes."""
     disclosures: tuple[str, ...] = ()
     """Tool-specific statements appended to the generated description."""
+
+    def __post_init__(self) -> None:
+        # A parameter without a sink, or with an encoding the dispatcher cannot
+        # apply, cannot be declared (CM-5): the definition fails to import.
+        params_of(self)
 
     @property
     def returns_untrusted_content(self) -> bool:
@@ -70,51 +79,107 @@ class ResourceSpec(ToolSpec, frozen=True, kw_only=True):
     mime_type: str = "text/plain"
 
 
-class ParamSpec(msgspec.Struct, frozen=True):
+class ParamSpec(msgspec.Struct, frozen=True, kw_only=True):
     """One caller-controlled parameter and the boundary it reaches."""
 
     name: str
+    """As the caller spells it (the JSON key)."""
     required: bool
     sink: Sink
     encoding: Encoding
     description: str
+    attr: str
+    """The argument Struct's attribute holding it."""
+    rule: Rule
+    """What its encoder needs (``sinks.encoders``)."""
+    elements: bool = False
+    """A list whose every element is encoded."""
 
 
 class UnclassifiedParameter(Exception):
     """A parameter's type carries no sink classification (a definition bug)."""
 
 
-def _classification(t: mi.Type) -> tuple[dict[str, Any], str] | None:
+_CLASSIFICATION_KEYS = frozenset({"sink", "encoding"})
+
+
+def _classification(t: mi.Type) -> tuple[mi.Metadata, bool] | None:
+    """The metadata that classifies ``t``, and whether it classifies a list's elements."""
     if isinstance(t, mi.Metadata):
-        extra = t.extra or {}
-        description = (t.extra_json_schema or {}).get("description", "")
-        if "sink" in extra:
-            return extra, description
+        if "sink" in (t.extra or {}):
+            return t, False
         return _classification(t.type)
     if isinstance(t, mi.UnionType):
         found = [c for c in (_classification(u) for u in t.types) if c is not None]
         return found[0] if len(found) == 1 else None
+    if isinstance(t, mi.ListType):
+        inner = _classification(t.item_type)
+        return None if inner is None else (inner[0], True)
     return None
 
 
-def params_of(spec: ToolSpec) -> tuple[ParamSpec, ...]:
-    """Every parameter of ``spec`` with its declared sink and encoding."""
-    info = mi.type_info(spec.args)
+def _bounds(t: mi.Type) -> tuple[int | float | None, int | float | None]:
+    """The inclusive ``ge``/``le`` bounds msgspec enforces on ``t``, if any."""
+    while isinstance(t, mi.Metadata | mi.UnionType):
+        if isinstance(t, mi.UnionType):
+            numbers = [u for u in t.types if not isinstance(u, mi.NoneType)]
+            if len(numbers) != 1:
+                return None, None
+            t = numbers[0]
+        else:
+            t = t.type
+    if isinstance(t, mi.IntType | mi.FloatType):
+        return t.ge, t.le
+    return None, None
+
+
+def params_of_args(args: type[msgspec.Struct], owner: str) -> tuple[ParamSpec, ...]:
+    """Every parameter of the argument Struct ``args`` with its declared sink and encoding.
+
+    Raises ``UnclassifiedParameter`` for a field whose type names no sink, or
+    whose encoding has no encoder (``sinks.encoders.ENCODERS``).
+    """
+    info = mi.type_info(args)
     if not isinstance(info, mi.StructType):
-        raise TypeError(f"{spec.name}: args must be a msgspec Struct")
+        raise TypeError(f"{owner}: args must be a msgspec Struct")
     out = []
     for field in info.fields:
         found = _classification(field.type)
         if found is None:
-            raise UnclassifiedParameter(f"{spec.name}.{field.name} declares no sink")
-        extra, description = found
+            raise UnclassifiedParameter(f"{owner}.{field.name} declares no sink")
+        meta, elements = found
+        extra = meta.extra or {}
+        try:
+            sink, encoding = Sink(extra["sink"]), Encoding(extra["encoding"])
+        except (KeyError, ValueError):
+            raise UnclassifiedParameter(
+                f"{owner}.{field.name} declares no known sink and encoding"
+            ) from None
+        if encoding not in ENCODERS:
+            raise UnclassifiedParameter(f"{owner}.{field.name}: no encoder for {encoding}")
+        # A sink declared on a list applies to each of its elements.
+        elements = elements or isinstance(meta.type, mi.ListType)
+        ge, le = _bounds(meta.type)
         out.append(
             ParamSpec(
                 name=field.encode_name,
                 required=field.required,
-                sink=Sink(extra["sink"]),
-                encoding=Encoding(extra["encoding"]),
-                description=description,
+                sink=sink,
+                encoding=encoding,
+                description=(meta.extra_json_schema or {}).get("description", ""),
+                attr=field.name,
+                rule=Rule(
+                    param=field.encode_name,
+                    options={k: v for k, v in extra.items() if k not in _CLASSIFICATION_KEYS},
+                    ge=ge,
+                    le=le,
+                ),
+                elements=elements,
             )
         )
     return tuple(out)
+
+
+def params_of(spec: ToolSpec) -> tuple[ParamSpec, ...]:
+    """Every parameter of ``spec`` with its declared sink and encoding."""
+    return params_of_args(spec.args, spec.name)

@@ -17,12 +17,23 @@ from typing import Annotated
 from msgspec import Meta
 
 from tmuxmcp.sinks import Encoding, Sink
+from tmuxmcp.sinks.names import MAX_NAME_CHARS, NameKind
 from tmuxmcp.sinks.target import ID_PATTERNS, IdKind
 
 
-def sink(kind: Sink, encoding: Encoding) -> dict[str, str]:
-    """The ``Meta.extra`` entry that classifies a parameter."""
-    return {"sink": kind.value, "encoding": encoding.value}
+def sink(kind: Sink, encoding: Encoding, **options: str) -> dict[str, str]:
+    """The ``Meta.extra`` entry that classifies a parameter.
+
+    ``options`` are what the encoding's encoder needs besides the value (the id
+    kind of an ``id-only`` target, the name rule of a name); the dispatcher
+    passes them to it (``capability.encode``).
+    """
+    return {"sink": kind.value, "encoding": encoding.value, **options}
+
+
+def id_sink(kind: IdKind) -> dict[str, str]:
+    """The classification of a target that must be exactly a ``kind`` id."""
+    return sink(Sink.TARGET, Encoding.ID_ONLY, id_kind=kind.value)
 
 
 # Ids carry no description: the parameter's name and pattern say what it is,
@@ -32,21 +43,21 @@ SessionId = Annotated[
     str,
     Meta(
         pattern=ID_PATTERNS[IdKind.SESSION],
-        extra=sink(Sink.TARGET, Encoding.ID_ONLY),
+        extra=id_sink(IdKind.SESSION),
     ),
 ]
 WindowId = Annotated[
     str,
     Meta(
         pattern=ID_PATTERNS[IdKind.WINDOW],
-        extra=sink(Sink.TARGET, Encoding.ID_ONLY),
+        extra=id_sink(IdKind.WINDOW),
     ),
 ]
 PaneId = Annotated[
     str,
     Meta(
         pattern=ID_PATTERNS[IdKind.PANE],
-        extra=sink(Sink.TARGET, Encoding.ID_ONLY),
+        extra=id_sink(IdKind.PANE),
     ),
 ]
 
@@ -66,9 +77,20 @@ LineNumber = Annotated[
 ]
 
 
+# Booleans are declared one way: ``flag`` when the value decides whether tmux
+# gets a fixed flag (or the pane a fixed byte), ``switch`` when tmuxmcp alone
+# reads it. The classification drives redaction and fuzzing, so a boolean is
+# never a ``closed`` vocabulary (tests/capability/test_definition.py).
+
+
 def flag(description: str) -> Meta:
     """A boolean that only decides whether a fixed tmux flag is passed."""
     return Meta(description=description, extra=sink(Sink.FLAG, Encoding.FIXED_FLAG))
+
+
+def switch(description: str) -> Meta:
+    """A boolean tmuxmcp itself reads (a choice of what to return), never passed to tmux."""
+    return Meta(description=description, extra=sink(Sink.LOCAL, Encoding.NONE))
 
 
 def local_int(description: str, *, ge: int, le: int) -> Meta:
@@ -76,28 +98,26 @@ def local_int(description: str, *, ge: int, le: int) -> Meta:
     return Meta(ge=ge, le=le, description=description, extra=sink(Sink.LOCAL, Encoding.NONE))
 
 
-def _name(description: str) -> Meta:
-    from tmuxmcp.sinks.names import MAX_NAME_CHARS
-
+def _name(kind: NameKind, description: str) -> Meta:
     return Meta(
         min_length=1,
         max_length=MAX_NAME_CHARS,
         description=description,
-        extra=sink(Sink.TMUX_FORMAT, Encoding.NAME_RULE),
+        extra=sink(Sink.TMUX_FORMAT, Encoding.NAME_RULE, name_kind=kind.value),
     )
 
 
 SessionName = Annotated[
     str,
-    _name("Name, stored as given; no control characters, backslash, $, : or ."),
+    _name(NameKind.SESSION, "Name, stored as given; no control characters, backslash, $, : or ."),
 ]
 WindowName = Annotated[
     str,
-    _name("Name, stored as given; no control characters, backslash or $."),
+    _name(NameKind.WINDOW, "Name, stored as given; no control characters, backslash or $."),
 ]
 PaneTitle = Annotated[
     str,
-    _name("Title, stored as given; no control characters or backslash."),
+    _name(NameKind.TITLE, "Title, stored as given; no control characters or backslash."),
 ]
 StartDirectory = Annotated[
     str,
@@ -120,3 +140,14 @@ def number(description: str, *, ge: int, le: int) -> Meta:
     return Meta(
         ge=ge, le=le, description=description, extra=sink(Sink.NUMERIC, Encoding.VALIDATED_INTEGER)
     )
+
+
+BufferName = Annotated[
+    str,
+    Meta(
+        min_length=1,
+        max_length=200,
+        description="Paste buffer name from list_buffers.",
+        extra=sink(Sink.LITERAL, Encoding.ARGV_ONLY),
+    ),
+]

@@ -36,10 +36,9 @@ from tmuxmcp.capability.params import PaneId, flag, sink
 from tmuxmcp.capability.results import Own, Terminal, TmuxId
 from tmuxmcp.errors import ObjectNotFound, PaneNotReady
 from tmuxmcp.sinks import Encoding, Sink
-from tmuxmcp.sinks.target import IdKind, encode_id
-from tmuxmcp.sinks.text import MAX_COMMAND_BYTES, encode_command
+from tmuxmcp.sinks.text import MAX_COMMAND_BYTES
 from tmuxmcp.tools import panelock, readiness, runs, runscript
-from tmuxmcp.tools.context import Handler, ToolContext, _no_progress
+from tmuxmcp.tools.context import ToolContext, _no_progress
 from tmuxmcp.tools.run_state import Outcome, Run
 from tmuxmcp.tools.runs import HEAD_SHARE
 
@@ -299,8 +298,8 @@ async def _ready_shell(ctx: ToolContext, pane: str) -> tuple[readiness.Shell, re
 
 async def run_command(ctx: ToolContext, args: RunCommandArgs) -> RunCommandResult:
     """Handler for run_command: one run at a time per pane, across processes."""
-    pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
-    command = encode_command(args.command, "command")
+    pane = args.pane_id
+    command = args.command
     began = trio.current_time()
     await _wait_turn(ctx, pane, args.timeout)
     server = ctx.facts.identity
@@ -351,7 +350,7 @@ async def run_command(ctx: ToolContext, args: RunCommandArgs) -> RunCommandResul
 
 async def wait_for_command(ctx: ToolContext, args: WaitForCommandArgs) -> RunCommandResult:
     """Handler for wait_for_command: wait again for a run that outlived its call."""
-    pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
+    pane = args.pane_id
     run = ctx.runs.runs.get(args.run_id)
     if run is None:
         raise ObjectNotFound(
@@ -361,6 +360,3 @@ async def wait_for_command(ctx: ToolContext, args: WaitForCommandArgs) -> RunCom
     if run.pane != pane:
         raise ObjectNotFound(f"run {args.run_id} ran in pane {run.pane}, not {pane}")
     return await _await(ctx, run, args.timeout, args.max_output_bytes)
-
-
-HANDLERS: dict[str, Handler] = {"run_command": run_command, "wait_for_command": wait_for_command}

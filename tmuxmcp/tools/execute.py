@@ -21,22 +21,22 @@ from __future__ import annotations
 
 import secrets
 from enum import Enum
-from typing import Annotated
+from typing import Annotated, cast
 
 import msgspec
 from msgspec import Meta
 
-from tmuxmcp.capability.params import PaneId, flag, sink
+from tmuxmcp.capability.params import BufferName, PaneId, flag, sink
 from tmuxmcp.capability.results import Own, TmuxId
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.errors import InvalidArguments
 from tmuxmcp.sinks import Encoding, Sink
-from tmuxmcp.sinks.keys import KEY_VOCABULARY, encode_key_name
-from tmuxmcp.sinks.target import IdKind, encode_id
-from tmuxmcp.sinks.text import MAX_TEXT_BYTES, encode_text
-from tmuxmcp.tools.context import Handler, ToolContext
+from tmuxmcp.sinks.keys import KEY_VOCABULARY
+from tmuxmcp.sinks.target import IdKind
+from tmuxmcp.sinks.text import MAX_TEXT_BYTES
+from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.since import cursor_commands, cursor_from
-from tmuxmcp.tools.teardown import BufferName, encode_buffer_name, refuse_self_teardown
+from tmuxmcp.tools.teardown import refuse_self_teardown
 
 KeyName = Enum("KeyName", {name: name for name in sorted(KEY_VOCABULARY)}, type=str)  # type: ignore[misc]
 """The closed key vocabulary as a JSON-schema enum."""
@@ -126,8 +126,9 @@ class SendKeysArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_o
 
 async def send_keys(ctx: ToolContext, args: SendKeysArgs) -> Sent:
     """Handler for send_keys; keys pass through the pane's mode key table if it is in a mode."""
-    pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
-    names = [encode_key_name(key.value, "keys") for key in args.keys] * args.repeat
+    pane = args.pane_id
+    # The key-vocabulary encoder turned each KeyName into its plain key name.
+    names = cast(list[str], args.keys) * args.repeat
     if len(names) > MAX_KEYS:
         raise InvalidArguments(f"keys times repeat must be at most {MAX_KEYS}")
     frame, reads = cursor_commands(pane)
@@ -170,8 +171,8 @@ async def send_text(ctx: ToolContext, args: SendTextArgs) -> Sent:
     Even with nothing to send, the cursor is read (one tmux call), so a caller
     can always wait ``since`` the result.
     """
-    pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
-    data = encode_text(args.text, "text", newlines=True)
+    pane = args.pane_id
+    data = args.text.encode("utf-8")
     name = buffer_name()
     frame, reads = cursor_commands(pane)
     breaks = data.count(b"\n")
@@ -210,8 +211,8 @@ class PasteBufferArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, k
 
 async def paste_buffer(ctx: ToolContext, args: PasteBufferArgs) -> Delivered:
     """Handler for paste_buffer: the buffer is kept; line feeds become carriage returns."""
-    pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
-    name = encode_buffer_name(args.buffer, "buffer")
+    pane = args.pane_id
+    name = args.buffer
     flags = ["-p"] if args.bracketed_paste else []
     await ctx.client.run(cmd("paste-buffer", *flags, b=name, t=pane))
     return Delivered(pane_id=pane, delivered=f"buffer {name}")
@@ -228,15 +229,7 @@ class RespawnPaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, k
 
 async def respawn_pane(ctx: ToolContext, args: RespawnPaneArgs) -> Delivered:
     """Handler for respawn_pane: kills the pane's process and starts its configured one."""
-    pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
+    pane = args.pane_id
     await refuse_self_teardown(ctx, IdKind.PANE, pane)
     await ctx.client.run(cmd("respawn-pane", "-k", t=pane))
     return Delivered(pane_id=pane, delivered="respawned")
-
-
-HANDLERS: dict[str, Handler] = {
-    "send_keys": send_keys,
-    "send_text": send_text,
-    "paste_buffer": paste_buffer,
-    "respawn_pane": respawn_pane,
-}

@@ -18,9 +18,9 @@ from tmuxmcp.capability.params import (
     PaneId,
     SessionId,
     WindowId,
-    closed,
     flag,
     local_int,
+    switch,
 )
 from tmuxmcp.capability.results import Name, Own, Process, ReportData, Terminal, TmuxId, TmuxReport
 from tmuxmcp.driver.argv import Command, cmd
@@ -31,9 +31,7 @@ from tmuxmcp.errors import (
     ServerGone,
     ServerReplaced,
 )
-from tmuxmcp.sinks import Sink
-from tmuxmcp.sinks.target import IdKind, encode_id
-from tmuxmcp.tools.context import Handler, ToolContext
+from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.query import list_records
 from tmuxmcp.tools.render import record_lines
 
@@ -182,7 +180,7 @@ async def list_windows(ctx: ToolContext, args: ListWindowsArgs) -> ListWindowsRe
     if args.session_id is None:
         command = cmd("list-windows", "-a")
     else:
-        command = cmd("list-windows", t=encode_id(args.session_id, IdKind.SESSION, "session_id"))
+        command = cmd("list-windows", t=args.session_id)
     return ListWindowsResult(await _list(ctx, command, WINDOW_FIELDS, WindowInfo))
 
 
@@ -213,11 +211,9 @@ async def list_panes(ctx: ToolContext, args: ListPanesArgs) -> ListPanesResult:
             "`window_id`: give session_id or window_id, not both (neither: every session)"
         )
     if args.window_id is not None:
-        command = cmd("list-panes", t=encode_id(args.window_id, IdKind.WINDOW, "window_id"))
+        command = cmd("list-panes", t=args.window_id)
     elif args.session_id is not None:
-        command = cmd(
-            "list-panes", "-s", t=encode_id(args.session_id, IdKind.SESSION, "session_id")
-        )
+        command = cmd("list-panes", "-s", t=args.session_id)
     else:
         command = cmd("list-panes", "-a")
     return ListPanesResult(await _list(ctx, command, PANE_FIELDS, PaneInfo))
@@ -244,7 +240,7 @@ class GetPaneInfoResult(msgspec.Struct, frozen=True):
 
 async def get_pane_info(ctx: ToolContext, args: GetPaneInfoArgs) -> GetPaneInfoResult:
     """Handler for get_pane_info: one list-panes on the pane's window, filtered here."""
-    pane_id = encode_id(args.pane_id, IdKind.PANE, "pane_id")
+    pane_id = args.pane_id
     panes = await _list(ctx, cmd("list-panes", t=pane_id), PANE_FIELDS, PaneInfo)
     for pane in panes:
         if pane.pane_id == pane_id:
@@ -406,7 +402,7 @@ async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneRe
     (``_history_rows``). Either way blank rows below the last text are
     dropped before ``max_lines`` counts.
     """
-    pane_id = encode_id(args.pane_id, IdKind.PANE, "pane_id")
+    pane_id = args.pane_id
     if args.start is not None and args.end is not None and args.start > args.end:
         raise InvalidArguments(
             "`start`: start must not be greater than end (0 is the top visible row)"
@@ -474,9 +470,7 @@ async def list_buffers(ctx: ToolContext, args: ListBuffersArgs) -> ListBuffersRe
 class ServerInfoArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
     """Arguments of server_info."""
 
-    detail: Annotated[
-        bool, closed("Add each tool's declared properties and annotations.", Sink.LOCAL)
-    ] = False
+    detail: Annotated[bool, switch("Add each tool's declared properties and annotations.")] = False
 
 
 MAX_SERVER_INFO_BYTES = 4000
@@ -640,14 +634,3 @@ def lost_server_report(ctx: ToolContext, state: str) -> dict[str, Any]:
         "narrow_hints_allowed": False,
     }
     return {**ctx.published, "server": server, "annotation_evidence": evidence}
-
-
-HANDLERS: dict[str, Handler] = {
-    "list_sessions": list_sessions,
-    "list_windows": list_windows,
-    "list_panes": list_panes,
-    "get_pane_info": get_pane_info,
-    "capture_pane": capture_pane,
-    "list_buffers": list_buffers,
-    "server_info": server_info,
-}

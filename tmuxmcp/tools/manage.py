@@ -27,6 +27,7 @@ from tmuxmcp.capability.params import (
     WindowId,
     WindowName,
     closed,
+    flag,
     number,
 )
 from tmuxmcp.capability.results import Name, TmuxId
@@ -34,10 +35,7 @@ from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.driver.records import RecordFormat
 from tmuxmcp.errors import InvalidArguments, TmuxCommandFailed
 from tmuxmcp.sinks import Sink
-from tmuxmcp.sinks.names import NameKind, encode_name
-from tmuxmcp.sinks.path import encode_directory
-from tmuxmcp.sinks.target import IdKind, encode_id
-from tmuxmcp.tools.context import Handler, ToolContext
+from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.inspect import PANE_FIELDS, WINDOW_FIELDS, PaneInfo, WindowInfo
 from tmuxmcp.tools.query import list_records, typed_record, with_format
 from tmuxmcp.tools.render import record_line
@@ -81,10 +79,6 @@ async def _create(ctx: ToolContext, command: Command) -> Created:
     return created
 
 
-def _directory(value: str | None, param: str) -> str | None:
-    return None if value is None else encode_directory(value, param)
-
-
 class CreateSessionArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
     """Arguments of create_session."""
 
@@ -96,7 +90,7 @@ class CreateSessionArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True,
 
 async def create_session(ctx: ToolContext, args: CreateSessionArgs) -> Created:
     """Handler for create_session."""
-    name = None if args.name is None else encode_name(args.name, NameKind.SESSION, "name")
+    name = args.name
     return await _create(
         ctx,
         cmd(
@@ -104,7 +98,7 @@ async def create_session(ctx: ToolContext, args: CreateSessionArgs) -> Created:
             "-d",
             "-P",
             s=name,
-            c=_directory(args.start_directory, "start_directory"),
+            c=args.start_directory,
             x=args.width,
             y=args.height,
         ),
@@ -121,8 +115,8 @@ class CreateWindowArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, 
 
 async def create_window(ctx: ToolContext, args: CreateWindowArgs) -> Created:
     """Handler for create_window: a new window at the session's next free index."""
-    session = encode_id(args.session_id, IdKind.SESSION, "session_id")
-    name = None if args.name is None else encode_name(args.name, NameKind.WINDOW, "name")
+    session = args.session_id
+    name = args.name
     return await _create(
         ctx,
         cmd(
@@ -131,7 +125,7 @@ async def create_window(ctx: ToolContext, args: CreateWindowArgs) -> Created:
             "-P",
             t=session + ":",
             n=name,
-            c=_directory(args.start_directory, "start_directory"),
+            c=args.start_directory,
         ),
     )
 
@@ -154,7 +148,7 @@ class SplitPaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_
 
 async def split_pane(ctx: ToolContext, args: SplitPaneArgs) -> Created:
     """Handler for split_pane."""
-    pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
+    pane = args.pane_id
     if args.size_cells is not None and args.size_percent is not None:
         raise InvalidArguments("`size_percent`: give size_cells or size_percent, not both")
     size: str | int | None = args.size_cells
@@ -169,7 +163,7 @@ async def split_pane(ctx: ToolContext, args: SplitPaneArgs) -> Created:
             "-h" if args.direction == "horizontal" else "-v",
             t=pane,
             l=size,
-            c=_directory(args.start_directory, "start_directory"),
+            c=args.start_directory,
         ),
     )
 
@@ -214,8 +208,8 @@ class RenameSessionArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True,
 
 async def rename_session(ctx: ToolContext, args: RenameSessionArgs) -> Named:
     """Handler for rename_session."""
-    session = encode_id(args.session_id, IdKind.SESSION, "session_id")
-    name = encode_name(args.name, NameKind.SESSION, "name")
+    session = args.session_id
+    name = args.name
     return await _rename(
         ctx,
         cmd("rename-session", t=session, args=[name]),
@@ -235,8 +229,8 @@ class RenameWindowArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, 
 
 async def rename_window(ctx: ToolContext, args: RenameWindowArgs) -> Named:
     """Handler for rename_window (tmux also turns automatic-rename off for the window)."""
-    window = encode_id(args.window_id, IdKind.WINDOW, "window_id")
-    name = encode_name(args.name, NameKind.WINDOW, "name")
+    window = args.window_id
+    name = args.name
     return await _rename(
         ctx,
         cmd("rename-window", t=window, args=[name]),
@@ -256,8 +250,8 @@ class SetPaneTitleArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, 
 
 async def set_pane_title(ctx: ToolContext, args: SetPaneTitleArgs) -> Named:
     """Handler for set_pane_title (a program in the pane may change the title again)."""
-    pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
-    title = encode_name(args.title, NameKind.TITLE, "title")
+    pane = args.pane_id
+    title = args.title
     return await _rename(
         ctx,
         cmd("select-pane", t=pane, T=title),
@@ -289,7 +283,7 @@ class SelectWindowArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, 
 
 async def select_window(ctx: ToolContext, args: SelectWindowArgs) -> Done:
     """Handler for select_window: makes the window current in its session."""
-    window = encode_id(args.window_id, IdKind.WINDOW, "window_id")
+    window = args.window_id
     await ctx.client.run(cmd("select-window", t=window))
     return Done(id=window)
 
@@ -302,7 +296,7 @@ class SelectPaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw
 
 async def select_pane(ctx: ToolContext, args: SelectPaneArgs) -> Done:
     """Handler for select_pane: makes the pane active in its window."""
-    pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
+    pane = args.pane_id
     await ctx.client.run(cmd("select-pane", t=pane))
     return Done(id=pane)
 
@@ -339,7 +333,7 @@ async def _window_after(ctx: ToolContext, change: Command, window: str) -> Windo
 
 async def select_layout(ctx: ToolContext, args: SelectLayoutArgs) -> WindowResult:
     """Handler for select_layout."""
-    window = encode_id(args.window_id, IdKind.WINDOW, "window_id")
+    window = args.window_id
     return await _window_after(ctx, cmd("select-layout", t=window, args=[args.layout]), window)
 
 
@@ -355,7 +349,7 @@ class ResizePaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw
     height: Annotated[int, number("New height in cells.", ge=1, le=MAX_SIZE)] | None = None
     direction: Annotated[Side, closed("Border to move.")] | None = None
     amount: Annotated[int, number("Cells to move the border by.", ge=1, le=MAX_SIZE)] | None = None
-    zoom: Annotated[bool, closed("Toggle zoom (tmux -Z).")] = False
+    zoom: Annotated[bool, flag("Toggle zoom (tmux -Z).")] = False
 
 
 class PaneResult(msgspec.Struct, frozen=True):
@@ -380,7 +374,7 @@ async def _pane_after(ctx: ToolContext, change: Command, pane: str) -> PaneResul
 
 async def resize_pane(ctx: ToolContext, args: ResizePaneArgs) -> PaneResult:
     """Handler for resize_pane."""
-    pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
+    pane = args.pane_id
     absolute = args.width is not None or args.height is not None
     relative = args.direction is not None or args.amount is not None
     if sum((absolute, relative, args.zoom)) != 1:
@@ -408,8 +402,8 @@ class SwapPaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_o
 
 async def swap_pane(ctx: ToolContext, args: SwapPaneArgs) -> Done:
     """Handler for swap_pane: the two panes exchange places (and windows)."""
-    pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
-    other = encode_id(args.other_pane_id, IdKind.PANE, "other_pane_id")
+    pane = args.pane_id
+    other = args.other_pane_id
     if pane == other:
         raise InvalidArguments("`other_pane_id`: pane_id and other_pane_id must differ")
     await ctx.client.run(cmd("swap-pane", "-d", s=pane, t=other))
@@ -425,22 +419,6 @@ class MoveWindowArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw
 
 async def move_window(ctx: ToolContext, args: MoveWindowArgs) -> WindowResult:
     """Handler for move_window: to the next free index of the target session."""
-    window = encode_id(args.window_id, IdKind.WINDOW, "window_id")
-    session = encode_id(args.session_id, IdKind.SESSION, "session_id")
+    window = args.window_id
+    session = args.session_id
     return await _window_after(ctx, cmd("move-window", "-d", s=window, t=session + ":"), window)
-
-
-HANDLERS: dict[str, Handler] = {
-    "create_session": create_session,
-    "create_window": create_window,
-    "split_pane": split_pane,
-    "rename_session": rename_session,
-    "rename_window": rename_window,
-    "set_pane_title": set_pane_title,
-    "select_window": select_window,
-    "select_pane": select_pane,
-    "select_layout": select_layout,
-    "resize_pane": resize_pane,
-    "swap_pane": swap_pane,
-    "move_window": move_window,
-}

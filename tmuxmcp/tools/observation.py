@@ -19,7 +19,7 @@ import msgspec
 import trio
 from msgspec import Meta
 
-from tmuxmcp.capability.params import local_int, sink
+from tmuxmcp.capability.params import local_int, sink, switch
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.driver.records import RecordFormat
 from tmuxmcp.sinks import Encoding, Sink
@@ -72,10 +72,6 @@ PAUSE_EVERY = 0.005
 """Let other tasks run after this much continuous matching."""
 
 
-def local_text(description: str) -> Meta:
-    return Meta(description=description, extra=sink(Sink.LOCAL, Encoding.NONE))
-
-
 Pattern = Annotated[
     str,
     Meta(
@@ -85,7 +81,7 @@ Pattern = Annotated[
         extra=sink(Sink.LOCAL, Encoding.NONE),
     ),
 ]
-Regex = Annotated[bool, local_text("Treat pattern as an RE2 regular expression.")]
+Regex = Annotated[bool, switch("Treat pattern as an RE2 regular expression.")]
 MatchBudget = Annotated[
     int,
     local_int(

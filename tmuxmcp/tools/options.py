@@ -24,8 +24,7 @@ from tmuxmcp.capability.results import TmuxId, TmuxReport
 from tmuxmcp.driver.argv import cmd
 from tmuxmcp.errors import InvalidArguments
 from tmuxmcp.sinks import Sink
-from tmuxmcp.sinks.target import IdKind, encode_id
-from tmuxmcp.tools.context import Handler, ToolContext
+from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.render import record_line
 
 
@@ -145,9 +144,8 @@ async def set_option(ctx: ToolContext, args: SetOptionArgs) -> OptionSet:
     }
     if [scope for scope, value in given.items() if value is not None] != [rule.scope]:
         raise InvalidArguments(f"{args.option} is a {rule.scope} option: give only {rule.scope}_id")
-    raw_target = given[rule.scope]
-    assert raw_target is not None
-    target = encode_id(raw_target, IdKind(rule.scope), f"{rule.scope}_id")
+    target = given[rule.scope]
+    assert target is not None
     value = _option_value(args.option, rule, args.value)
     scope_flag = {"session": (), "window": ("-w",), "pane": ("-p",)}[rule.scope]
     out = await ctx.client.run(
@@ -155,6 +153,3 @@ async def set_option(ctx: ToolContext, args: SetOptionArgs) -> OptionSet:
         cmd("show-options", *scope_flag, "-v", t=target, args=[args.option]),
     )
     return OptionSet(target=target, option=args.option, value=out.stdout.strip())
-
-
-HANDLERS: dict[str, Handler] = {"set_option": set_option}

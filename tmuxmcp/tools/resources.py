@@ -7,9 +7,10 @@ Reading one is ``capture_pane`` of the visible screen; listing them is
 titles or commands, which pane programs choose).
 
 The ``n`` of a URI is caller input. It is decoded against ``PaneResourceArgs``
-(the target sink, ids only) and then through the pane-id encoder, so only a
-canonical ``%n`` ever reaches tmux; any other URI is refused with a message
-that says what a valid one looks like.
+(the target sink, ids only) and the dispatcher's encoding step turns it into
+the pane id ``%n`` through the pane-id encoder, so only a canonical id ever
+reaches tmux; any other URI is refused with a message that says what a valid
+one looks like.
 """
 
 from __future__ import annotations
@@ -21,11 +22,12 @@ import msgspec
 from msgspec import Meta
 
 from tmuxmcp.capability.decode import decode_arguments
+from tmuxmcp.capability.encode import encode_arguments
 from tmuxmcp.capability.params import sink
 from tmuxmcp.capability.results import Terminal, TmuxId
 from tmuxmcp.errors import InvalidArguments
 from tmuxmcp.sinks import Encoding, Sink
-from tmuxmcp.sinks.target import ID_PATTERNS, IdKind, encode_id
+from tmuxmcp.sinks.target import ID_PATTERNS, IdKind
 from tmuxmcp.tools import inspect
 from tmuxmcp.tools.context import ToolContext
 
@@ -40,7 +42,7 @@ PaneNumber = Annotated[
     Meta(
         pattern=PANE_NUMBER,
         description="The number of the pane id: 3 for %3.",
-        extra=sink(Sink.TARGET, Encoding.ID_ONLY),
+        extra=sink(Sink.TARGET, Encoding.ID_ONLY, id_kind=IdKind.PANE.value, prefix="%"),
     ),
 ]
 
@@ -63,8 +65,8 @@ def pane_uri(pane_id: str) -> str:
     return _PREFIX + pane_id.removeprefix("%")
 
 
-def pane_of_uri(uri: str) -> str:
-    """The canonical pane id a resource URI names, or ``InvalidArguments``."""
+def args_of_uri(uri: str) -> PaneResourceArgs:
+    """The decoded (not yet encoded) variables of a resource URI, or ``InvalidArguments``."""
     shown = uri if len(uri) <= _MAX_URI_CHARS and uri.isprintable() else uri[:_MAX_URI_CHARS]
     shown = shown.encode("unicode_escape", "replace").decode("ascii")
     if not uri.startswith(_PREFIX):
@@ -80,12 +82,15 @@ def pane_of_uri(uri: str) -> str:
         )
     args = decode_arguments("pane resource", PaneResourceArgs, {"n": n})
     assert isinstance(args, PaneResourceArgs)
-    return encode_id("%" + args.n, IdKind.PANE, "n")
+    return args
 
 
-async def read_pane(ctx: ToolContext, pane_id: str) -> PaneScreen:
-    """The visible screen of ``pane_id``: capture_pane with its defaults."""
-    capture = msgspec.convert({"pane_id": pane_id}, inspect.CapturePaneArgs)
+async def read_pane_resource(ctx: ToolContext, args: PaneResourceArgs) -> PaneScreen:
+    """The visible screen of the pane: capture_pane with its defaults.
+
+    ``args.n`` has been encoded into the pane id ``%n``.
+    """
+    capture = encode_arguments(inspect.CapturePaneArgs(pane_id=args.n))
     result = await inspect.capture_pane(ctx, capture)
     return PaneScreen(pane_id=result.pane_id, text=result.text)
 

@@ -15,8 +15,7 @@ from tmuxmcp.capability.results import Terminal, TmuxId
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.driver.records import SectionMarker
 from tmuxmcp.errors import InvalidArguments, ObjectNotFound
-from tmuxmcp.sinks.target import IdKind, encode_id
-from tmuxmcp.tools.context import Handler, ToolContext
+from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.matching import (
     Hit,
     Matcher,
@@ -103,9 +102,9 @@ def _listing(args: SearchPanesArgs) -> Command:
             "`window_id`: give session_id or window_id, not both (neither: every pane)"
         )
     if args.window_id is not None:
-        return cmd("list-panes", t=encode_id(args.window_id, IdKind.WINDOW, "window_id"))
+        return cmd("list-panes", t=args.window_id)
     if args.session_id is not None:
-        return cmd("list-panes", "-s", t=encode_id(args.session_id, IdKind.SESSION, "session_id"))
+        return cmd("list-panes", "-s", t=args.session_id)
     return cmd("list-panes", "-a")
 
 
@@ -199,8 +198,3 @@ async def search_panes(ctx: ToolContext, args: SearchPanesArgs) -> SearchPanesRe
         scanned_bytes=found.scanned_bytes,
         match_ms=round(meter.spent * 1000, 3),
     )
-
-
-HANDLERS: dict[str, Handler] = {
-    "search_panes": search_panes,
-}

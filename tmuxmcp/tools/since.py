@@ -17,8 +17,7 @@ from tmuxmcp.capability.results import Own, Terminal, TmuxId
 from tmuxmcp.driver.argv import Command
 from tmuxmcp.driver.records import RecordFormat
 from tmuxmcp.sinks import Encoding, Sink
-from tmuxmcp.sinks.target import IdKind, encode_id
-from tmuxmcp.tools.context import Handler, ToolContext
+from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.observation import (
     MAX_RESULT_BYTES,
     observe,
@@ -131,7 +130,7 @@ def cursor_from(ctx: ToolContext, pane: str, frame: RecordFormat, stdout: str) -
 
 async def capture_since(ctx: ToolContext, args: CaptureSinceArgs) -> CaptureSinceResult:
     """Handler for capture_since."""
-    pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
+    pane = args.pane_id
     server = _server_of(ctx)
     gap: Gap | None = None
     if args.cursor is None:
@@ -169,8 +168,3 @@ async def capture_since(ctx: ToolContext, args: CaptureSinceArgs) -> CaptureSinc
         gap=None if gap is None else gap.reason,
         lines_lost=0 if gap is None else gap.lines_lost,
     )
-
-
-HANDLERS: dict[str, Handler] = {
-    "capture_since": capture_since,
-}

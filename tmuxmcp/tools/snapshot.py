@@ -23,8 +23,7 @@ from tmuxmcp.capability.results import Name, Own, Process, Terminal, TmuxId, Tmu
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.driver.records import SectionMarker
 from tmuxmcp.errors import ObjectNotFound
-from tmuxmcp.sinks.target import IdKind, encode_id
-from tmuxmcp.tools.context import Handler, ToolContext
+from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.query import list_records
 
 MAX_SNAPSHOT_CONTENT_BYTES = 1024 * 1024
@@ -228,11 +227,7 @@ async def snapshot(ctx: ToolContext, args: SnapshotArgs) -> SnapshotResult:
         depth += 1
     # Everything not performed: the excluded operation and every level below it.
     omitted = list(LEVELS[depth:])
-    session = (
-        None
-        if args.session_id is None
-        else encode_id(args.session_id, IdKind.SESSION, "session_id")
-    )
+    session = None if args.session_id is None else args.session_id
     if depth == 0:
         return SnapshotResult(sessions=[], omitted_operations=omitted, content_truncated=False)
     command, fields = _listing(depth, session)
@@ -254,6 +249,3 @@ async def snapshot(ctx: ToolContext, args: SnapshotArgs) -> SnapshotResult:
             sessions=tree, omitted_operations=omitted, content_truncated=truncated
         )
     raise AssertionError("unreachable")
-
-
-HANDLERS: dict[str, Handler] = {"snapshot": snapshot}

@@ -15,20 +15,16 @@ acts only on the ids it is given.
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import msgspec
-from msgspec import Meta
 
-from tmuxmcp.capability.params import PaneId, SessionId, WindowId, sink
+from tmuxmcp.capability.params import BufferName, PaneId, SessionId, WindowId
 from tmuxmcp.capability.results import Echo, Own
-from tmuxmcp.driver.argv import Command, cmd
+from tmuxmcp.driver.argv import cmd
+from tmuxmcp.driver.buffers import delete_buffer_commands
 from tmuxmcp.driver.records import RecordFormat
-from tmuxmcp.errors import SelfTeardownRefused, UnsafeValue
-from tmuxmcp.sinks import Encoding, Sink
-from tmuxmcp.sinks.literal import encode_literal
-from tmuxmcp.sinks.target import IdKind, encode_id
-from tmuxmcp.tools.context import Handler, ToolContext
+from tmuxmcp.errors import SelfTeardownRefused
+from tmuxmcp.sinks.target import IdKind
+from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.query import with_format
 
 
@@ -72,7 +68,7 @@ class KillSessionArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, k
 
 async def kill_session(ctx: ToolContext, args: KillSessionArgs) -> Deleted:
     """Handler for kill_session."""
-    session = encode_id(args.session_id, IdKind.SESSION, "session_id")
+    session = args.session_id
     await refuse_self_teardown(ctx, IdKind.SESSION, session)
     await ctx.client.run(cmd("kill-session", t=session))
     return Deleted(id=session, deleted="session")
@@ -86,7 +82,7 @@ class KillWindowArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw
 
 async def kill_window(ctx: ToolContext, args: KillWindowArgs) -> Deleted:
     """Handler for kill_window (killing a session's last window ends that session)."""
-    window = encode_id(args.window_id, IdKind.WINDOW, "window_id")
+    window = args.window_id
     await refuse_self_teardown(ctx, IdKind.WINDOW, window)
     await ctx.client.run(cmd("kill-window", t=window))
     return Deleted(id=window, deleted="window")
@@ -100,7 +96,7 @@ class KillPaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_o
 
 async def kill_pane(ctx: ToolContext, args: KillPaneArgs) -> Deleted:
     """Handler for kill_pane (killing a window's last pane ends that window)."""
-    pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
+    pane = args.pane_id
     await refuse_self_teardown(ctx, IdKind.PANE, pane)
     await ctx.client.run(cmd("kill-pane", t=pane))
     return Deleted(id=pane, deleted="pane")
@@ -114,27 +110,9 @@ class ClearHistoryArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, 
 
 async def clear_history(ctx: ToolContext, args: ClearHistoryArgs) -> Deleted:
     """Handler for clear_history: drops the pane's scrollback (not its visible screen)."""
-    pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
+    pane = args.pane_id
     await ctx.client.run(cmd("clear-history", t=pane))
     return Deleted(id=pane, deleted="scrollback of pane")
-
-
-BufferName = Annotated[
-    str,
-    Meta(
-        min_length=1,
-        max_length=200,
-        description="Paste buffer name from list_buffers.",
-        extra=sink(Sink.LITERAL, Encoding.ARGV_ONLY),
-    ),
-]
-
-
-def encode_buffer_name(value: str, param: str) -> str:
-    """Buffer names are literal; control characters are refused as unlistable."""
-    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in value):
-        raise UnsafeValue(f"`{param}` contains a control character")
-    return encode_literal(value, param)
 
 
 class DeleteBufferArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
@@ -143,29 +121,8 @@ class DeleteBufferArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, 
     buffer: BufferName
 
 
-def delete_buffer_commands(name: str) -> list[Command]:
-    """Delete the buffer named ``name`` (already encoded), and no other.
-
-    Upstream tmux before 3.4 deletes the most recent buffer when ``-b`` names
-    none (tmux commit 0f6227f4, GitHub issue 3205; Debian patched its 3.3a).
-    ``save-buffer -b`` fails on an unknown name on every version, so it goes
-    first in the same invocation: tmux then drops the ``delete-buffer``. It
-    writes the buffer to ``/dev/null`` only, and prints nothing.
-    """
-    return [cmd("save-buffer", b=name, args=["/dev/null"]), cmd("delete-buffer", b=name)]
-
-
 async def delete_buffer(ctx: ToolContext, args: DeleteBufferArgs) -> Deleted:
     """Handler for delete_buffer."""
-    name = encode_buffer_name(args.buffer, "buffer")
+    name = args.buffer
     await ctx.client.run(*delete_buffer_commands(name))
     return Deleted(id=name, deleted="buffer")
-
-
-HANDLERS: dict[str, Handler] = {
-    "kill_session": kill_session,
-    "kill_window": kill_window,
-    "kill_pane": kill_pane,
-    "clear_history": clear_history,
-    "delete_buffer": delete_buffer,
-}

@@ -88,9 +88,8 @@ from tmuxmcp.capability.params import PaneId, closed, sink
 from tmuxmcp.capability.results import Terminal, TmuxId
 from tmuxmcp.errors import InvalidArguments, ObjectNotFound
 from tmuxmcp.sinks import Encoding, Sink
-from tmuxmcp.sinks.target import IdKind, encode_id
 from tmuxmcp.tools.activity import ActivityHint
-from tmuxmcp.tools.context import Handler, ToolContext
+from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.matching import (
     Hit,
     Matcher,
@@ -410,7 +409,7 @@ class _Wait:
 
 async def wait_for_text(ctx: ToolContext, args: WaitForTextArgs) -> WaitForTextResult:
     """Handler for wait_for_text."""
-    pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
+    pane = args.pane_id
     bound = ctx.client.bound
     since = None
     if args.since is not None:
@@ -422,8 +421,3 @@ async def wait_for_text(ctx: ToolContext, args: WaitForTextArgs) -> WaitForTextR
     hint = None if bound is None else ActivityHint.open(bound.pid, bound.start_time)
     with hint if hint is not None else contextlib.nullcontext():
         return await _Wait(ctx, args, pane, hint, since).run()
-
-
-HANDLERS: dict[str, Handler] = {
-    "wait_for_text": wait_for_text,
-}

@@ -39,9 +39,8 @@ import trio
 from tmuxmcp.capability.params import PaneId, local_int
 from tmuxmcp.capability.results import TmuxId
 from tmuxmcp.errors import ObjectNotFound
-from tmuxmcp.sinks.target import IdKind, encode_id
 from tmuxmcp.tools.activity import ActivityHint
-from tmuxmcp.tools.context import Handler, ToolContext
+from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.observation import PROGRESS_EVERY, Pacer, WaitTimeout, observe
 from tmuxmcp.tools.scrollback import View
 
@@ -174,13 +173,8 @@ class _IdleWait:
 
 async def wait_for_idle(ctx: ToolContext, args: WaitForIdleArgs) -> WaitForIdleResult:
     """Handler for wait_for_idle."""
-    pane = encode_id(args.pane_id, IdKind.PANE, "pane_id")
+    pane = args.pane_id
     bound = ctx.client.bound
     hint = None if bound is None else ActivityHint.open(bound.pid, bound.start_time)
     with hint if hint is not None else contextlib.nullcontext():
         return await _IdleWait(ctx, args, pane, hint).run()
-
-
-HANDLERS: dict[str, Handler] = {
-    "wait_for_idle": wait_for_idle,
-}

@@ -11,7 +11,20 @@ from __future__ import annotations
 
 from tmuxmcp.capability.model import ResourceSpec, ToolSpec
 from tmuxmcp.capability.vocabulary import Effect, OutputClass, Reach, Toolset
-from tmuxmcp.tools import commands, execute, inspect, manage, options, snapshot, teardown
+from tmuxmcp.tools import (
+    commands,
+    execute,
+    inspect,
+    manage,
+    options,
+    resources,
+    search,
+    since,
+    snapshot,
+    teardown,
+    waiting,
+    waiting_idle,
+)
 
 OBSERVE = frozenset({Effect.OBSERVE})
 CHANGE = frozenset({Effect.CHANGE})
@@ -29,6 +42,7 @@ DEFINITION: tuple[ToolSpec, ...] = (
         outputs=METADATA,
         summary="Lists sessions: id, name, window count.",
         args=inspect.ListSessionsArgs,
+        handler=inspect.list_sessions,
         result=inspect.ListSessionsResult,
     ),
     ToolSpec(
@@ -40,6 +54,7 @@ DEFINITION: tuple[ToolSpec, ...] = (
         outputs=METADATA,
         summary="Lists windows (of one session_id, or all): ids, names, sizes, layout.",
         args=inspect.ListWindowsArgs,
+        handler=inspect.list_windows,
         result=inspect.ListWindowsResult,
     ),
     ToolSpec(
@@ -54,6 +69,7 @@ DEFINITION: tuple[ToolSpec, ...] = (
             "directory."
         ),
         args=inspect.ListPanesArgs,
+        handler=inspect.list_panes,
         result=inspect.ListPanesResult,
     ),
     ToolSpec(
@@ -68,6 +84,7 @@ DEFINITION: tuple[ToolSpec, ...] = (
             "history size."
         ),
         args=inspect.GetPaneInfoArgs,
+        handler=inspect.get_pane_info,
         result=inspect.GetPaneInfoResult,
     ),
     ToolSpec(
@@ -82,6 +99,7 @@ DEFINITION: tuple[ToolSpec, ...] = (
             f"{inspect.MAX_CAPTURE_BYTES // 1024} KiB, keeping the last (truncation reported)."
         ),
         args=inspect.CapturePaneArgs,
+        handler=inspect.capture_pane,
         result=inspect.CapturePaneResult,
     ),
     ToolSpec(
@@ -93,6 +111,7 @@ DEFINITION: tuple[ToolSpec, ...] = (
         outputs=METADATA,
         summary="Lists paste buffers by name and size, never their content.",
         args=inspect.ListBuffersArgs,
+        handler=inspect.list_buffers,
         result=inspect.ListBuffersResult,
     ),
     ToolSpec(
@@ -108,6 +127,7 @@ DEFINITION: tuple[ToolSpec, ...] = (
             f"most {snapshot.MAX_SNAPSHOT_CONTENT_BYTES // 1024} KiB."
         ),
         args=snapshot.SnapshotArgs,
+        handler=snapshot.snapshot,
         result=snapshot.SnapshotResult,
         nested=snapshot.LEVELS,
     ),
@@ -123,6 +143,7 @@ DEFINITION: tuple[ToolSpec, ...] = (
             "(and why) and tool names; detail adds each tool's properties."
         ),
         args=inspect.ServerInfoArgs,
+        handler=inspect.server_info,
         result=inspect.ServerInfoResult,
     ),
 )
@@ -137,6 +158,7 @@ DEFINITION += (
         outputs=METADATA,
         summary="Creates a detached session running the default shell; returns its ids and name.",
         args=manage.CreateSessionArgs,
+        handler=manage.create_session,
         result=manage.Created,
         additive=True,
     ),
@@ -151,6 +173,7 @@ DEFINITION += (
             "Creates a window running the default shell, without switching to it; returns its ids."
         ),
         args=manage.CreateWindowArgs,
+        handler=manage.create_window,
         result=manage.Created,
         additive=True,
     ),
@@ -163,6 +186,7 @@ DEFINITION += (
         outputs=METADATA,
         summary="Splits a pane, starting the default shell in the new one; returns its id.",
         args=manage.SplitPaneArgs,
+        handler=manage.split_pane,
         result=manage.Created,
         additive=True,
     ),
@@ -175,6 +199,7 @@ DEFINITION += (
         outputs=METADATA,
         summary="Renames a session; the name is stored exactly as given and returned.",
         args=manage.RenameSessionArgs,
+        handler=manage.rename_session,
         result=manage.Named,
         repeat_safe=True,
     ),
@@ -187,6 +212,7 @@ DEFINITION += (
         outputs=METADATA,
         summary="Renames a window (ending automatic renaming); stored as given and returned.",
         args=manage.RenameWindowArgs,
+        handler=manage.rename_window,
         result=manage.Named,
         repeat_safe=True,
     ),
@@ -199,6 +225,7 @@ DEFINITION += (
         outputs=METADATA,
         summary="Sets a pane's title as given; the pane's program may change it again.",
         args=manage.SetPaneTitleArgs,
+        handler=manage.set_pane_title,
         result=manage.Named,
         repeat_safe=True,
     ),
@@ -211,6 +238,7 @@ DEFINITION += (
         outputs=METADATA,
         summary="Makes a window the current window of its session.",
         args=manage.SelectWindowArgs,
+        handler=manage.select_window,
         result=manage.Done,
         repeat_safe=True,
     ),
@@ -223,6 +251,7 @@ DEFINITION += (
         outputs=METADATA,
         summary="Makes a pane the active pane of its window.",
         args=manage.SelectPaneArgs,
+        handler=manage.select_pane,
         result=manage.Done,
         repeat_safe=True,
     ),
@@ -235,6 +264,7 @@ DEFINITION += (
         outputs=METADATA,
         summary="Applies one of tmux's named layouts to a window's panes; returns the window.",
         args=manage.SelectLayoutArgs,
+        handler=manage.select_layout,
         result=manage.WindowResult,
         repeat_safe=True,
     ),
@@ -247,6 +277,7 @@ DEFINITION += (
         outputs=METADATA,
         summary="Resizes a pane to a width and/or height, moves a border, or toggles zoom.",
         args=manage.ResizePaneArgs,
+        handler=manage.resize_pane,
         result=manage.PaneResult,
     ),
     ToolSpec(
@@ -258,6 +289,7 @@ DEFINITION += (
         outputs=METADATA,
         summary="Swaps the places of two panes, possibly in different windows.",
         args=manage.SwapPaneArgs,
+        handler=manage.swap_pane,
         result=manage.Done,
     ),
     ToolSpec(
@@ -272,6 +304,7 @@ DEFINITION += (
             "deletes that empty session (no process ends)."
         ),
         args=manage.MoveWindowArgs,
+        handler=manage.move_window,
         result=manage.WindowResult,
     ),
     ToolSpec(
@@ -286,6 +319,7 @@ DEFINITION += (
             "commands or shell."
         ),
         args=options.SetOptionArgs,
+        handler=options.set_option,
         result=options.OptionSet,
         repeat_safe=True,
     ),
@@ -301,6 +335,7 @@ DEFINITION += (
             "own pane (a guard for teardown tools only, not pane commands or other clients)."
         ),
         args=teardown.KillSessionArgs,
+        handler=teardown.kill_session,
         result=teardown.Deleted,
         repeat_safe=True,
         disclosures=ENDS_PROCESSES,
@@ -317,6 +352,7 @@ DEFINITION += (
             "one holding tmuxmcp's own pane (teardown tools only)."
         ),
         args=teardown.KillWindowArgs,
+        handler=teardown.kill_window,
         result=teardown.Deleted,
         repeat_safe=True,
         disclosures=ENDS_PROCESSES,
@@ -333,6 +369,7 @@ DEFINITION += (
             "(teardown tools only)."
         ),
         args=teardown.KillPaneArgs,
+        handler=teardown.kill_pane,
         result=teardown.Deleted,
         repeat_safe=True,
         disclosures=ENDS_PROCESSES,
@@ -346,6 +383,7 @@ DEFINITION += (
         outputs=METADATA,
         summary="Deletes a pane's scrollback history; the visible screen stays.",
         args=teardown.ClearHistoryArgs,
+        handler=teardown.clear_history,
         result=teardown.Deleted,
         repeat_safe=True,
     ),
@@ -358,6 +396,7 @@ DEFINITION += (
         outputs=METADATA,
         summary="Deletes a paste buffer by name (see list_buffers).",
         args=teardown.DeleteBufferArgs,
+        handler=teardown.delete_buffer,
         result=teardown.Deleted,
         repeat_safe=True,
     ),
@@ -379,6 +418,7 @@ DEFINITION += (
             "mode. Returns a cursor for wait_for_text since."
         ),
         args=execute.SendKeysArgs,
+        handler=execute.send_keys,
         result=execute.Sent,
     ),
     ToolSpec(
@@ -393,6 +433,7 @@ DEFINITION += (
             "as key bindings. Returns a cursor for wait_for_text since."
         ),
         args=execute.SendTextArgs,
+        handler=execute.send_text,
         result=execute.Sent,
     ),
     ToolSpec(
@@ -407,6 +448,7 @@ DEFINITION += (
             "returns exit status, output, and a run_id for wait_for_command on timeout."
         ),
         args=commands.RunCommandArgs,
+        handler=commands.run_command,
         result=commands.RunCommandResult,
     ),
     ToolSpec(
@@ -418,6 +460,7 @@ DEFINITION += (
         outputs=TERMINAL,
         summary="Waits again for a run_command run that outlived its timeout. Types nothing.",
         args=commands.WaitForCommandArgs,
+        handler=commands.wait_for_command,
         result=commands.RunCommandResult,
     ),
     ToolSpec(
@@ -429,6 +472,7 @@ DEFINITION += (
         outputs=METADATA,
         summary="Pastes a paste buffer into a pane, optionally bracketed; the buffer is kept.",
         args=execute.PasteBufferArgs,
+        handler=execute.paste_buffer,
         result=execute.Delivered,
     ),
     ToolSpec(
@@ -443,14 +487,13 @@ DEFINITION += (
             "own pane (direct tools only)."
         ),
         args=execute.RespawnPaneArgs,
+        handler=execute.respawn_pane,
         result=execute.Delivered,
         disclosures=ENDS_PROCESSES,
     ),
 )
 
 # -- waiting and searching (inspect) -----------------------------------------------
-# Imported here so this block stays self-contained (one block per toolset).
-from tmuxmcp.tools import search, since, waiting, waiting_idle  # noqa: E402
 
 BOUNDED = (
     "Patterns are matched by tmuxmcp, never tmux, within bounded size and time (over budget: "
@@ -470,6 +513,7 @@ DEFINITION += (
             "and the matching row."
         ),
         args=waiting.WaitForTextArgs,
+        handler=waiting.wait_for_text,
         result=waiting.WaitForTextResult,
         disclosures=BOUNDED,
     ),
@@ -485,6 +529,7 @@ DEFINITION += (
             "unknown prompt); returns the outcome."
         ),
         args=waiting_idle.WaitForIdleArgs,
+        handler=waiting_idle.wait_for_idle,
         result=waiting_idle.WaitForIdleResult,
     ),
     ToolSpec(
@@ -499,6 +544,7 @@ DEFINITION += (
             "for matching rows; truncation is reported."
         ),
         args=search.SearchPanesArgs,
+        handler=search.search_panes,
         result=search.SearchPanesResult,
         disclosures=BOUNDED,
     ),
@@ -514,6 +560,7 @@ DEFINITION += (
             "history limits or clearing are reported as a gap."
         ),
         args=since.CaptureSinceArgs,
+        handler=since.capture_since,
         result=since.CaptureSinceResult,
     ),
 )
@@ -521,7 +568,6 @@ DEFINITION += (
 BY_NAME: dict[str, ToolSpec] = {spec.name: spec for spec in DEFINITION}
 
 # -- resources ---------------------------------------------------------------------
-from tmuxmcp.tools import resources  # noqa: E402
 
 RESOURCES: tuple[ResourceSpec, ...] = (
     ResourceSpec(
@@ -536,6 +582,7 @@ RESOURCES: tuple[ResourceSpec, ...] = (
             "screen; resources/list lists every pane on the socket."
         ),
         args=resources.PaneResourceArgs,
+        handler=resources.read_pane_resource,
         result=resources.PaneScreen,
         uri_template=resources.PANE_TEMPLATE,
         requires=("capture_pane", "list_panes"),

@@ -1,0 +1,179 @@
+"""Encoding is a step of the dispatcher, driven by the declarations (CM-5, issue 10.2).
+
+* every declared encoding has an encoder, and every parameter of every tool
+  and resource goes through the encoder its declaration names, list elements
+  one by one (a spy table, so nothing here depends on an encoder's rule);
+* the real encoders do what their sink needs, on the values a handler gets;
+* a parameter without a sink, or with an unknown encoding, cannot be declared;
+* over a real tmux, the dispatcher refuses a call whose encoder refuses, so no
+  handler runs on a raw value.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated, Any
+
+import msgspec
+import pytest
+from msgspec import Meta
+
+from tests.support import PrivateTmux, error_text
+from tmuxmcp import server
+from tmuxmcp.capability import encode
+from tmuxmcp.capability.encode import encode_arguments
+from tmuxmcp.capability.model import ToolSpec, UnclassifiedParameter, params_of
+from tmuxmcp.config import Options, load
+from tmuxmcp.definition import BY_NAME, DEFINITION, RESOURCES
+from tmuxmcp.errors import UnsafeValue
+from tmuxmcp.runtime import start
+from tmuxmcp.sinks import Encoding
+from tmuxmcp.sinks.encoders import ENCODERS, Rule
+from tmuxmcp.tools import execute, inspect, manage, resources
+
+SPECS = (*DEFINITION, *RESOURCES)
+
+
+def test_every_encoding_has_exactly_one_encoder() -> None:
+    assert set(ENCODERS) == set(Encoding)
+
+
+class _Raw:
+    """A caller value no encoder would accept: only a spy can pass it on."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+
+
+class _Encoded:
+    def __init__(self, encoding: Encoding, rule: Rule, raw: _Raw) -> None:
+        self.encoding, self.rule, self.raw = encoding, rule, raw
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
+def test_the_dispatcher_applies_each_declared_encoding_to_each_parameter(
+    spec: ToolSpec, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[tuple[Encoding, str]] = []
+
+    def spy(encoding: Encoding) -> Any:
+        def encoder(value: _Raw, rule: Rule) -> _Encoded:
+            calls.append((encoding, value.where))
+            return _Encoded(encoding, rule, value)
+
+        return encoder
+
+    monkeypatch.setattr(encode, "ENCODERS", {e: spy(e) for e in Encoding})
+    params = params_of(spec)
+    raw = {
+        p.attr: [_Raw(f"{p.attr}[0]"), _Raw(f"{p.attr}[1]")] if p.elements else _Raw(p.attr)
+        for p in params
+    }
+    # The Struct constructor validates nothing, so raw values reach the step.
+    encoded = encode_arguments(spec.args(**raw))
+    expected = []
+    for p in params:
+        wheres = [f"{p.attr}[0]", f"{p.attr}[1]"] if p.elements else [p.attr]
+        expected += [(p.encoding, w) for w in wheres]
+        got = getattr(encoded, p.attr)
+        for value in got if p.elements else [got]:
+            assert isinstance(value, _Encoded), f"{spec.name}.{p.name} reached the handler raw"
+            assert value.encoding is p.encoding
+            assert value.rule.param == p.name
+    assert sorted(calls) == sorted(expected)
+
+
+def test_an_absent_optional_parameter_is_not_encoded(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[object] = []
+
+    def record(value: object, rule: Rule) -> object:
+        seen.append(value)
+        return value
+
+    monkeypatch.setattr(encode, "ENCODERS", {e: record for e in Encoding})
+    encode_arguments(manage.CreateSessionArgs())
+    assert seen == []
+
+
+def test_the_real_encoders_hand_the_handler_what_the_sink_needs() -> None:
+    renamed = encode_arguments(manage.RenameSessionArgs(session_id="$1", name="a#{b}"))
+    assert renamed.name == "a##{b}"  # format-escaped: tmux expands it back to the name
+    keys = encode_arguments(
+        execute.SendKeysArgs(pane_id="%1", keys=[execute.KeyName("C-c"), execute.KeyName("Enter")])
+    )
+    sent: list[object] = list(keys.keys)
+    assert [type(k) for k in sent] == [str, str]  # plain key names, not the enum
+    assert sent == ["C-c", "Enter"]
+    pane = encode_arguments(resources.PaneResourceArgs(n="7"))
+    assert pane.n == "%7"
+
+
+@pytest.mark.parametrize(
+    ("args", "param"),
+    [
+        (inspect.GetPaneInfoArgs(pane_id="%01"), "pane_id"),
+        (inspect.GetPaneInfoArgs(pane_id="%1\n"), "pane_id"),
+        (manage.RenameSessionArgs(session_id="$1", name="a\\b"), "name"),
+        (manage.CreateSessionArgs(start_directory="relative/dir"), "start_directory"),
+        (execute.SendTextArgs(pane_id="%1", text="\x1b[2J"), "text"),
+        (execute.SendTextArgs(pane_id="%1", text="x", enter=1), "enter"),  # type: ignore[arg-type]
+        (execute.PasteBufferArgs(pane_id="%1", buffer="a\tb"), "buffer"),
+        (manage.CreateSessionArgs(width=0), "width"),
+        (inspect.CapturePaneArgs(pane_id="%1", max_lines=10**9), "max_lines"),
+    ],
+    ids=lambda v: v if isinstance(v, str) else type(v).__name__,
+)
+def test_a_value_the_schema_would_stop_is_refused_again_by_its_encoder(
+    args: msgspec.Struct, param: str
+) -> None:
+    """The schema is the first gate; the declared encoder is the authoritative second."""
+    with pytest.raises(UnsafeValue, match=f"`{param}`"):
+        encode_arguments(args)
+
+
+def test_a_parameter_without_a_sink_cannot_be_declared() -> None:
+    class Args(msgspec.Struct):
+        name: str
+
+    with pytest.raises(UnclassifiedParameter, match=r"probe\.name"):
+        msgspec.structs.replace(DEFINITION[0], name="probe", args=Args)
+
+
+def test_a_parameter_with_an_unknown_encoding_cannot_be_declared() -> None:
+    class Args(msgspec.Struct):
+        name: Annotated[str, Meta(extra={"sink": "literal", "encoding": "trust-me"})]
+
+    with pytest.raises(UnclassifiedParameter, match=r"probe\.name"):
+        msgspec.structs.replace(DEFINITION[0], name="probe", args=Args)
+
+
+def test_closed_choices_stay_what_the_decoder_made_them() -> None:
+    layout = encode_arguments(manage.SelectLayoutArgs(window_id="@1", layout="tiled"))
+    assert layout.layout == "tiled" and not isinstance(layout.layout, Enum)
+
+
+async def test_a_refusing_encoder_stops_the_call_before_its_handler(
+    private_tmux: PrivateTmux, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over a real server: the encoding step, not the handler, decides."""
+    private_tmux.new_session("enc")
+    state = await start(load(Options(), private_tmux.env))
+
+    def refuse(value: object, rule: Rule) -> object:
+        raise UnsafeValue(f"`{rule.param}` refused by the test encoder")
+
+    table = dict(ENCODERS)
+    table[Encoding.ID_ONLY] = refuse
+    monkeypatch.setattr(encode, "ENCODERS", table)
+    ran: list[str] = []
+    spec = BY_NAME["get_pane_info"]
+
+    async def handler(ctx: object, args: object) -> msgspec.Struct:
+        ran.append("handler")
+        raise AssertionError("the handler ran")
+
+    monkeypatch.setitem(BY_NAME, "get_pane_info", msgspec.structs.replace(spec, handler=handler))
+    result = await server.call(state, "get_pane_info", {"pane_id": "%0"})
+    assert result.is_error
+    assert "`pane_id` refused by the test encoder" in error_text(result)
+    assert ran == []
