@@ -32,7 +32,7 @@ from tmuxmcp.errors import (
     ServerReplaced,
 )
 from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.query import list_records
+from tmuxmcp.tools.query import list_records, pane_listing
 from tmuxmcp.tools.render import record_lines
 
 # -- records -------------------------------------------------------------------
@@ -206,16 +206,7 @@ class ListPanesResult(msgspec.Struct, frozen=True):
 
 async def list_panes(ctx: ToolContext, args: ListPanesArgs) -> ListPanesResult:
     """Handler for list_panes."""
-    if args.session_id is not None and args.window_id is not None:
-        raise InvalidArguments(
-            "`window_id`: give session_id or window_id, not both (neither: every session)"
-        )
-    if args.window_id is not None:
-        command = cmd("list-panes", t=args.window_id)
-    elif args.session_id is not None:
-        command = cmd("list-panes", "-s", t=args.session_id)
-    else:
-        command = cmd("list-panes", "-a")
+    command = pane_listing(args.session_id, args.window_id, neither="every session")
     return ListPanesResult(await _list(ctx, command, PANE_FIELDS, PaneInfo))
 
 

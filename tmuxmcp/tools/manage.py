@@ -14,7 +14,7 @@ Rules kept here:
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeVar
 
 import msgspec
 
@@ -39,6 +39,8 @@ from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.inspect import PANE_FIELDS, WINDOW_FIELDS, PaneInfo, WindowInfo
 from tmuxmcp.tools.query import list_records, typed_record, with_format
 from tmuxmcp.tools.render import record_line
+
+R = TypeVar("R", bound=msgspec.Struct)
 
 MAX_SIZE = 10_000
 """Upper bound for widths, heights and cell counts (tmux's own limit is 10000)."""
@@ -182,21 +184,33 @@ class Named(msgspec.Struct, frozen=True, kw_only=True):
         return record_line(self)
 
 
-async def _rename(
+async def _read_back(
     ctx: ToolContext,
     change: Command,
     listing: Command,
+    fields: dict[str, str],
+    kind: type[R],
     *,
-    id_var: str,
-    name_var: str,
+    id_field: str,
     wanted: str,
-) -> Named:
-    frame = RecordFormat([id_var, name_var])
-    out = await ctx.client.run(change, with_format(listing, frame))
-    for record in frame.parse(out.stdout):
-        if record[id_var] == wanted:
-            return Named(id=wanted, name=record[name_var])
+) -> R:
+    """Run ``change`` and, in the same invocation, ``listing``; the record of ``wanted``.
+
+    Every manage tool that reports what tmux stored reads it back this way,
+    so a result is never what tmuxmcp asked for, only what tmux kept.
+    """
+    for record in await list_records(ctx, listing, fields, kind, before=(change,)):
+        if getattr(record, id_field) == wanted:
+            found: R = record
+            return found
     raise TmuxCommandFailed(f"tmux did not report {wanted} after the change")
+
+
+async def _rename(
+    ctx: ToolContext, change: Command, listing: Command, *, what: str, wanted: str
+) -> Named:
+    fields = {"id": f"{what}_id", "name": f"{what}_title" if what == "pane" else f"{what}_name"}
+    return await _read_back(ctx, change, listing, fields, Named, id_field="id", wanted=wanted)
 
 
 class RenameSessionArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
@@ -208,15 +222,12 @@ class RenameSessionArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True,
 
 async def rename_session(ctx: ToolContext, args: RenameSessionArgs) -> Named:
     """Handler for rename_session."""
-    session = args.session_id
-    name = args.name
     return await _rename(
         ctx,
-        cmd("rename-session", t=session, args=[name]),
+        cmd("rename-session", t=args.session_id, args=[args.name]),
         cmd("list-sessions"),
-        id_var="session_id",
-        name_var="session_name",
-        wanted=session,
+        what="session",
+        wanted=args.session_id,
     )
 
 
@@ -229,15 +240,12 @@ class RenameWindowArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, 
 
 async def rename_window(ctx: ToolContext, args: RenameWindowArgs) -> Named:
     """Handler for rename_window (tmux also turns automatic-rename off for the window)."""
-    window = args.window_id
-    name = args.name
     return await _rename(
         ctx,
-        cmd("rename-window", t=window, args=[name]),
-        cmd("list-windows", t=window),
-        id_var="window_id",
-        name_var="window_name",
-        wanted=window,
+        cmd("rename-window", t=args.window_id, args=[args.name]),
+        cmd("list-windows", t=args.window_id),
+        what="window",
+        wanted=args.window_id,
     )
 
 
@@ -250,15 +258,12 @@ class SetPaneTitleArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, 
 
 async def set_pane_title(ctx: ToolContext, args: SetPaneTitleArgs) -> Named:
     """Handler for set_pane_title (a program in the pane may change the title again)."""
-    pane = args.pane_id
-    title = args.title
     return await _rename(
         ctx,
-        cmd("select-pane", t=pane, T=title),
-        cmd("list-panes", t=pane),
-        id_var="pane_id",
-        name_var="pane_title",
-        wanted=pane,
+        cmd("select-pane", t=args.pane_id, T=args.title),
+        cmd("list-panes", t=args.pane_id),
+        what="pane",
+        wanted=args.pane_id,
     )
 
 
@@ -322,13 +327,11 @@ class WindowResult(msgspec.Struct, frozen=True):
 
 
 async def _window_after(ctx: ToolContext, change: Command, window: str) -> WindowResult:
-    found = await list_records(
-        ctx, cmd("list-windows", t=window), WINDOW_FIELDS, WindowInfo, before=(change,)
+    listing = cmd("list-windows", t=window)
+    info = await _read_back(
+        ctx, change, listing, WINDOW_FIELDS, WindowInfo, id_field="window_id", wanted=window
     )
-    for info in found:
-        if info.window_id == window:
-            return WindowResult(info)
-    raise TmuxCommandFailed(f"tmux did not report {window} after the change")
+    return WindowResult(info)
 
 
 async def select_layout(ctx: ToolContext, args: SelectLayoutArgs) -> WindowResult:
@@ -363,13 +366,12 @@ class PaneResult(msgspec.Struct, frozen=True):
 
 
 async def _pane_after(ctx: ToolContext, change: Command, pane: str) -> PaneResult:
-    found = await list_records(
-        ctx, cmd("list-panes", t=pane), PANE_FIELDS, PaneInfo, before=(change,)
+    listing = cmd("list-panes", t=pane)
+    return PaneResult(
+        await _read_back(
+            ctx, change, listing, PANE_FIELDS, PaneInfo, id_field="pane_id", wanted=pane
+        )
     )
-    for info in found:
-        if info.pane_id == pane:
-            return PaneResult(info)
-    raise TmuxCommandFailed(f"tmux did not report {pane} after the change")
 
 
 async def resize_pane(ctx: ToolContext, args: ResizePaneArgs) -> PaneResult:

@@ -13,8 +13,9 @@ from typing import Any
 
 import msgspec
 
-from tmuxmcp.driver.argv import Command
+from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.driver.records import RecordFormat
+from tmuxmcp.errors import InvalidArguments
 from tmuxmcp.tools.context import ToolContext
 
 
@@ -58,6 +59,23 @@ def typed_record(raw: dict[str, str], fields: dict[str, str], kind: type[msgspec
     """Convert tmux's strings to ``kind``'s field types (bool, int, int | None, str)."""
     readers = _readers(kind)
     return kind(**{name: readers[name](raw[variable]) for name, variable in fields.items()})
+
+
+def pane_listing(session_id: str | None, window_id: str | None, *, neither: str) -> Command:
+    """``list-panes`` of one window, one session, or (neither given) every pane.
+
+    ``neither`` names what the caller's tool covers without either id, for the
+    error when both are given.
+    """
+    if session_id is not None and window_id is not None:
+        raise InvalidArguments(
+            f"`window_id`: give session_id or window_id, not both (neither: {neither})"
+        )
+    if window_id is not None:
+        return cmd("list-panes", t=window_id)
+    if session_id is not None:
+        return cmd("list-panes", "-s", t=session_id)
+    return cmd("list-panes", "-a")
 
 
 def with_format(command: Command, frame: RecordFormat) -> Command:

@@ -14,7 +14,7 @@ from tmuxmcp.capability.params import SessionId, WindowId, local_int, number
 from tmuxmcp.capability.results import Terminal, TmuxId
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.driver.records import SectionMarker
-from tmuxmcp.errors import InvalidArguments, ObjectNotFound
+from tmuxmcp.errors import ObjectNotFound
 from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.matching import (
     Hit,
@@ -32,7 +32,7 @@ from tmuxmcp.tools.observation import (
     ScanLine,
     scan,
 )
-from tmuxmcp.tools.query import list_records
+from tmuxmcp.tools.query import list_records, pane_listing
 
 # -- search_panes ------------------------------------------------------------------
 
@@ -96,18 +96,6 @@ class _PaneRef(msgspec.Struct, frozen=True, kw_only=True):
 _PANE_REF = {"pane_id": "pane_id", "session_id": "session_id", "window_id": "window_id"}
 
 
-def _listing(args: SearchPanesArgs) -> Command:
-    if args.session_id is not None and args.window_id is not None:
-        raise InvalidArguments(
-            "`window_id`: give session_id or window_id, not both (neither: every pane)"
-        )
-    if args.window_id is not None:
-        return cmd("list-panes", t=args.window_id)
-    if args.session_id is not None:
-        return cmd("list-panes", "-s", t=args.session_id)
-    return cmd("list-panes", "-a")
-
-
 async def _capture_all(
     ctx: ToolContext, panes: list[_PaneRef], scrollback: int
 ) -> dict[int, tuple[int, list[str]]]:
@@ -134,7 +122,7 @@ async def _capture_all(
 async def search_panes(ctx: ToolContext, args: SearchPanesArgs) -> SearchPanesResult:
     """Handler for search_panes."""
     matcher = Matcher(args.pattern, regex=args.regex)
-    command = _listing(args)
+    command = pane_listing(args.session_id, args.window_id, neither="every pane")
     for attempt in range(2):
         panes: list[_PaneRef] = await list_records(ctx, command, _PANE_REF, _PaneRef)
         try:

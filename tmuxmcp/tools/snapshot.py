@@ -227,7 +227,7 @@ async def snapshot(ctx: ToolContext, args: SnapshotArgs) -> SnapshotResult:
         depth += 1
     # Everything not performed: the excluded operation and every level below it.
     omitted = list(LEVELS[depth:])
-    session = None if args.session_id is None else args.session_id
+    session = args.session_id
     if depth == 0:
         return SnapshotResult(sessions=[], omitted_operations=omitted, content_truncated=False)
     command, fields = _listing(depth, session)

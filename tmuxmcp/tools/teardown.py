@@ -60,6 +60,13 @@ async def refuse_self_teardown(ctx: ToolContext, kind: IdKind, target: str) -> N
         )
 
 
+async def _kill(ctx: ToolContext, kind: IdKind, target: str) -> Deleted:
+    """``kill-session``, ``kill-window`` or ``kill-pane`` of one id, after the self guard."""
+    await refuse_self_teardown(ctx, kind, target)
+    await ctx.client.run(cmd(f"kill-{kind.value}", t=target))
+    return Deleted(id=target, deleted=kind.value)
+
+
 class KillSessionArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
     """Arguments of kill_session."""
 
@@ -68,10 +75,7 @@ class KillSessionArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, k
 
 async def kill_session(ctx: ToolContext, args: KillSessionArgs) -> Deleted:
     """Handler for kill_session."""
-    session = args.session_id
-    await refuse_self_teardown(ctx, IdKind.SESSION, session)
-    await ctx.client.run(cmd("kill-session", t=session))
-    return Deleted(id=session, deleted="session")
+    return await _kill(ctx, IdKind.SESSION, args.session_id)
 
 
 class KillWindowArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
@@ -82,10 +86,7 @@ class KillWindowArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw
 
 async def kill_window(ctx: ToolContext, args: KillWindowArgs) -> Deleted:
     """Handler for kill_window (killing a session's last window ends that session)."""
-    window = args.window_id
-    await refuse_self_teardown(ctx, IdKind.WINDOW, window)
-    await ctx.client.run(cmd("kill-window", t=window))
-    return Deleted(id=window, deleted="window")
+    return await _kill(ctx, IdKind.WINDOW, args.window_id)
 
 
 class KillPaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
@@ -96,10 +97,7 @@ class KillPaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_o
 
 async def kill_pane(ctx: ToolContext, args: KillPaneArgs) -> Deleted:
     """Handler for kill_pane (killing a window's last pane ends that window)."""
-    pane = args.pane_id
-    await refuse_self_teardown(ctx, IdKind.PANE, pane)
-    await ctx.client.run(cmd("kill-pane", t=pane))
-    return Deleted(id=pane, deleted="pane")
+    return await _kill(ctx, IdKind.PANE, args.pane_id)
 
 
 class ClearHistoryArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
@@ -110,9 +108,8 @@ class ClearHistoryArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, 
 
 async def clear_history(ctx: ToolContext, args: ClearHistoryArgs) -> Deleted:
     """Handler for clear_history: drops the pane's scrollback (not its visible screen)."""
-    pane = args.pane_id
-    await ctx.client.run(cmd("clear-history", t=pane))
-    return Deleted(id=pane, deleted="scrollback of pane")
+    await ctx.client.run(cmd("clear-history", t=args.pane_id))
+    return Deleted(id=args.pane_id, deleted="scrollback of pane")
 
 
 class DeleteBufferArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
@@ -123,6 +120,5 @@ class DeleteBufferArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, 
 
 async def delete_buffer(ctx: ToolContext, args: DeleteBufferArgs) -> Deleted:
     """Handler for delete_buffer."""
-    name = args.buffer
-    await ctx.client.run(*delete_buffer_commands(name))
-    return Deleted(id=name, deleted="buffer")
+    await ctx.client.run(*delete_buffer_commands(args.buffer))
+    return Deleted(id=args.buffer, deleted="buffer")
