@@ -177,3 +177,38 @@ async def test_a_refusing_encoder_stops_the_call_before_its_handler(
     assert result.is_error
     assert "`pane_id` refused by the test encoder" in error_text(result)
     assert ran == []
+
+
+# The generator of run_command's script quotes its own file paths, and the
+# already encoded command's first line for the typed ` : '...'` label, as shell
+# words: that is the sink's delivery, not a caller value's encoding.
+_DELIVERY = {("runscript", "quote_word")}
+
+
+def test_no_handler_module_imports_a_sink_encoder() -> None:
+    """A handler cannot encode by hand, so it cannot encode differently (or forget)."""
+    import ast
+    from pathlib import Path
+
+    import tmuxmcp.tools
+
+    encoders = {"quote_word"}
+    for module in Path(tmuxmcp.sinks.__file__).parent.glob("*.py"):
+        tree = ast.parse(module.read_text())
+        encoders |= {
+            node.name
+            for node in tree.body
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("encode")
+        }
+    assert {"encode_id", "encode_name", "encode_text", "encode_command"} <= encoders
+    found = []
+    for module in Path(tmuxmcp.tools.__file__).parent.glob("*.py"):
+        tree = ast.parse(module.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tmuxmcp.sinks"):
+                found += [
+                    (module.stem, alias.name)
+                    for alias in node.names
+                    if alias.name in encoders and (module.stem, alias.name) not in _DELIVERY
+                ]
+    assert found == []
