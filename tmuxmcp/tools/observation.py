@@ -35,6 +35,7 @@ from tmuxmcp.tools.matching import (
 from tmuxmcp.tools.query import typed_record
 from tmuxmcp.tools.scrollback import (
     FRAME_FIELDS,
+    MAX_CURSOR_CHARS,
     Frame,
     View,
 )
@@ -70,6 +71,17 @@ QUIET = 0.05
 PROGRESS_EVERY = 1.0
 PAUSE_EVERY = 0.005
 """Let other tasks run after this much continuous matching."""
+
+
+def cursor_param(description: str) -> Meta:
+    """A cursor a tool returned (send_text, send_keys, capture_since), read by tmuxmcp alone."""
+    return Meta(
+        min_length=1,
+        max_length=MAX_CURSOR_CHARS,
+        pattern="^[A-Za-z0-9_-]+$",
+        description=description,
+        extra=sink(Sink.LOCAL, Encoding.NONE),
+    )
 
 
 Pattern = Annotated[

@@ -10,22 +10,20 @@ from __future__ import annotations
 from typing import Annotated
 
 import msgspec
-from msgspec import Meta
 
-from tmuxmcp.capability.params import PaneId, local_int, sink
+from tmuxmcp.capability.params import PaneId, local_int
 from tmuxmcp.capability.results import Own, Terminal, TmuxId
 from tmuxmcp.driver.argv import Command
 from tmuxmcp.driver.records import RecordFormat
-from tmuxmcp.sinks import Encoding, Sink
 from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.observation import (
     MAX_RESULT_BYTES,
+    cursor_param,
     observe,
     observe_commands,
     parse_view,
 )
 from tmuxmcp.tools.scrollback import (
-    MAX_CURSOR_CHARS,
     Gap,
     GapReason,
     Mark,
@@ -45,14 +43,7 @@ class CaptureSinceArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, 
     pane_id: PaneId
     cursor: (
         Annotated[
-            str,
-            Meta(
-                min_length=1,
-                max_length=MAX_CURSOR_CHARS,
-                pattern="^[A-Za-z0-9_-]+$",
-                description=("Cursor from the last capture_since of this pane; omit to start."),
-                extra=sink(Sink.LOCAL, Encoding.NONE),
-            ),
+            str, cursor_param("Cursor from the last capture_since of this pane; omit to start.")
         ]
         | None
     ) = None

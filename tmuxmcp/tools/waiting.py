@@ -82,12 +82,11 @@ from typing import Annotated, Literal
 
 import msgspec
 import trio
-from msgspec import Meta
 
-from tmuxmcp.capability.params import PaneId, closed, sink
+from tmuxmcp.capability.params import PaneId, closed
 from tmuxmcp.capability.results import Terminal, TmuxId
 from tmuxmcp.errors import InvalidArguments, ObjectNotFound
-from tmuxmcp.sinks import Encoding, Sink
+from tmuxmcp.sinks import Sink
 from tmuxmcp.tools.activity import ActivityHint
 from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.matching import (
@@ -109,12 +108,12 @@ from tmuxmcp.tools.observation import (
     WaitTimeout,
     cap_bytes,
     cells,
+    cursor_param,
     observe,
     scan,
     shown,
 )
 from tmuxmcp.tools.scrollback import (
-    MAX_CURSOR_CHARS,
     Gap,
     GapReason,
     Mark,
@@ -149,16 +148,10 @@ class WaitForTextArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, k
     since: (
         Annotated[
             str,
-            Meta(
-                min_length=1,
-                max_length=MAX_CURSOR_CHARS,
-                pattern="^[A-Za-z0-9_-]+$",
-                description=(
-                    "Cursor from send_text, send_keys or capture_since (scope new): only text "
-                    "after it counts, even text printed before this call. If its place is gone, "
-                    "all text counts and gap says why."
-                ),
-                extra=sink(Sink.LOCAL, Encoding.NONE),
+            cursor_param(
+                "Cursor from send_text, send_keys or capture_since (scope new): only text after "
+                "it counts, even text printed before this call. If its place is gone, all text "
+                "counts and gap says why."
             ),
         ]
         | None
