@@ -2,7 +2,7 @@
 
 Safety claims FAIL (exit 1, unverified); strictness findings are NOTEs (exit
 0, still verified, listed in ``server_info``); a version outside
-``verify.CI_MATRIX`` gets a note saying CI does not prove it.
+``tmuxmcp.verify.CI_MATRIX`` gets a note saying CI does not prove it.
 
 Each broken build below disables one encoder the way a regression would
 (identity escaping, no argv escape, an id rule that accepts anything) and
@@ -22,9 +22,13 @@ import msgspec
 import pytest
 
 import tmuxmcp
-from tmuxmcp import verify
 from tmuxmcp.driver import client as client_module
 from tmuxmcp.sinks import format as sinks_format
+from tmuxmcp.verify import PROVEN_VERSIONS, cache, proven_in_ci
+from tmuxmcp.verify.claims import CLAIMS, Claim, Severity, check_table
+from tmuxmcp.verify.lab import ClaimFailed, Lab, current_encoders
+from tmuxmcp.verify.report import Report
+from tmuxmcp.verify.runner import run
 
 
 def _binary() -> str:
@@ -38,22 +42,22 @@ def _private_cache(tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
 
 
-def _failed(report: verify.Report) -> set[str]:
+def _failed(report: Report) -> set[str]:
     """The claims that FAILed (strictness NOTEs, e.g. on tmux 3.5a and 3.6, are not)."""
     return {o.slug for o in report.outcomes if o.status == "FAIL"}
 
 
-_STRICT = {c.slug for c in verify.CLAIMS if c.severity is verify.Severity.STRICTNESS}
+_STRICT = {c.slug for c in CLAIMS if c.severity is Severity.STRICTNESS}
 
 
 def test_every_claim_passes_on_the_installed_tmux() -> None:
     """Every safety claim passes; strictness claims pass or are NOTEs (3.5a, 3.6)."""
-    report = verify.run(_binary())
+    report = run(_binary())
     assert report.passed, "\n".join(report.lines())
-    assert [o.slug for o in report.outcomes] == [c.slug for c in verify.CLAIMS]
+    assert [o.slug for o in report.outcomes] == [c.slug for c in CLAIMS]
     version = subprocess.run(["tmux", "-V"], capture_output=True, text=True, check=True).stdout
     assert version.split()[1] == report.version
-    assert verify.proven_in_ci(report.version), "CI runs only the versions of CI_MATRIX"
+    assert proven_in_ci(report.version), "CI runs only the versions of CI_MATRIX"
     for outcome, line in zip(report.outcomes, report.lines(), strict=True):
         assert line.endswith(f"(tmux {report.version})") or line.startswith("NOTE ")
         assert outcome.passed or outcome.slug in _STRICT, line
@@ -68,36 +72,36 @@ def test_a_framing_that_does_not_decode_fails_the_framing_claim(
     from tmuxmcp.driver import records
 
     monkeypatch.setattr(records, "decode_value", lambda printed: printed)
-    claims = [c for c in verify.CLAIMS if c.slug in ("record-framing", "section-markers")]
-    report = verify.run(_binary(), claims=claims)
+    claims = [c for c in CLAIMS if c.slug in ("record-framing", "section-markers")]
+    report = run(_binary(), claims=claims)
     assert _failed(report) == {"record-framing"}
     assert not report.passed
     assert report.lines()[0].startswith("FAIL record-framing: ")
 
 
-async def _finds_stricter(lab: verify.Lab) -> None:
-    raise verify.ClaimFailed("tmux stores this exactly; the rule can be relaxed")
+async def _finds_stricter(lab: Lab) -> None:
+    raise ClaimFailed("tmux stores this exactly; the rule can be relaxed")
 
 
-async def _finds_unsafe(lab: verify.Lab) -> None:
-    raise verify.ClaimFailed("a job ran")
+async def _finds_unsafe(lab: Lab) -> None:
+    raise ClaimFailed("a job ran")
 
 
-_STRICTNESS = verify.Claim("strict", "a strict rule", _finds_stricter, verify.Severity.STRICTNESS)
-_SAFETY = verify.Claim("safe", "a safety claim", _finds_unsafe)
+_STRICTNESS = Claim("strict", "a strict rule", _finds_stricter, Severity.STRICTNESS)
+_SAFETY = Claim("safe", "a safety claim", _finds_unsafe)
 
 
 def test_a_strictness_finding_is_a_note_and_keeps_the_claims_verified() -> None:
     binary = _binary()
-    report = verify.run(binary, claims=[_STRICTNESS])
+    report = run(binary, claims=[_STRICTNESS])
     assert report.passed
     assert report.lines()[0] == (
         f"NOTE strict: a strict rule (tmux {report.version}): "
         "tmux stores this exactly; the rule can be relaxed"
     )
     assert report.notes == {"strict": "tmux stores this exactly; the rule can be relaxed"}
-    verify.record(report)
-    status = verify.verified_status(binary, report.version)
+    report.record()
+    status = cache.verified_status(binary, report.version)
     # The cached run lacks today's claims, so it is not verified, but the note shows.
     assert "strict: tmux stores this exactly; the rule can be relaxed" in status["notes"]
     assert "failed" not in status
@@ -105,11 +109,11 @@ def test_a_strictness_finding_is_a_note_and_keeps_the_claims_verified() -> None:
 
 def test_a_safety_failure_is_a_fail_even_next_to_a_note() -> None:
     binary = _binary()
-    report = verify.run(binary, claims=[_STRICTNESS, _SAFETY])
+    report = run(binary, claims=[_STRICTNESS, _SAFETY])
     assert not report.passed
     assert [line.split()[0] for line in report.lines()] == ["NOTE", "FAIL"]
-    verify.record(report)
-    status = verify.verified_status(binary, report.version)
+    report.record()
+    status = cache.verified_status(binary, report.version)
     assert status["verified"] is False
     assert status["failed"] == ["safe"]
 
@@ -117,7 +121,7 @@ def test_a_safety_failure_is_a_fail_even_next_to_a_note() -> None:
 def test_whole_run_with_a_note_is_verified_in_server_info_terms() -> None:
     """A full run whose only finding is a strictness note counts as verified."""
     binary = _binary()
-    report = verify.run(binary)
+    report = run(binary)
     noted = msgspec.structs.replace(
         report,
         outcomes=tuple(
@@ -126,29 +130,29 @@ def test_whole_run_with_a_note_is_verified_in_server_info_terms() -> None:
         ),
     )
     assert noted.passed
-    verify.record(noted)
-    status = verify.verified_status(binary, report.version)
+    noted.record()
+    status = cache.verified_status(binary, report.version)
     assert status["verified"] is True, status
     assert [f"{slug}: relaxable" for slug in sorted(_STRICT)] == status["notes"]
 
 
 def test_a_version_ci_does_not_prove_says_so() -> None:
     binary = _binary()
-    report = verify.run(binary, claims=[verify.CLAIMS[0]])
+    report = run(binary, claims=[CLAIMS[0]])
     unproven = msgspec.structs.replace(report, version="9.9z")
     assert unproven.passed
     assert unproven.lines()[-1].startswith("NOTE unproven-version: tmux 9.9z is not one of")
-    for version in sorted(verify.PROVEN_VERSIONS):
+    for version in sorted(PROVEN_VERSIONS):
         assert version in unproven.lines()[-1]
-    status = verify.verified_status(binary, "9.9z")
+    status = cache.verified_status(binary, "9.9z")
     assert status["proven_in_ci"] is False
     assert any(note.startswith("unproven-version: ") for note in status["notes"])
-    assert verify.verified_status(binary, report.version)["proven_in_ci"] is True
+    assert cache.verified_status(binary, report.version)["proven_in_ci"] is True
 
 
 def test_identity_format_escape_fails_the_format_claims() -> None:
-    broken = msgspec.structs.replace(verify.current_encoders(), format=lambda value: value)
-    failed = _failed(verify.run(_binary(), encoders=broken))
+    broken = msgspec.structs.replace(current_encoders(), format=lambda value: value)
+    failed = _failed(run(_binary(), encoders=broken))
     assert {"format-escape"} <= failed
     assert failed <= {"format-escape", "name-rule-needed"}
 
@@ -156,15 +160,15 @@ def test_identity_format_escape_fails_the_format_claims() -> None:
 def test_monkeypatched_escape_format_fails_too(monkeypatch: pytest.MonkeyPatch) -> None:
     """A broken encoder in the code itself (not just in the Encoders) is caught."""
     monkeypatch.setattr(sinks_format, "escape_format", lambda value: value)
-    report = verify.run(_binary())
+    report = run(_binary())
     assert {"format-escape", "name-rule-sufficient"} <= _failed(report)
     detail = {o.slug: o.detail for o in report.outcomes}
     assert "#() job ran" in detail["format-escape"]
 
 
 def test_missing_argv_escape_fails_the_semicolon_claim() -> None:
-    broken = msgspec.structs.replace(verify.current_encoders(), argv=lambda value: value)
-    report = verify.run(_binary(), encoders=broken)
+    broken = msgspec.structs.replace(current_encoders(), argv=lambda value: value)
+    report = run(_binary(), encoders=broken)
     assert "argv-semicolon" in _failed(report)
     detail = {o.slug: o.detail for o in report.outcomes}["argv-semicolon"]
     assert "second command ran" in detail
@@ -176,16 +180,16 @@ def test_a_permissive_id_rule_is_not_what_verify_checks() -> None:
     def refuse_everything(value: str, kind: object, param: str) -> str:
         raise tmuxmcp.errors.UnsafeValue("refused")
 
-    broken = msgspec.structs.replace(verify.current_encoders(), target=refuse_everything)
-    assert _failed(verify.run(_binary(), encoders=broken)) == {"ids-exact"}
+    broken = msgspec.structs.replace(current_encoders(), target=refuse_everything)
+    assert _failed(run(_binary(), encoders=broken)) == {"ids-exact"}
 
 
 def test_a_broken_probe_is_a_fail_line_not_a_traceback() -> None:
-    async def explode(lab: verify.Lab) -> None:
+    async def explode(lab: Lab) -> None:
         raise RuntimeError("boom")
 
-    claim = verify.Claim("exploding", "a probe that raises", explode)
-    report = verify.run(_binary(), claims=[claim])
+    claim = Claim("exploding", "a probe that raises", explode)
+    report = run(_binary(), claims=[claim])
     assert not report.passed
     assert report.lines() == [
         f"FAIL exploding: a probe that raises (tmux {report.version}): "
@@ -194,38 +198,68 @@ def test_a_broken_probe_is_a_fail_line_not_a_traceback() -> None:
 
 
 def test_a_missing_binary_fails_setup() -> None:
-    report = verify.run("/nonexistent/tmux")
+    report = run("/nonexistent/tmux")
     assert not report.passed
     assert report.outcomes[0].slug == "setup"
 
 
 def test_verified_status_follows_the_cache() -> None:
     binary = _binary()
-    report = verify.run(binary)
-    status = verify.verified_status(binary, report.version)
+    report = run(binary)
+    status = cache.verified_status(binary, report.version)
     assert status["verified"] is False and "never verified" in status["reason"]
-    verify.record(report)
-    status = verify.verified_status(binary, report.version)
+    report.record()
+    status = cache.verified_status(binary, report.version)
     assert status["verified"] is True, status
     assert status["tmux_version"] == report.version
     failing = msgspec.structs.replace(
         report, outcomes=(msgspec.structs.replace(report.outcomes[0], passed=False),)
     )
-    verify.record(failing)
-    status = verify.verified_status(binary, report.version)
+    failing.record()
+    status = cache.verified_status(binary, report.version)
     assert status["verified"] is False
     assert status["failed"] == [report.outcomes[0].slug]
-    assert verify.verified_status(binary, "9.9")["verified"] is False
+    assert cache.verified_status(binary, "9.9")["verified"] is False
 
 
 def test_verified_status_never_raises_on_a_corrupt_cache() -> None:
     binary = _binary()
-    path = verify.cache_path("3.3a", verify.binary_digest(binary))
+    path = cache.cache_path("3.3a", cache.binary_digest(binary))
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
         f.write("{not json")
-    status = verify.verified_status(binary, "3.3a")
+    status = cache.verified_status(binary, "3.3a")
     assert status["verified"] is False and "unreadable" in status["reason"]
+
+
+def test_reading_the_cache_loads_neither_trio_nor_the_probes() -> None:
+    """Issue 10.4: server_info imports only ``tmuxmcp.verify.cache``, and that
+    module loads nothing of tmuxmcp but the package root and ``tmuxmcp.verify``
+    (a fresh interpreter, so nothing else has loaded them first)."""
+    script = (
+        "import sys, tmuxmcp.verify.cache; "
+        "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('tmuxmcp', 'trio', 'mcp', 'anyio'))))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.split() == ["tmuxmcp", "tmuxmcp.verify", "tmuxmcp.verify.cache"]
+
+
+def test_a_claim_table_that_disagrees_with_the_claim_ids_is_refused() -> None:
+    """The cache judges a record by ``ClaimId`` alone, so the table must hold
+    exactly those ids, in order: a row missing, an unknown row, or a swap."""
+    check_table(CLAIMS)
+    extra = Claim("unlisted", "a claim without an id", _finds_unsafe)
+    for table, named in (
+        (CLAIMS[:-1], CLAIMS[-1].slug),
+        ((*CLAIMS, extra), "unlisted"),
+        ((CLAIMS[1], CLAIMS[0], *CLAIMS[2:]), "out of order"),
+    ):
+        with pytest.raises(ValueError, match="the claim table and ClaimId disagree") as refused:
+            check_table(table)
+        assert named in str(refused.value)
 
 
 def test_the_cli_prints_one_line_per_claim_and_exits_zero(tmp_path: object) -> None:
@@ -239,8 +273,8 @@ def test_the_cli_prints_one_line_per_claim_and_exits_zero(tmp_path: object) -> N
     )
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
-    assert len(lines) == len(verify.CLAIMS)
-    for claim, line in zip(verify.CLAIMS, lines, strict=True):
+    assert len(lines) == len(CLAIMS)
+    for claim, line in zip(CLAIMS, lines, strict=True):
         assert line.startswith(("PASS ", "NOTE ") if claim.slug in _STRICT else "PASS "), line
     assert "outcome recorded in" in done.stderr
     assert os.listdir(os.path.join(str(tmp_path), "tmuxmcp"))
@@ -251,7 +285,7 @@ def test_a_gate_on_the_option_alone_fails_the_copied_option_claim(
 ) -> None:
     """Issue 12 item 4: the claim fails for the gate as it was (option name only)."""
     monkeypatch.setattr(client_module, "gate_name", lambda marker, *rest: marker)
-    failed = _failed(verify.run(_binary()))
+    failed = _failed(run(_binary()))
     assert "gate-copied-option" in failed
     assert "gate-foreign" not in failed
 
@@ -268,7 +302,7 @@ def test_a_check_blind_to_after_hooks_fails_the_configuration_claim(
     if "split-pane" not in seen:
         pytest.skip("before tmux 3.5 there is no per-call check to break")
     monkeypatch.setattr(client_module, "hooks_for", lambda names: ["command-error"])
-    report = verify.run(_binary())
+    report = run(_binary())
     assert "configuration-check" in _failed(report)
     detail = {o.slug: o.detail for o in report.outcomes}["configuration-check"]
     assert "hook" in detail

@@ -219,9 +219,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             _print_json(definition_manifest(DEFINITION, RESOURCES))
         elif ns.command == "verify":
-            from tmuxmcp import verify
+            from tmuxmcp.verify import runner
 
-            return verify.main(ns.tmux or os.environ.get("TMUXMCP_TMUX"))
+            return runner.main(ns.tmux or os.environ.get("TMUXMCP_TMUX"))
         elif ns.command == "surface":
             trio.run(_surface, ns)
         else:

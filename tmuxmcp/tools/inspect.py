@@ -34,6 +34,7 @@ from tmuxmcp.errors import (
 from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.query import list_records, pane_listing
 from tmuxmcp.tools.render import record_lines
+from tmuxmcp.verify.cache import verified_status
 
 # -- records -------------------------------------------------------------------
 
@@ -501,8 +502,6 @@ async def server_info(ctx: ToolContext, args: ServerInfoArgs) -> ServerInfoResul
     except ConfigurationChanged as changed:
         state = "configuration-changed"
         reason = changed.message
-    from tmuxmcp.verify import verified_status  # read at call time: verify may run later
-
     claims = verified_status(ctx.client.binary, ctx.facts.version)
     if state == "bound":
         info = ctx.published
