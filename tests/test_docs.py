@@ -38,7 +38,6 @@ from tmuxmcp import docgen
 from tmuxmcp.capability.describe import describe
 from tmuxmcp.capability.manifest import NOTICES
 from tmuxmcp.capability.model import params_of
-from tmuxmcp.config import Options
 from tmuxmcp.definition import DEFINITION
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -119,19 +118,6 @@ def test_the_reference_has_a_section_for_every_tool() -> None:
         assert describe(spec) in tools
         for param in params_of(spec):
             assert f"| `{param.name}` |" in tools
-
-
-def test_every_setting_is_in_the_configuration_reference() -> None:
-    """Every Options field has a flag and an environment variable, and both are documented."""
-    documented = {opt.flag: opt.env for opt in docgen.options()}
-    fields = {f.name for f in msgspec.structs.fields(Options)}
-    assert {"--" + name.replace("_", "-") for name in fields} == set(documented)
-    read_by_config = set(re.findall(r"\bTMUXMCP_[A-Z_]+\b", _read("tmuxmcp/config.py")))
-    assert read_by_config == set(documented.values())
-    page = _read("docs/configuration.md")
-    for flag, env in documented.items():
-        assert f"`{flag} " in page
-        assert f"`{env}`" in page
 
 
 # ---------------------------------------------------------- the site builds

@@ -1,8 +1,10 @@
-"""Command line: ``tmuxmcp [serve]``, ``tmuxmcp surface``, ``tmuxmcp manifest``.
+"""Command line: ``tmuxmcp [serve]``, ``surface``, ``manifest``, ``verify``.
 
-Configuration errors print one line on stderr and exit 2 before anything is
-served. ``surface`` never starts a tmux server; it reports what ``serve``
-would publish. Heavy imports (mcp) happen only in ``serve``.
+The parser is built from the tables in ``tmuxmcp/settings.py`` (commands,
+their flags, help text); ``config.load`` reads the values. Configuration
+errors print one line on stderr and exit 2 before anything is served.
+``surface`` never starts a tmux server; it reports what ``serve`` would
+publish. Heavy imports (mcp) happen only in ``serve``.
 """
 
 from __future__ import annotations
@@ -15,100 +17,66 @@ import os
 import signal
 import sys
 from collections.abc import AsyncIterator, Sequence
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import trio
 
 import tmuxmcp
 from tmuxmcp.errors import ConfigError, TmuxMcpError
+from tmuxmcp.settings import COMMANDS, DEFAULT_COMMAND, TMUX, Command
 
-COMMANDS = ("serve", "surface", "manifest", "verify")
+if TYPE_CHECKING:  # imported late at run time: `tmuxmcp --help` needs neither
+    from tmuxmcp.config import Config, Options
+
+BY_COMMAND = {command.name: command for command in COMMANDS}
+
+COMMAND_NAMES = tuple(command.name for command in COMMANDS)
 
 
-def _selection_flags(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("socket and surface (flags override environment)")
-    group.add_argument(
-        "--socket-name",
-        metavar="NAME",
-        help="tmux -L label (env TMUXMCP_SOCKET_NAME; default: tmuxmcp)",
-    )
-    group.add_argument(
-        "--socket-path", metavar="PATH", help="tmux -S socket path (env TMUXMCP_SOCKET_PATH)"
-    )
-    group.add_argument("--tmux", metavar="PATH", help="tmux executable (env TMUXMCP_TMUX)")
-    group.add_argument(
-        "--toolsets",
-        metavar="LIST",
-        help="inspect,manage,execute,teardown or all (env TMUXMCP_TOOLSETS)",
-    )
-    group.add_argument(
-        "--include-tools",
-        metavar="LIST",
-        help="tools to add after toolsets (env TMUXMCP_INCLUDE_TOOLS)",
-    )
-    group.add_argument(
-        "--exclude-tools",
-        metavar="LIST",
-        help="tools to remove; wins over everything (env TMUXMCP_EXCLUDE_TOOLS)",
-    )
-    group.add_argument(
-        "--timeout",
-        metavar="SECONDS",
-        help="deadline for each tmux call (env TMUXMCP_TIMEOUT; default 10)",
-    )
-    group.add_argument(
-        "--audit-log",
-        metavar="PATH",
-        help="append one redacted JSON line per tool call (env TMUXMCP_AUDIT_LOG)",
-    )
+def _add_settings(parser: argparse.ArgumentParser, command: Command) -> None:
+    """One flag per setting the command takes (``tmuxmcp/settings.py``)."""
+    target: argparse.ArgumentParser | argparse._ArgumentGroup = parser
+    if command.heading is not None:
+        target = parser.add_argument_group(command.heading)
+    for setting in command.settings:
+        target.add_argument(
+            setting.flag, dest=setting.name, metavar=setting.metavar, help=setting.help_line()
+        )
 
 
 def parser() -> argparse.ArgumentParser:
-    """The argument parser with its three commands."""
+    """The argument parser, built from the command and settings tables."""
     top = argparse.ArgumentParser(
         prog="tmuxmcp",
         description="A stdio MCP server for tmux with declared, checked capabilities.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     top.add_argument("--version", action="version", version=f"tmuxmcp {tmuxmcp.__version__}")
-    sub = top.add_subparsers(dest="command", metavar="{serve,surface,manifest,verify}")
-    serve = sub.add_parser("serve", help="run the MCP server on stdio (the default)")
-    _selection_flags(serve)
-    surface = sub.add_parser(
-        "surface", help="print the effective surface and selected socket as JSON, then exit"
-    )
-    _selection_flags(surface)
-    sub.add_parser("manifest", help="print the whole capability definition as JSON, then exit")
-    verify = sub.add_parser(
-        "verify",
-        help="check the sink claims against this tmux on a throwaway socket; exit 1 if one fails",
-    )
-    verify.add_argument("--tmux", metavar="PATH", help="tmux executable (env TMUXMCP_TMUX)")
+    sub = top.add_subparsers(dest="command", metavar="{" + ",".join(COMMAND_NAMES) + "}")
+    for command in COMMANDS:
+        _add_settings(sub.add_parser(command.name, help=command.help), command)
     # `tmuxmcp --help` shows what `tmuxmcp [serve] --help` shows about serving.
-    serving = serve.format_help()
+    serving = sub.choices[DEFAULT_COMMAND.name].format_help()
+    assert DEFAULT_COMMAND.heading is not None
     top.epilog = (
-        "With no command, `serve` runs: `tmuxmcp [serve] [options]`, where the options are\n\n"
-        + serving[serving.index("socket and surface") :]
+        f"With no command, `{DEFAULT_COMMAND.name}` runs: "
+        f"`tmuxmcp [{DEFAULT_COMMAND.name}] [options]`, where the options are\n\n"
+        + serving[serving.index(DEFAULT_COMMAND.heading) :]
     )
     return top
 
 
-def _config(ns: argparse.Namespace):  # type: ignore[no-untyped-def]
-    from tmuxmcp.config import Options, load
+def _options(ns: argparse.Namespace, command: Command) -> Options:
+    """The flags ``ns`` holds for the settings ``command`` takes."""
+    from tmuxmcp.config import Options
 
-    return load(
-        Options(
-            socket_name=ns.socket_name,
-            socket_path=ns.socket_path,
-            tmux=ns.tmux,
-            toolsets=ns.toolsets,
-            include_tools=ns.include_tools,
-            exclude_tools=ns.exclude_tools,
-            timeout=ns.timeout,
-            audit_log=ns.audit_log,
-        ),
-        os.environ,
-    )
+    return Options(**{s.name: getattr(ns, s.name) for s in command.settings})
+
+
+def _config(ns: argparse.Namespace) -> Config:
+    from tmuxmcp.config import load
+
+    return load(_options(ns, BY_COMMAND[ns.command]), os.environ)
 
 
 def _print_json(data: object) -> None:
@@ -206,8 +174,8 @@ async def _surface(ns: argparse.Namespace) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if not args or (args[0] not in COMMANDS and args[0] not in ("-h", "--help", "--version")):
-        args.insert(0, "serve")
+    if not args or (args[0] not in COMMAND_NAMES and args[0] not in ("-h", "--help", "--version")):
+        args.insert(0, DEFAULT_COMMAND.name)
     ns = parser().parse_args(args)
     logging.basicConfig(
         level=logging.WARNING, stream=sys.stderr, format="tmuxmcp: %(levelname)s: %(message)s"
@@ -219,9 +187,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             _print_json(definition_manifest(DEFINITION, RESOURCES))
         elif ns.command == "verify":
+            from tmuxmcp.config import read
             from tmuxmcp.verify import runner
 
-            return runner.main(ns.tmux or os.environ.get("TMUXMCP_TMUX"))
+            command = BY_COMMAND["verify"]
+            chosen = read(_options(ns, command), os.environ, command.settings)
+            return runner.main(chosen[TMUX.name])
         elif ns.command == "surface":
             trio.run(_surface, ns)
         else:

@@ -1,19 +1,11 @@
 """The operator's startup configuration: flags first, then environment.
 
-Every setting has a flag and an environment variable; a flag wins. Lists are
-comma-separated. Values are validated here, before any tmux server is
-contacted, so a bad configuration exits before serving.
-
-| flag              | environment             | default                    |
-|-------------------|-------------------------|----------------------------|
-| --socket-name     | TMUXMCP_SOCKET_NAME     | tmuxmcp (dedicated socket) |
-| --socket-path     | TMUXMCP_SOCKET_PATH     |                            |
-| --tmux            | TMUXMCP_TMUX            | `tmux` on PATH             |
-| --toolsets        | TMUXMCP_TOOLSETS        | see capability.surface     |
-| --include-tools   | TMUXMCP_INCLUDE_TOOLS   |                            |
-| --exclude-tools   | TMUXMCP_EXCLUDE_TOOLS   |                            |
-| --timeout         | TMUXMCP_TIMEOUT         | 10 seconds per tmux call   |
-| --audit-log       | TMUXMCP_AUDIT_LOG       | none                       |
+The settings themselves, with their flags, variables and defaults, are the
+table in ``tmuxmcp/settings.py``; this module is the one place that reads
+them. ``read`` takes each setting from the sources the table declares, in
+its order of precedence (a flag wins over its variable); ``load`` then
+validates every value, before any tmux server is contacted, so a bad
+configuration exits before serving. Lists are comma-separated.
 """
 
 from __future__ import annotations
@@ -27,6 +19,19 @@ import msgspec
 from tmuxmcp.capability.surface import SurfaceRequest
 from tmuxmcp.driver.socket import SocketSelection, select_socket
 from tmuxmcp.errors import ConfigError
+from tmuxmcp.settings import (
+    AUDIT_LOG,
+    BY_NAME,
+    EXCLUDE_TOOLS,
+    INCLUDE_TOOLS,
+    SETTINGS,
+    SOCKET_NAME,
+    SOCKET_PATH,
+    TIMEOUT,
+    TMUX,
+    TOOLSETS,
+    Setting,
+)
 
 # Variables that would let the environment, not the selection, choose the
 # socket or the "current" pane (research/tmux-sinks.md §3).
@@ -44,17 +49,23 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     audit_log: str | None = None
 
 
-class Options(msgspec.Struct, kw_only=True):
-    """Raw flag values (None when a flag was not given)."""
+class Options:
+    """The flags given on the command line, by setting name (``settings.BY_NAME``).
 
-    socket_name: str | None = None
-    socket_path: str | None = None
-    tmux: str | None = None
-    toolsets: str | None = None
-    include_tools: str | None = None
-    exclude_tools: str | None = None
-    timeout: str | None = None
-    audit_log: str | None = None
+    ``Options()`` is "no flags"; a value of None counts as not given, as
+    argparse reports a flag that was not used. A name that is not a setting
+    is a TypeError, as for an unknown keyword argument.
+    """
+
+    __slots__ = ("given",)
+
+    def __init__(self, **flags: str | None) -> None:
+        unknown = sorted(set(flags) - set(BY_NAME))
+        if unknown:
+            raise TypeError(f"Options() got unknown settings: {', '.join(unknown)}")
+        self.given: dict[str, str] = {
+            name: value for name, value in flags.items() if value is not None
+        }
 
 
 def split_list(value: str | None) -> tuple[str, ...]:
@@ -72,7 +83,8 @@ def resolve_binary(given: str | None, environ: Mapping[str, str]) -> str:
         found = shutil.which("tmux", path=environ.get("PATH", os.defpath))
     if not found or not os.path.isfile(found) or not os.access(found, os.X_OK):
         raise ConfigError(
-            "tmux executable not found; install tmux or pass --tmux PATH (TMUXMCP_TMUX)"
+            f"tmux executable not found; install tmux or pass {TMUX.flag} {TMUX.metavar} "
+            f"({TMUX.env})"
         )
     return os.path.realpath(found)
 
@@ -82,43 +94,54 @@ def child_environment(environ: Mapping[str, str]) -> dict[str, str]:
     return {key: value for key, value in environ.items() if key not in _SCRUBBED}
 
 
+def read(
+    options: Options, environ: Mapping[str, str], settings: tuple[Setting, ...] = SETTINGS
+) -> dict[str, str | None]:
+    """Each setting's raw value from its first source that gives one (None: unset).
+
+    A flag also overrides the environment value of the settings it ``voids``
+    (``--socket-name`` beats a ``TMUXMCP_SOCKET_PATH``), unless their own
+    flag is given too.
+    """
+    values = {
+        s.name: options.given[s.name] if s.name in options.given else environ.get(s.env)
+        for s in settings
+    }
+    for setting in settings:
+        if setting.name in options.given:
+            for other in setting.voids:
+                if other in values and other not in options.given:
+                    values[other] = None
+    return values
+
+
 def _timeout(value: str | None) -> float:
-    if value is None:
-        return 10.0
+    assert TIMEOUT.default is not None
     try:
-        seconds = float(value)
+        seconds = float(TIMEOUT.default if value is None else value)
     except ValueError:
-        raise ConfigError("--timeout must be a number of seconds") from None
+        raise ConfigError(f"{TIMEOUT.flag} must be a number of seconds") from None
     if not 0.1 <= seconds <= 600:
-        raise ConfigError("--timeout must be between 0.1 and 600 seconds")
+        raise ConfigError(f"{TIMEOUT.flag} must be between 0.1 and 600 seconds")
     return seconds
 
 
 def load(options: Options, environ: Mapping[str, str]) -> Config:
-    """Merge flags over environment and validate everything."""
-
-    def pick(flag_value: str | None, variable: str) -> str | None:
-        return flag_value if flag_value is not None else environ.get(variable)
-
-    toolsets_raw = pick(options.toolsets, "TMUXMCP_TOOLSETS")
-    name = pick(options.socket_name, "TMUXMCP_SOCKET_NAME")
-    path = pick(options.socket_path, "TMUXMCP_SOCKET_PATH")
-    if options.socket_name is not None and options.socket_path is None:
-        path = None  # a flag overrides the other variable's socket too
-    if options.socket_path is not None and options.socket_name is None:
-        name = None
+    """Read every setting (flags over environment) and validate it."""
+    raw = read(options, environ)
+    toolsets_raw = raw[TOOLSETS.name]
     request = SurfaceRequest(
         toolsets=None if toolsets_raw is None else split_list(toolsets_raw),
-        include=split_list(pick(options.include_tools, "TMUXMCP_INCLUDE_TOOLS")),
-        exclude=split_list(pick(options.exclude_tools, "TMUXMCP_EXCLUDE_TOOLS")),
+        include=split_list(raw[INCLUDE_TOOLS.name]),
+        exclude=split_list(raw[EXCLUDE_TOOLS.name]),
     )
     if request.toolsets == ():
-        raise ConfigError("--toolsets is empty; name at least one toolset or leave it unset")
+        raise ConfigError(f"{TOOLSETS.flag} is empty; name at least one toolset or leave it unset")
     return Config(
-        socket=select_socket(name, path),
-        tmux_binary=resolve_binary(pick(options.tmux, "TMUXMCP_TMUX"), environ),
+        socket=select_socket(raw[SOCKET_NAME.name], raw[SOCKET_PATH.name]),
+        tmux_binary=resolve_binary(raw[TMUX.name], environ),
         request=request,
-        timeout=_timeout(pick(options.timeout, "TMUXMCP_TIMEOUT")),
+        timeout=_timeout(raw[TIMEOUT.name]),
         env=child_environment(environ),
-        audit_log=pick(options.audit_log, "TMUXMCP_AUDIT_LOG") or None,
+        audit_log=raw[AUDIT_LOG.name] or None,
     )

@@ -19,7 +19,7 @@ Rules kept here:
 1. Nothing about a tool's authority is typed into this module; every row comes
    from ``DEFINITION`` (through ``params_of``, ``describe``, ``object_schema``,
    the surface resolver and the annotation rule) or, for the command line,
-   from the argparse parser that ``tmuxmcp`` itself uses.
+   from the settings table (``tmuxmcp.settings``) that the parser is built from.
 2. Annotations are computed, never copied: for each documented scenario the
    surface is resolved with ``capability.surface.resolve`` and the evidence
    gathered with ``gather_evidence`` exactly as ``runtime`` does at startup.
@@ -29,7 +29,6 @@ Rules kept here:
 
 from __future__ import annotations
 
-import argparse
 import ast
 import inspect
 import json
@@ -53,6 +52,7 @@ from tmuxmcp.capability.vocabulary import (
     Toolset,
 )
 from tmuxmcp.definition import BY_NAME, DEFINITION, RESOURCES
+from tmuxmcp.settings import COMMANDS, DEFAULT_COMMAND
 from tmuxmcp.sinks import Encoding, Sink
 
 # ----------------------------------------------------------------- small helpers
@@ -423,80 +423,21 @@ def resource_sections() -> str:
 # --------------------------------------------------- configuration reference
 
 
-def _serve_parser() -> argparse.ArgumentParser:
-    from tmuxmcp.cli import parser
-
-    top = parser()
-    for action in top._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            chosen: argparse.ArgumentParser = action.choices["serve"]
-            return chosen
-    raise LookupError("tmuxmcp's parser has no serve command")
-
-
-_ENV_NOTE = re.compile(r"\s*\((?P<note>env [^()]*)\)\s*$")
-
-
-class Option(NamedTuple):
-    """One operator setting, as the command line declares it."""
-
-    flag: str
-    metavar: str
-    env: str
-    default: str
-    meaning: str
-
-
-def options() -> list[Option]:
-    """Every setting flag of ``tmuxmcp serve`` with its environment variable."""
-    found = []
-    for action in _serve_parser()._actions:
-        if not action.option_strings or action.help in (None, argparse.SUPPRESS):
-            continue
-        if "-h" in action.option_strings:
-            continue
-        help_text = str(action.help)
-        match = _ENV_NOTE.search(help_text)
-        if match is None:
-            raise LookupError(f"{action.option_strings[0]}: help names no environment variable")
-        notes = [n.strip() for n in match["note"].split(";")]
-        env = notes[0].removeprefix("env ").strip()
-        default = next(
-            (n.removeprefix("default").lstrip(": ").strip() for n in notes[1:] if "default" in n),
-            "",
-        )
-        found.append(
-            Option(
-                flag=action.option_strings[0],
-                metavar=str(action.metavar or ""),
-                env=env,
-                default=default,
-                meaning=help_text[: match.start()],
-            )
-        )
-    return found
-
-
 def option_table() -> str:
-    """Flags, their environment variables, defaults and meanings."""
+    """Flags, their environment variables, defaults and meanings (``tmuxmcp.settings``)."""
     rows = ["| flag | environment | default | meaning |", "|---|---|---|---|"]
-    for opt in options():
+    for setting in DEFAULT_COMMAND.settings:
         rows.append(
-            f"| `{opt.flag} {opt.metavar}` | `{opt.env}` | {_cell(opt.default) or '—'} | "
-            f"{_cell(opt.meaning)} |"
+            f"| `{setting.flag} {setting.metavar}` | `{setting.env}` | "
+            f"{_cell(setting.default or '') or '—'} | {_cell(setting.help)} |"
         )
     return "\n".join(rows)
 
 
 def command_table() -> str:
-    """The commands of ``tmuxmcp``, from its parser."""
-    from tmuxmcp.cli import parser
-
+    """The commands of ``tmuxmcp`` (``tmuxmcp.settings``)."""
     rows = ["| command | what it does |", "|---|---|"]
-    for action in parser()._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for choice in action._choices_actions:
-                rows.append(f"| `tmuxmcp {choice.dest}` | {_cell(str(choice.help))} |")
+    rows += [f"| `tmuxmcp {command.name}` | {_cell(command.help)} |" for command in COMMANDS]
     return "\n".join(rows)
 
 
