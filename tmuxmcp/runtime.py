@@ -4,7 +4,11 @@ Order (each step can stop startup with a clear error):
 1. tool and toolset names are checked (before tmux is contacted);
 2. the socket's server is found or started, and provenance decided;
 3. the surface is resolved, annotation evidence gathered, and the published
-   surface built. None of it changes afterwards.
+   surface built, all by ``decide``. None of it changes afterwards.
+
+``serve`` (``start`` -> ``build``) and ``surface`` (``predict``) differ only
+in how they learn the server's provenance; both then call ``decide``, so the
+prediction cannot drift from what is served (tests/test_runtime.py).
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -113,6 +117,51 @@ def announce(surface: Surface) -> None:
         log.warning("%s", " ".join(o.sentence() for o in surface.off))
 
 
+class Decision(NamedTuple):
+    """The surface, its annotation evidence and what is published about them."""
+
+    surface: Surface
+    evidence: Evidence
+    published: dict[str, Any]
+
+
+def decide(
+    config: Config,
+    provenance: Provenance,
+    *,
+    per_call_check: bool,
+    socket_path: str | None,
+    server: dict[str, Any],
+) -> Decision:
+    """The one surface decision that ``serve`` (``build``) and ``surface`` (``predict``) share.
+
+    CM-3: the surface follows from the request, the socket and the server's
+    provenance; CM-4: the evidence for narrowing annotations from the served
+    tools, the provenance and whether tmux re-checks aliases and hooks per call.
+    """
+    minimal = provenance is Provenance.MINIMAL
+    surface = resolve(
+        DEFINITION,
+        config.request,
+        dedicated_minimal=config.socket.is_dedicated_default and minimal,
+        not_minimal_because=not_minimal_because(config, provenance),
+    )
+    evidence = gather_evidence(
+        [BY_NAME[name] for name in surface.tools],
+        minimal_provenance=minimal,
+        per_call_check=per_call_check,
+    )
+    published = published_surface(
+        DEFINITION,
+        surface,
+        evidence,
+        socket=socket_report(config, socket_path),
+        server=server,
+        resources=RESOURCES,
+    )
+    return Decision(surface, evidence, published)
+
+
 def build(
     config: Config,
     facts: ServerFacts,
@@ -120,38 +169,31 @@ def build(
     environ: Mapping[str, str] | None = None,
 ) -> Runtime:
     """Resolve the surface for a bound server and freeze it."""
-    minimal = facts.provenance is Provenance.MINIMAL
-    surface = resolve(
-        DEFINITION,
-        config.request,
-        dedicated_minimal=config.socket.is_dedicated_default and minimal,
-        not_minimal_because=not_minimal_because(config, facts.provenance),
-    )
-    evidence = gather_evidence(
-        [BY_NAME[name] for name in surface.tools],
-        minimal_provenance=minimal,
-        per_call_check=facts.aliases is not None,
-    )
-    if evidence.sufficient and facts.aliases is not None:
-        client.watch = ConfigWatch(facts.aliases)  # rule 3c: every call re-checks it
     self_pane = own_pane(os.environ if environ is None else environ, facts)
-    published = published_surface(
-        DEFINITION,
-        surface,
-        evidence,
-        socket=socket_report(config, facts.socket_path),
+    decision = decide(
+        config,
+        facts.provenance,
+        per_call_check=facts.aliases is not None,
+        socket_path=facts.socket_path,
         server=server_report(config, facts, self_pane),
-        resources=RESOURCES,
     )
+    if decision.evidence.sufficient and facts.aliases is not None:
+        client.watch = ConfigWatch(facts.aliases)  # rule 3c: every call re-checks it
     context = ToolContext(
         client=client,
         facts=facts,
-        published=published,
-        nested=surface.nested,
+        published=decision.published,
+        nested=decision.surface.nested,
         self_pane=self_pane,
     )
     audit = AuditLog(config.audit_log) if config.audit_log else None
-    return Runtime(config=config, surface=surface, evidence=evidence, context=context, audit=audit)
+    return Runtime(
+        config=config,
+        surface=decision.surface,
+        evidence=decision.evidence,
+        context=context,
+        audit=audit,
+    )
 
 
 def new_client(config: Config) -> TmuxClient:
@@ -198,23 +240,11 @@ async def predict(config: Config) -> dict[str, Any]:
             },
         )
         socket_path = found["socket_path"]
-    minimal = provenance is Provenance.MINIMAL
-    surface = resolve(
-        DEFINITION,
-        config.request,
-        dedicated_minimal=config.socket.is_dedicated_default and minimal,
-        not_minimal_because=not_minimal_because(config, provenance),
-    )
-    evidence = gather_evidence(
-        [BY_NAME[n] for n in surface.tools],
-        minimal_provenance=minimal,
+    decision = decide(
+        config,
+        provenance,
         per_call_check=await arrays_in_formats(client),
-    )
-    return published_surface(
-        DEFINITION,
-        surface,
-        evidence,
-        socket=socket_report(config, socket_path),
+        socket_path=socket_path,
         server=server,
-        resources=RESOURCES,
     )
+    return decision.published
