@@ -20,9 +20,9 @@ Rules kept here:
    from ``DEFINITION`` (through ``params_of``, ``describe``, ``object_schema``,
    the surface resolver and the annotation rule) or, for the command line,
    from the settings table (``tmuxmcp.settings``) that the parser is built from.
-2. Annotations are computed, never copied: for each documented scenario the
-   surface is resolved with ``capability.surface.resolve`` and the evidence
-   gathered with ``gather_evidence`` exactly as ``runtime`` does at startup.
+2. Annotations are computed, never copied: ``capability.scenarios`` resolves
+   each documented scenario's surface and evidence exactly as
+   ``runtime.decide`` does at startup.
 3. Output is deterministic (definition order, sorted sets), so ``--check`` is a
    plain string comparison.
 """
@@ -36,14 +36,14 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
-from tmuxmcp.capability.annotations import CAUTIOUS, Hints, gather_evidence, whole_call_hints
+from tmuxmcp.capability.annotations import CAUTIOUS, Hints
 from tmuxmcp.capability.describe import describe
 from tmuxmcp.capability.manifest import definition_manifest, hints_json
 from tmuxmcp.capability.model import ToolSpec, params_of
+from tmuxmcp.capability.scenarios import only_if_named, scenario_hints, scenarios
 from tmuxmcp.capability.schema import object_schema
-from tmuxmcp.capability.surface import SurfaceRequest, resolve
 from tmuxmcp.capability.vocabulary import (
     EFFECT_MEANING,
     EFFECT_ORDER,
@@ -51,7 +51,7 @@ from tmuxmcp.capability.vocabulary import (
     Reach,
     Toolset,
 )
-from tmuxmcp.definition import BY_NAME, DEFINITION, RESOURCES
+from tmuxmcp.definition import DEFINITION, RESOURCES
 from tmuxmcp.settings import COMMANDS, DEFAULT_COMMAND
 from tmuxmcp.sinks import Encoding, Sink
 
@@ -119,66 +119,6 @@ def parameter_table() -> str:
 # ------------------------------------------------------- annotation scenarios
 
 
-class Scenario(NamedTuple):
-    """One startup situation whose whole-call annotations the docs show."""
-
-    key: str
-    title: str
-    served: tuple[str, ...]
-    minimal_provenance: bool
-    per_call_check: bool = True
-    """The tmux can re-check aliases and hooks per call (3.5 and later)."""
-
-
-def scenarios() -> tuple[Scenario, ...]:
-    """The documented situations, each resolved as ``runtime.build`` resolves it."""
-    dedicated = resolve(DEFINITION, SurfaceRequest(), dedicated_minimal=True)
-    foreign = resolve(DEFINITION, SurfaceRequest(), dedicated_minimal=False)
-    no_process = tuple(s.name for s in DEFINITION if s.reach is Reach.NONE)
-    return (
-        Scenario(
-            "dedicated",
-            "dedicated socket, server started by tmuxmcp (minimal), default surface",
-            dedicated.tools,
-            True,
-        ),
-        Scenario(
-            "existing",
-            "existing server or another socket (provenance unknown), default surface",
-            foreign.tools,
-            False,
-        ),
-        Scenario(
-            "no-process",
-            "server started by tmuxmcp on tmux 3.5 or later (per-call check), no tool on "
-            "the surface starts or drives a process (e.g. `--toolsets inspect,teardown`)",
-            no_process,
-            True,
-        ),
-    )
-
-
-def scenario_hints(spec: ToolSpec, scenario: Scenario) -> Hints | None:
-    """The hints ``spec`` gets in ``scenario``; None if it cannot be in that surface.
-
-    A tool that is not on the scenario's surface by default (teardown on an
-    existing server) is shown as it would be if the operator named it; a tool
-    whose presence would void the scenario's evidence (a process tool in the
-    no-process scenario) has no hints there.
-    """
-    if scenario.key == "no-process" and spec.reach is not Reach.NONE:
-        return None
-    served = [BY_NAME[n] for n in scenario.served]
-    if spec.name not in scenario.served:
-        served.append(spec)
-    evidence = gather_evidence(
-        served,
-        minimal_provenance=scenario.minimal_provenance,
-        per_call_check=scenario.per_call_check,
-    )
-    return whole_call_hints(spec, evidence)
-
-
 def _hint_words(hints: Hints | None) -> str:
     if hints is None:
         return "— (its presence voids the evidence)"
@@ -199,7 +139,7 @@ def _hint_words(hints: Hints | None) -> str:
 
 def annotation_table() -> str:
     """Per tool, a one-word summary of its hints in every scenario."""
-    cases = scenarios()
+    cases = scenarios(DEFINITION)
     rows = [
         "| tool | " + " | ".join(c.title for c in cases) + " |",
         "|---|" + "---|" * len(cases),
@@ -207,8 +147,8 @@ def annotation_table() -> str:
     for spec in DEFINITION:
         cells = []
         for case in cases:
-            text = _hint_words(scenario_hints(spec, case))
-            if spec.name not in case.served and case.key != "no-process":
+            text = _hint_words(scenario_hints(spec, case, DEFINITION))
+            if only_if_named(spec, case):
                 text += " (only if named)"
             cells.append(text)
         rows.append(f"| [`{spec.name}`](#{spec.name}) | " + " | ".join(cells) + " |")
@@ -303,12 +243,12 @@ def _constraints(schema: dict[str, Any], defs: dict[str, Any]) -> str:
 
 
 def _hints_table(spec: ToolSpec) -> list[str]:
-    cases = scenarios()
+    cases = scenarios(DEFINITION)
     rows = [
         "| hint | " + " | ".join(c.title for c in cases) + " |",
         "|---|" + "---|" * len(cases),
     ]
-    per_case = [scenario_hints(spec, c) for c in cases]
+    per_case = [scenario_hints(spec, c, DEFINITION) for c in cases]
     for wire in ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"):
         cells = []
         for case, hints in zip(cases, per_case, strict=True):
@@ -316,8 +256,7 @@ def _hints_table(spec: ToolSpec) -> list[str]:
                 cells.append("—")
                 continue
             value = "true" if hints_json(hints)[wire] else "false"
-            named = spec.name not in case.served and case.key != "no-process"
-            cells.append(value + (" (only if named)" if named else ""))
+            cells.append(value + (" (only if named)" if only_if_named(spec, case) else ""))
         rows.append(f"| `{wire}` | " + " | ".join(cells) + " |")
     return rows
 
