@@ -14,6 +14,7 @@ from pathlib import Path
 from tmuxmcp import docgen
 from tmuxmcp.capability.model import params_of
 from tmuxmcp.definition import DEFINITION
+from tmuxmcp.docgen import reference
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -48,7 +49,7 @@ def test_the_reference_lists_every_tool_and_parameter_from_the_definition() -> N
 def test_a_changed_declaration_makes_the_block_stale() -> None:
     text = "<!-- BEGIN GENERATED: parameter-table -->\nold\n<!-- END GENERATED: parameter-table -->"
     assert docgen.regenerate(text) != text
-    assert docgen.parameter_table() in docgen.regenerate(text)
+    assert reference.parameter_table(DEFINITION) in docgen.regenerate(text)
 
 
 def test_the_readme_holds_no_generated_table() -> None:

@@ -38,7 +38,7 @@ from tmuxmcp import docgen
 from tmuxmcp.capability.describe import describe
 from tmuxmcp.capability.manifest import NOTICES
 from tmuxmcp.capability.model import params_of
-from tmuxmcp.definition import DEFINITION
+from tmuxmcp.definition import DEFINITION, RESOURCES
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -71,15 +71,15 @@ def test_capabilities_json_is_what_tmuxmcp_manifest_prints() -> None:
     assert done.stdout == _read("docs/capabilities.json")
 
 
-def test_a_changed_declaration_makes_the_docs_stale(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_changed_declaration_makes_the_docs_stale() -> None:
     changed = tuple(
         msgspec.structs.replace(s, summary=s.summary + " Changed.")
         if s.name == "run_command"
         else s
         for s in DEFINITION
     )
-    monkeypatch.setattr(docgen, "DEFINITION", changed)
-    stale = {str(p.relative_to(ROOT)) for p in docgen.stale(ROOT)}
+    declared = docgen.Declared(changed, RESOURCES)
+    stale = {str(p.relative_to(ROOT)) for p in docgen.stale(ROOT, declared)}
     assert {"docs/tools.md", "docs/capabilities.json"} <= stale
 
 
