@@ -143,6 +143,19 @@ def test_invalid_configuration_is_one_line_and_exit_2(
     assert done.stderr.startswith("tmuxmcp: error: ")
 
 
+@pytest.mark.parametrize("source", ["flag", "environment"])
+def test_verify_reads_its_tmux_setting_from_flag_and_environment(
+    private_tmux: PrivateTmux, source: str
+) -> None:
+    """``tmuxmcp verify`` takes ``--tmux`` / ``TMUXMCP_TMUX`` like serve; a bad one exits 2."""
+    missing = "/nonexistent/tmux-for-verify"
+    if source == "environment":
+        private_tmux.env["TMUXMCP_TMUX"] = missing
+    done = _run(private_tmux, "verify", *(["--tmux", missing] if source == "flag" else []))
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("tmuxmcp: error: tmux executable not found")
+
+
 def test_serve_skips_the_sdk_client_and_high_level_server(private_tmux: PrivateTmux) -> None:
     """Cold start: ``serve`` imports the SDK's low-level server only (bench/README.md).
 

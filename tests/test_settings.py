@@ -5,7 +5,8 @@ through the real parser and by its environment variable through the real
 loader, with the flag winning, and the parser must offer exactly the flags
 the table declares for each command. ``docs/configuration.md`` must list
 exactly the table (tests/test_docs.py checks that the block is fresh; this
-checks what the committed page says). Pure logic: no tmux is started.
+checks what the committed page says). Pure logic: no tmux is started;
+``tests/test_cli.py`` runs the real command line.
 """
 
 from __future__ import annotations
@@ -14,8 +15,6 @@ import argparse
 import os
 import re
 import stat
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
@@ -95,7 +94,7 @@ def _environ(**variables: str) -> dict[str, str]:
 def _from_flags(command: str, flags: list[str], environ: dict[str, str]) -> Config:
     """Parse ``tmuxmcp <command> <flags>`` with the real parser and load it."""
     ns = cli.parser().parse_args([command, *flags])
-    return load(cli._options(ns, cli.BY_COMMAND[command]), environ)
+    return load(cli.given_options(ns, cli.BY_COMMAND[command]), environ)
 
 
 @pytest.mark.parametrize("setting", settings.SETTINGS, ids=lambda s: s.name)
@@ -184,24 +183,6 @@ def test_a_command_refuses_a_setting_it_does_not_take() -> None:
     with pytest.raises(SystemExit) as exited:
         cli.parser().parse_args(["verify", "--timeout", "3"])
     assert exited.value.code == 2
-
-
-@pytest.mark.parametrize("source", ["flag", "environment"])
-def test_verify_reads_its_tmux_setting_from_flag_and_environment(source: str) -> None:
-    """``tmuxmcp verify`` takes ``--tmux`` / ``TMUXMCP_TMUX`` like serve; a bad one exits 2."""
-    missing = "/nonexistent/tmux-for-verify"
-    args = ["verify", "--tmux", missing] if source == "flag" else ["verify"]
-    env = {**os.environ, "TMUXMCP_TMUX": missing} if source == "environment" else os.environ
-    done = subprocess.run(
-        [sys.executable, "-m", "tmuxmcp", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 2, done.stderr
-    assert done.stderr.startswith("tmuxmcp: error: tmux executable not found")
 
 
 def _generated(page: str, block: str) -> list[list[str]]:

@@ -66,7 +66,7 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
-def _options(ns: argparse.Namespace, command: Command) -> Options:
+def given_options(ns: argparse.Namespace, command: Command) -> Options:
     """The flags ``ns`` holds for the settings ``command`` takes."""
     from tmuxmcp.config import Options
 
@@ -76,7 +76,7 @@ def _options(ns: argparse.Namespace, command: Command) -> Options:
 def _config(ns: argparse.Namespace) -> Config:
     from tmuxmcp.config import load
 
-    return load(_options(ns, BY_COMMAND[ns.command]), os.environ)
+    return load(given_options(ns, BY_COMMAND[ns.command]), os.environ)
 
 
 def _print_json(data: object) -> None:
@@ -191,7 +191,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tmuxmcp.verify import runner
 
             command = BY_COMMAND["verify"]
-            chosen = read(_options(ns, command), os.environ, command.settings)
+            chosen = read(given_options(ns, command), os.environ, command.settings)
             return runner.main(chosen[TMUX.name])
         elif ns.command == "surface":
             trio.run(_surface, ns)
