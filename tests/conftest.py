@@ -11,12 +11,11 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Iterator
 
 import pytest
 
-from tests.support import PrivateTmux
+from tests.support import PrivateTmux, temporary_tmux
 
 
 @pytest.fixture
@@ -24,14 +23,8 @@ def private_tmux() -> Iterator[PrivateTmux]:
     """A private tmux directory; ``-L tmuxmcp`` there is the dedicated socket."""
     if shutil.which("tmux") is None:
         pytest.fail("tmux is not installed; .ci/run installs it")
-    # Unix socket paths are short (108 bytes): keep the directory near the root.
-    directory = tempfile.mkdtemp(prefix="tmx", dir="/tmp")
-    tmux = PrivateTmux(directory)
-    try:
+    with temporary_tmux() as tmux:
         yield tmux
-    finally:
-        tmux.kill_all()
-        shutil.rmtree(directory, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

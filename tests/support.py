@@ -1,18 +1,28 @@
 """Test support: bare tmux on a private socket, and tmuxmcp over real stdio.
 
-``PrivateTmux.bare`` runs the tmux binary directly (read-back through bare
-tmux, never through tmuxmcp). ``serve`` starts ``python -m tmuxmcp`` as a
-subprocess and connects the official SDK client over stdio.
+The one private-tmux helper of the tests, the fuzz suite and the benchmarks
+(``bench/benchlib.py`` imports it):
+
+* ``PrivateTmux`` confines tmux to its own ``TMUX_TMPDIR``, so even the
+  default dedicated label ``-L tmuxmcp`` is a private socket and the user's
+  own servers are never contacted; ``bare`` runs the tmux binary directly
+  (read-back through bare tmux, never through tmuxmcp);
+* ``temporary_tmux`` makes one in a fresh directory and removes both after;
+* ``serve`` starts ``python -m tmuxmcp`` as a subprocess and connects the
+  official SDK client over stdio. The raw JSON-RPC client is
+  ``tests.raw_client``.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 from mcp import ClientSession, StdioServerParameters
@@ -30,13 +40,22 @@ class PrivateTmux:
         self.env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
         self.env["TMUX_TMPDIR"] = directory
         self.labels: set[str] = {DEDICATED}
+        # Resolved once, so a benchmark's baseline pays no PATH search; a missing
+        # tmux fails at the first call (the fixtures say so before that).
+        found = shutil.which("tmux", path=self.env.get("PATH"))
+        self.binary = os.path.realpath(found) if found else "tmux"
+
+    def argv(self, *args: str, label: str = DEDICATED) -> list[str]:
+        """``tmux -L label args``: the command line any program would run."""
+        self.labels.add(label)
+        return [self.binary, "-L", label, *args]
 
     def bare(
         self, *args: str, label: str = DEDICATED, check: bool = True, config: str | None = None
     ) -> subprocess.CompletedProcess[str]:
-        """Run ``tmux -L label args`` on the private directory."""
-        self.labels.add(label)
-        argv = ["tmux", "-u", "-L", label]
+        """Run ``tmux -u -L label args`` on the private directory (deadline 20 s)."""
+        head = self.argv(label=label)
+        argv = [head[0], "-u", *head[1:]]
         if config is not None:
             argv += ["-f", config]
         done = subprocess.run(
@@ -125,14 +144,30 @@ class PrivateTmux:
 
     def kill_all(self) -> None:
         """Kill every server this helper touched."""
-        for label in self.labels:
+        for label in sorted(self.labels):
             subprocess.run(
-                ["tmux", "-L", label, "kill-server"],
+                self.argv("kill-server", label=label),
                 env=self.env,
                 capture_output=True,
                 check=False,
                 timeout=20,
             )
+
+    def close(self) -> None:
+        """Kill every server this helper touched and remove its directory."""
+        self.kill_all()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+@contextmanager
+def temporary_tmux(prefix: str = "tmx") -> Iterator[PrivateTmux]:
+    """A ``PrivateTmux`` in a fresh directory; its servers and the directory go after."""
+    # Unix socket paths are short (108 bytes): keep the directory near the root.
+    tmux = PrivateTmux(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
+    try:
+        yield tmux
+    finally:
+        tmux.close()
 
 
 def server_params(env: dict[str, str], *args: str) -> StdioServerParameters:
@@ -164,143 +199,6 @@ def error_text(result: CallToolResult) -> str:
     """The text of an isError result, or fail."""
     assert result.is_error, f"expected an error, got {result.structured_content}"
     return " ".join(getattr(block, "text", "") for block in result.content)
-
-
-def raw_exchange(
-    env: dict[str, str],
-    args: Sequence[str],
-    messages: Sequence[dict[str, Any]],
-    *,
-    timeout: float = 30.0,
-) -> tuple[dict[int, dict[str, Any]], str]:
-    """Send raw JSON-RPC lines; wait for a reply to every request id; return replies, stderr.
-
-    stdin stays open until every reply arrived: a stdio server may drop
-    in-flight requests once its input ends.
-    """
-    import json
-    import selectors
-    import time
-
-    wanted = {m["id"] for m in messages if "id" in m}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tmuxmcp", *args],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        text=True,
-    )
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    replies: dict[int, dict[str, Any]] = {}
-    try:
-        for message in messages:
-            proc.stdin.write(json.dumps(message) + "\n")
-        proc.stdin.flush()
-        selector = selectors.DefaultSelector()
-        selector.register(proc.stdout, selectors.EVENT_READ)
-        deadline = time.monotonic() + timeout
-        while wanted - set(replies) and time.monotonic() < deadline:
-            if selector.select(timeout=0.1):
-                line = proc.stdout.readline()
-                if not line:
-                    break
-                reply = json.loads(line)
-                if "id" in reply:
-                    replies[reply["id"]] = reply
-    finally:
-        try:
-            _, stderr = proc.communicate(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            _, stderr = proc.communicate()
-    return replies, stderr
-
-
-class RawClient:
-    """A synchronous newline-JSON MCP client over a tmuxmcp subprocess.
-
-    For hypothesis properties, which run examples synchronously against one
-    long-lived server. Each call waits for its reply with a deadline.
-    """
-
-    def __init__(self, env: dict[str, str], *args: str) -> None:
-        import selectors
-
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tmuxmcp", *args],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=env,
-            text=True,
-        )
-        self._selector = selectors.DefaultSelector()
-        assert self.proc.stdout is not None
-        self._selector.register(self.proc.stdout, selectors.EVENT_READ)
-        self._next = 0
-        self.request(
-            "initialize",
-            {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "raw", "version": "0"},
-            },
-        )
-        self.notify("notifications/initialized")
-
-    def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
-        """Send a notification."""
-        import json
-
-        assert self.proc.stdin is not None
-        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-        if params is not None:
-            message["params"] = params
-        self.proc.stdin.write(json.dumps(message) + "\n")
-        self.proc.stdin.flush()
-
-    def request(self, method: str, params: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:
-        """Send a request and return its reply (result or error)."""
-        import json
-        import time
-
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self._next += 1
-        wanted = self._next
-        self.proc.stdin.write(
-            json.dumps({"jsonrpc": "2.0", "id": wanted, "method": method, "params": params}) + "\n"
-        )
-        self.proc.stdin.flush()
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if not self._selector.select(timeout=0.1):
-                continue
-            line = self.proc.stdout.readline()
-            if not line:
-                raise AssertionError("tmuxmcp closed its output")
-            reply: dict[str, Any] = json.loads(line)
-            if reply.get("id") == wanted:
-                return reply
-        raise AssertionError(f"no reply to {method} within {timeout} s")
-
-    def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        """``tools/call``; returns the JSON-RPC result (which may have isError)."""
-        reply = self.request("tools/call", {"name": name, "arguments": arguments})
-        if "error" in reply:
-            raise AssertionError(f"protocol error: {reply['error']}")
-        result: dict[str, Any] = reply["result"]
-        return result
-
-    def close(self) -> str:
-        """Close stdin, wait for exit; return stderr."""
-        self._selector.close()
-        try:
-            _, stderr = self.proc.communicate(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            _, stderr = self.proc.communicate()
-        return stderr
 
 
 def stalling_tmux(directory: str) -> tuple[str, str, str]:

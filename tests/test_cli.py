@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import PrivateTmux, raw_exchange
+from tests.raw_client import raw_exchange
+from tests.support import PrivateTmux
 from tmuxmcp.capability.manifest import definition_manifest
 from tmuxmcp.definition import DEFINITION, RESOURCES
 

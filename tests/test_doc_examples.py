@@ -25,7 +25,6 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -33,7 +32,7 @@ from typing import Any, NamedTuple
 import pytest
 from mcp import ClientSession
 
-from tests.support import PrivateTmux, error_text, serve
+from tests.support import PrivateTmux, error_text, serve, temporary_tmux
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "patterns.md"
@@ -125,17 +124,12 @@ EXAMPLES = parse_examples(PAGE.read_text(encoding="utf-8"))
 @pytest.fixture
 def fresh_tmux() -> Iterator[PrivateTmux]:
     """A private tmux directory and an empty HOME, so pane shells read no rc files."""
-    directory = tempfile.mkdtemp(prefix="tmxdoc", dir="/tmp")
-    tmux = PrivateTmux(directory)
-    home = os.path.join(directory, "home")
-    os.mkdir(home)
-    tmux.env["HOME"] = home
-    tmux.env["SHELL"] = shutil.which("bash") or "/bin/sh"
-    try:
+    with temporary_tmux("tmxdoc") as tmux:
+        home = os.path.join(tmux.directory, "home")
+        os.mkdir(home)
+        tmux.env["HOME"] = home
+        tmux.env["SHELL"] = shutil.which("bash") or "/bin/sh"
         yield tmux
-    finally:
-        tmux.kill_all()
-        shutil.rmtree(directory, ignore_errors=True)
 
 
 async def run_example(session: ClientSession, example: Example) -> None:

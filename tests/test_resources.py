@@ -17,7 +17,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from mcp.shared.exceptions import MCPError
 
-from tests.support import PrivateTmux, raw_exchange, serve
+from tests.raw_client import raw_exchange
+from tests.support import PrivateTmux, serve
 from tmuxmcp.capability.describe import describe
 from tmuxmcp.capability.encode import encode_arguments
 from tmuxmcp.capability.model import params_of

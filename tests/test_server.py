@@ -10,11 +10,11 @@ import pytest
 import trio
 from mcp.shared.exceptions import MCPError
 
+from tests.raw_client import raw_exchange
 from tests.support import (
     PrivateTmux,
     error_text,
     logged_pids,
-    raw_exchange,
     serve,
     stalling_tmux,
     structured,

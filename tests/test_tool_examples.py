@@ -24,14 +24,13 @@ import re
 import shutil
 import socket
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.support import PrivateTmux, error_text, serve
+from tests.support import PrivateTmux, error_text, serve, temporary_tmux
 from tmuxmcp.definition import DEFINITION
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -184,19 +183,14 @@ def render(runs: list[tuple[str, dict[str, Any], dict[str, Any]]], version: str)
 
 @pytest.fixture
 def fresh_tmux() -> Iterator[PrivateTmux]:
-    directory = tempfile.mkdtemp(prefix="tmxex", dir="/tmp")
-    tmux = PrivateTmux(directory)
-    home = os.path.join(directory, "home")
-    os.mkdir(home)
-    tmux.env["HOME"] = home
-    # dash reads no rc files and its prompt names no host or directory.
-    tmux.env["SHELL"] = shutil.which("dash") or "/bin/sh"
-    tmux.env.pop("ENV", None)
-    try:
+    with temporary_tmux("tmxex") as tmux:
+        home = os.path.join(tmux.directory, "home")
+        os.mkdir(home)
+        tmux.env["HOME"] = home
+        # dash reads no rc files and its prompt names no host or directory.
+        tmux.env["SHELL"] = shutil.which("dash") or "/bin/sh"
+        tmux.env.pop("ENV", None)
         yield tmux
-    finally:
-        tmux.kill_all()
-        shutil.rmtree(directory, ignore_errors=True)
 
 
 def test_the_script_calls_every_tool() -> None:

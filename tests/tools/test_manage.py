@@ -9,7 +9,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from tests.support import PrivateTmux, RawClient, error_text, serve, structured
+from tests.raw_client import RawClient
+from tests.support import PrivateTmux, error_text, serve, structured, temporary_tmux
 
 # Characters that tmux's format, argv and target layers treat specially.
 DANGEROUS = "#{}()[],%;:.'\"-=~!^@&*?|<> `"
@@ -227,18 +228,8 @@ async def test_select_window_and_pane(private_tmux: PrivateTmux) -> None:
 
 @pytest.fixture(scope="module")
 def raw_server() -> Iterator[tuple[PrivateTmux, RawClient, dict[str, str]]]:
-    import shutil
-    import tempfile
-
-    tmux = PrivateTmux(tempfile.mkdtemp(prefix="tmx", dir="/tmp"))
-    client = RawClient(tmux.env)
-    try:
-        ids = tmux.new_session("prop")
-        yield tmux, client, ids
-    finally:
-        client.close()
-        tmux.kill_all()
-        shutil.rmtree(tmux.directory, ignore_errors=True)
+    with temporary_tmux() as tmux, RawClient(tmux.env) as client:
+        yield tmux, client, tmux.new_session("prop")
 
 
 NAME_CHARS = st.sampled_from(list(DANGEROUS + UNICODE + "ab #$\\\t"))
