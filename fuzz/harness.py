@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import sys
 import tempfile
 import time
@@ -49,6 +48,11 @@ _BYSTANDER_FIELDS = (
     "#{pane_index}|#{pane_title}|#{pane_pid}|#{pane_dead}|#{pane_width}x#{pane_height}|"
     "#{pane_active}|#{pane_in_mode}|#{history_size}"
 )
+
+
+def slug_of(text: str) -> str:
+    """The ``[slug]`` an error result's text starts with; empty if it has none."""
+    return text[1 : text.index("]")] if text.startswith("[") and "]" in text else ""
 
 
 def references() -> frozenset[str]:
@@ -84,6 +88,18 @@ class World(NamedTuple):
     buffer: str
 
 
+PLACEHOLDERS = World(
+    "<session>", "<window>", "<pane>", "<pane2>", "<dest_session>", "<dest_window>", "fuzz-buffer"
+)
+"""A world of placeholder strings, for calls drawn before the real world exists;
+``Harness.substitute`` puts the real ids in (the buffer's name is already real)."""
+
+
+def placeholder_ids(world: World) -> dict[str, str]:
+    """Each placeholder of ``PLACEHOLDERS`` and the id it stands for in ``world``."""
+    return dict(zip(PLACEHOLDERS, world, strict=True))
+
+
 class Outcome(NamedTuple):
     """One call's result, as a client and as tmux saw it."""
 
@@ -113,8 +129,8 @@ class Harness:
     """See the module docstring."""
 
     def __init__(self) -> None:
-        self.directory = tempfile.mkdtemp(prefix="tmx", dir="/tmp")
-        self.tmux = PrivateTmux(self.directory)
+        self.tmux = PrivateTmux(tempfile.mkdtemp(prefix="tmx", dir="/tmp"))
+        self.directory = self.tmux.directory
         self.scratch = os.path.join(self.directory, "scratch")
         self.sentinels = os.path.join(self.directory, "sentinels")
         os.mkdir(self.scratch)
@@ -134,8 +150,7 @@ class Harness:
 
     def close(self) -> None:
         """Kill the server and remove the directory."""
-        self.tmux.kill_all()
-        shutil.rmtree(self.directory, ignore_errors=True)
+        self.tmux.close()
 
     # -- calls -------------------------------------------------------------------
 
@@ -156,9 +171,7 @@ class Harness:
         finally:
             _spawn.run_argv = original  # type: ignore[assignment]
         text = " ".join(getattr(block, "text", "") for block in result.content)
-        slug = None
-        if result.is_error:
-            slug = text[1 : text.index("]")] if text.startswith("[") and "]" in text else ""
+        slug = slug_of(text) if result.is_error else None
         if spawned:
             self._world = None  # anything that reached tmux may have changed the world
         if spawned and job:
@@ -213,23 +226,24 @@ class Harness:
         """Sentinel files that exist (any means something ran)."""
         return sorted(os.listdir(self.sentinels))
 
-    def substitute(self, value: Any) -> Any:
-        """``value`` with every SENTINEL placeholder replaced by a sentinel path.
+    def substitute(self, value: Any, world: World | None = None) -> Any:
+        """``value`` with every SENTINEL placeholder replaced by a sentinel path,
+        and, given ``world``, every string that is a ``PLACEHOLDERS`` id by the real id.
 
         Each call gets its own file name (``ran<n>``), so a file names the call.
         """
         self.sentinel = os.path.join(self.sentinels, f"ran{self.examples + 1}")
-        return self._substitute(value)
+        return self._substitute(value, placeholder_ids(world) if world else {})
 
-    def _substitute(self, value: Any) -> Any:
+    def _substitute(self, value: Any, ids: dict[str, str]) -> Any:
         from fuzz.strategies import SENTINEL
 
         if isinstance(value, str):
-            return value.replace(SENTINEL, self.sentinel)
+            return ids.get(value, value).replace(SENTINEL, self.sentinel)
         if isinstance(value, list | tuple):
-            return type(value)(self._substitute(v) for v in value)
+            return type(value)(self._substitute(v, ids) for v in value)
         if isinstance(value, dict):
-            return {self._substitute(k): self._substitute(v) for k, v in value.items()}
+            return {self._substitute(k, ids): self._substitute(v, ids) for k, v in value.items()}
         return value
 
     # -- the world ---------------------------------------------------------------

@@ -21,7 +21,6 @@ ranges are fuzzed by the sink properties.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -29,17 +28,14 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from fuzz.harness import REFERENCES, Harness, World
+from fuzz.calls import base_call
+from fuzz.harness import PLACEHOLDERS, REFERENCES, Harness, slug_of
 from fuzz.profiles import fuzz_settings
-from fuzz.properties import BASE
-from fuzz.strategies import SENTINEL, hostile_text, huge_text, json_values
-from fuzz.wire import WireClient
+from fuzz.strategies import hostile_text, huge_text, json_values
+from tests.raw_client import RawClient
 from tmuxmcp.capability.model import params_of
 from tmuxmcp.definition import BY_NAME, DEFINITION
 
-PLACEHOLDERS = World(
-    "<session>", "<window>", "<pane>", "<pane2>", "<dest_session>", "<dest_window>", "fuzz-buffer"
-)
 WAITING = ("run_command", "wait_for_command", "wait_for_text", "wait_for_idle")
 SHAPES = (
     "valid",
@@ -56,9 +52,11 @@ unknown key added; not-an-object: arguments that are not a JSON object."""
 
 
 @pytest.fixture(scope="module")
-def wire(fuzz_harness: Harness) -> Iterator[WireClient]:
+def wire(fuzz_harness: Harness) -> Iterator[RawClient]:
     """tmuxmcp over stdio, bound to the harness's server, every toolset enabled."""
-    client = WireClient(fuzz_harness.tmux.env, fuzz_harness.scratch, "--toolsets", "all")
+    client = RawClient(
+        fuzz_harness.tmux.env, "--toolsets", "all", cwd=fuzz_harness.scratch, name="fuzz"
+    )
     try:
         yield client
     finally:
@@ -81,7 +79,7 @@ def calls(draw: st.DrawFn) -> tuple[str, Any]:
     if shape == "arbitrary":
         keys = st.one_of(st.sampled_from(params or ["x"]), hostile_text(max_size=6))
         return tool, draw(st.dictionaries(keys, anything, max_size=5))
-    arguments = dict(BASE[tool](PLACEHOLDERS))
+    arguments = base_call(BY_NAME[tool], PLACEHOLDERS)
     if shape == "valid":
         return tool, arguments
     if shape == "extra" or not params:
@@ -101,16 +99,6 @@ def _strings(value: Any) -> Iterator[str]:
         for key, item in value.items():
             yield key
             yield from _strings(item)
-
-
-def _resolve(h: Harness, value: Any, ids: dict[str, str]) -> Any:
-    if isinstance(value, str):
-        return ids.get(value, value).replace(SENTINEL, h.sentinel)
-    if isinstance(value, list):
-        return [_resolve(h, v, ids) for v in value]
-    if isinstance(value, dict):
-        return {_resolve(h, k, ids): _resolve(h, v, ids) for k, v in value.items()}
-    return value
 
 
 def _cap_waiting(tool: str, arguments: Any) -> Any:
@@ -133,7 +121,7 @@ def _check_reply(reply: dict[str, Any], arguments: Any) -> None:
     assert texts, result
     if result.get("isError"):
         text = texts[0]
-        slug = text[1 : text.index("]")] if text.startswith("[") and "]" in text else ""
+        slug = slug_of(text)
         assert slug in REFERENCES, f"not one of tmuxmcp's errors: {text!r}"
         assert slug != "internal-error", f"an unexpected exception: {text!r}"
 
@@ -146,21 +134,11 @@ def _check_reply(reply: dict[str, Any], arguments: Any) -> None:
 @example(call=("list_panes", ["\ud800"]))
 @example(call=("send_keys", {"pane_id": "<pane>", "keys": [{"\udfff": None}]}))
 def test_any_json_gets_a_result_or_a_tmuxmcp_error(
-    fuzz_harness: Harness, wire: WireClient, call: tuple[str, Any]
+    fuzz_harness: Harness, wire: RawClient, call: tuple[str, Any]
 ) -> None:
     h = fuzz_harness
     tool, raw = call
-    world = h.world()
-    ids = {
-        "<session>": world.session,
-        "<window>": world.window,
-        "<pane>": world.pane,
-        "<pane2>": world.pane2,
-        "<dest_session>": world.dest_session,
-        "<dest_window>": world.dest_window,
-    }
-    h.sentinel = os.path.join(h.sentinels, f"ran{h.examples + 1}")
-    arguments = _cap_waiting(tool, _resolve(h, raw, ids))
+    arguments = _cap_waiting(tool, h.substitute(raw, h.world()))
     if any(s in h.bystander_ids for s in _strings(arguments)):
         return  # naming the bystander is allowed to change it
     errors_before = wire.stderr()

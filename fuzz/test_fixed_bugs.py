@@ -1,7 +1,7 @@
 """Failures the fuzz suite found in tmuxmcp code outside fuzz/, now fixed.
 
 Each test asserts the correct behaviour for the input that exposed the bug.
-A newly found bug gets a ``KnownBug`` entry in fuzz/properties.py and a test
+A newly found bug gets a ``KnownBug`` entry in fuzz/known_bugs.py and a test
 here marked ``xfail(strict=True)`` until it is fixed.
 """
 

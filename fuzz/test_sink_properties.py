@@ -1,6 +1,6 @@
 """Every parameter of every tool, fuzzed by the property of its declared sink.
 
-The parameters come from the capability definition (``properties.cases``),
+The parameters come from the capability definition (``fuzz.cases.cases``),
 so a new parameter is fuzzed as soon as it is declared, and fails here if its
 (sink, encoding) pair has no property. Each case runs one hypothesis test with
 the property's pinned examples first.
@@ -13,9 +13,11 @@ from typing import Any
 import pytest
 from hypothesis import example, given
 
+from fuzz.cases import Case, cases
 from fuzz.harness import Harness
+from fuzz.known_bugs import known_bug
 from fuzz.profiles import fuzz_settings
-from fuzz.properties import PROPERTIES, Case, cases, known_bug
+from fuzz.properties import PROPERTIES
 
 
 @pytest.mark.parametrize("case", cases(), ids=str)
