@@ -9,8 +9,8 @@ call:
 
 * the reply is a tool result, whose error text starts with one of tmuxmcp's
   slugs and is never ``internal-error``; a JSON-RPC error is allowed only
-  where the protocol itself rejects the request (arguments that are not an
-  object): code -32602;
+  where the protocol itself rejects the request: arguments that are not an
+  object (code -32602), or a line longer than the wire reads (code -32600);
 * ``ping`` still answers, and stderr holds no traceback;
 * the bystander session and buffer are unchanged and no sentinel exists.
 
@@ -21,6 +21,7 @@ ranges are fuzzed by the sink properties.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -35,6 +36,7 @@ from fuzz.strategies import hostile_text, huge_text, json_values
 from tests.raw_client import RawClient
 from tmuxmcp.capability.model import params_of
 from tmuxmcp.definition import BY_NAME, DEFINITION
+from tmuxmcp.wire import MAX_LINE_BYTES
 
 WAITING = ("run_command", "wait_for_command", "wait_for_text", "wait_for_idle")
 SHAPES = (
@@ -111,7 +113,22 @@ def _cap_waiting(tool: str, arguments: Any) -> Any:
     return arguments
 
 
-def _check_reply(reply: dict[str, Any], arguments: Any) -> None:
+def _over_the_line_limit(tool: str, arguments: Any) -> bool:
+    """Whether the request's line is longer than the wire reads (``MAX_LINE_BYTES``).
+
+    Megabytes of non-ASCII text are six or twelve bytes a character once
+    JSON-escaped; the envelope around the params adds well under 1 KiB.
+    """
+    params = json.dumps({"name": tool, "arguments": arguments})
+    return len(params) > MAX_LINE_BYTES - 1024
+
+
+def _check_reply(reply: dict[str, Any], tool: str, arguments: Any) -> None:
+    if "error" in reply and _over_the_line_limit(tool, arguments):
+        # The wire refuses the whole line before it is a request (tmuxmcp.wire, Rule 1).
+        assert reply["error"]["code"] == -32600, reply
+        assert "tmuxmcp reads lines of at most" in reply["error"]["message"], reply
+        return
     if "error" in reply:
         assert not isinstance(arguments, dict), f"protocol error for an object: {reply}"
         assert reply["error"]["code"] == -32602, reply
@@ -132,6 +149,8 @@ def _check_reply(reply: dict[str, Any], arguments: Any) -> None:
 @example(call=("send_text", {"pane_id": "<pane>", "text": "\x00"}))
 @example(call=("rename_window", {"window_id": "<window>", "name": "a" * (3 * 1024 * 1024)}))
 @example(call=("list_panes", ["\ud800"]))
+# 3 MiB of UTF-8 that JSON escapes to 9 MiB: the wire refuses the line (found on a new seed).
+@example(call=("capture_pane", {"pane_id": "\u00e9" * (3 * 1024 * 1024 // 2)}))
 @example(call=("send_keys", {"pane_id": "<pane>", "keys": [{"\udfff": None}]}))
 def test_any_json_gets_a_result_or_a_tmuxmcp_error(
     fuzz_harness: Harness, wire: RawClient, call: tuple[str, Any]
@@ -144,7 +163,7 @@ def test_any_json_gets_a_result_or_a_tmuxmcp_error(
     errors_before = wire.stderr()
     h.begin()
     reply = wire.request("tools/call", {"name": tool, "arguments": arguments})
-    _check_reply(reply, arguments)
+    _check_reply(reply, tool, arguments)
     assert "result" in wire.request("ping", {}), "the server stopped serving"
     assert "Traceback" not in wire.stderr()[len(errors_before) :], wire.stderr()
     h.dirty()
