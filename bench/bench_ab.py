@@ -27,29 +27,24 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
-import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from contextlib import AsyncExitStack
 from typing import Any
 
 import trio
-from bench_inspect import PrivateTmux, bare_call, cases, fill_pane, structured
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
-
-
-def params(tree: str, env: dict[str, str]) -> StdioServerParameters:
-    """``python -m tmuxmcp serve`` from ``tree``."""
-    return StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "tmuxmcp", "serve"],
-        env={**env, "PYTHONPATH": tree},
-        cwd=tree,
-    )
+from benchlib import (
+    PrivateTmux,
+    bare_call,
+    bench_tmux,
+    cases,
+    fill_pane,
+    loadavg,
+    serve,
+    structured,
+)
+from mcp import ClientSession
 
 
 def paired_delta_ms(a: list[float], b: list[float]) -> float:
@@ -65,20 +60,14 @@ async def latency(
     async with AsyncExitStack() as stack:
         sessions: dict[str, ClientSession] = {}
         for name, tree in trees.items():
-            read, write = await stack.enter_async_context(stdio_client(params(tree, tmux.env)))
-            session = await stack.enter_async_context(
-                ClientSession(read, write, read_timeout_seconds=60)
-            )
-            await session.initialize()
-            await session.list_tools()
-            sessions[name] = session
+            sessions[name] = await stack.enter_async_context(serve(tmux.env, tree=tree))
         sides = ["bare", *trees]
         for case in todo:
             argv = tmux.argv(*case.bare)
             for _ in range(warmup):
                 bare_call(tmux, argv)
                 for session in sessions.values():
-                    structured(case, await session.call_tool(case.tool, case.arguments))
+                    structured(case.row, await session.call_tool(case.tool, case.arguments))
             times: dict[str, list[float]] = {side: [] for side in sides}
             for i in range(iterations):
                 shift = i % len(sides)
@@ -89,7 +78,7 @@ async def latency(
                     else:
                         result = await sessions[side].call_tool(case.tool, case.arguments)
                         if result.is_error:
-                            structured(case, result)
+                            structured(case.row, result)
                     times[side].append(time.perf_counter() - start)
             out[case.row] = times
         pings: dict[str, list[float]] = {name: [] for name in trees}
@@ -113,12 +102,7 @@ async def cold(tmux: PrivateTmux, trees: dict[str, str], runs: int) -> dict[str,
         shift = i % len(names)
         for name in names[shift:] + names[:shift]:
             start = time.perf_counter()
-            async with (
-                stdio_client(params(trees[name], tmux.env)) as (read, write),
-                ClientSession(read, write, read_timeout_seconds=60) as session,
-            ):
-                await session.initialize()
-                await session.list_tools()
+            async with serve(tmux.env, tree=trees[name]):
                 start_s[name].append(time.perf_counter() - start)
                 closing = time.perf_counter()
             stop_s[name].append(time.perf_counter() - closing)
@@ -184,17 +168,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         trees[name] = os.path.abspath(directory)
     if len(trees) < 2:
         p.error("give at least two --tree")
-    directory = tempfile.mkdtemp(prefix="tmab", dir="/tmp")
-    tmux = PrivateTmux(directory)
-    try:
+    with bench_tmux("tmab") as tmux:
         ids = fill_pane(tmux, ns.lines, 200, 50)
         todo = cases(ids, ns.scrollback)
         lat = trio.run(latency, tmux, trees, todo, ns.iterations, ns.warmup)
         starts = trio.run(cold, tmux, trees, ns.cold_starts)
-    finally:
-        tmux.kill()
-        shutil.rmtree(directory, ignore_errors=True)
-    print(f"load {' '.join(f'{x:.2f}' for x in os.getloadavg())}; {ns.iterations} iterations")
+    print(f"load {loadavg()}; {ns.iterations} iterations")
     print(report(trees, lat, starts))
     return 0
 

@@ -23,33 +23,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import secrets
-import shutil
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
 
 import trio
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from benchlib import PrivateTmux, SpawnCounter, bench_tmux, p90, serve
 
 
-def _env(directory: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
-    env["TMUX_TMPDIR"] = directory
-    return env
+def _tmux(tmux: PrivateTmux, *args: str) -> str:
+    return tmux.bare(*args).stdout
 
 
-def _tmux(env: dict[str, str], *args: str) -> str:
-    return subprocess.run(
-        ["tmux", "-L", "tmuxmcp", *args], capture_output=True, text=True, env=env, check=True
-    ).stdout
-
-
-def bare_round_trip(env: dict[str, str], pane: str, tmux: str, socket: str) -> float:
+def bare_round_trip(private: PrivateTmux, pane: str, tmux: str, socket: str) -> float:
     """send-keys + wait-for + capture-pane, as a script would do it."""
     nonce = secrets.token_hex(8)
     line = (
@@ -57,38 +43,31 @@ def bare_round_trip(env: dict[str, str], pane: str, tmux: str, socket: str) -> f
         f'"$?"; ({tmux} -S {socket} wait-for -S tmuxmcp-{nonce} &)'
     )
     began = time.perf_counter()
-    _tmux(env, "send-keys", "-t", pane, "-l", "--", line)
-    _tmux(env, "send-keys", "-t", pane, "Enter")
-    _tmux(env, "wait-for", f"tmuxmcp-{nonce}")
-    out = _tmux(env, "capture-pane", "-p", "-J", "-t", pane, "-S", "-200")
+    _tmux(private, "send-keys", "-t", pane, "-l", "--", line)
+    _tmux(private, "send-keys", "-t", pane, "Enter")
+    _tmux(private, "wait-for", f"tmuxmcp-{nonce}")
+    out = _tmux(private, "capture-pane", "-p", "-J", "-t", pane, "-S", "-200")
     elapsed = time.perf_counter() - began
     assert f"TMXE{nonce} 0" in out
     return elapsed
 
 
 async def measure(iterations: int, count_processes: bool) -> dict[str, object]:
-    directory = tempfile.mkdtemp(prefix="tmxb", dir="/tmp")
-    env = _env(directory)
-    args = ["-m", "tmuxmcp"]
-    log = os.path.join(directory, "execs")
-    if count_processes:
-        wrapper = os.path.join(directory, "tmux-wrapper")
-        real = shutil.which("tmux")
-        with open(wrapper, "w") as f:
-            # Count only tmuxmcp's own children: the pane's shell also runs this
+    with bench_tmux("tmxb") as private:
+        args: list[str] = []
+        counter = None
+        if count_processes:
+            # Count only tmuxmcp's own children: the pane's shell also runs the
             # wrapper (for wait-for -S) and has TMUX_PANE set; tmuxmcp's children don't.
-            f.write(f'#!/bin/sh\n[ -n "$TMUX_PANE" ] || echo x >> "{log}"\nexec "{real}" "$@"\n')
-        os.chmod(wrapper, 0o755)
-        args += ["--tmux", wrapper]
-    params = StdioServerParameters(command=sys.executable, args=args, env=env)
-    try:
-        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-            await session.initialize()
+            counter = SpawnCounter(private.directory, private.binary, skip_panes=True)
+            args += ["--tmux", counter.wrapper]
+        async with serve(private.env, *args) as session:
             pane = _tmux(
-                env, "new-session", "-d", "-x", "120", "-y", "40", "-P", "-F", "#{pane_id}", "sh"
-            ).strip()
-            socket = _tmux(env, "display-message", "-p", "#{socket_path}").strip()
-            tmux = shutil.which("tmux") or "tmux"
+                private, "new-session", "-d", "-x", "120", "-y", "40",
+                "-P", "-F", "#{pane_id}", "sh",
+            ).strip()  # fmt: skip
+            socket = _tmux(private, "display-message", "-p", "#{socket_path}").strip()
+            tmux = private.binary
             tool: list[float] = []
             bare: list[float] = []
 
@@ -103,35 +82,25 @@ async def measure(iterations: int, count_processes: bool) -> dict[str, object]:
 
             for _ in range(5):
                 await tool_call()
-                bare_round_trip(env, pane, tmux, socket)
+                bare_round_trip(private, pane, tmux, socket)
             tool.clear()
-            if count_processes and os.path.exists(log):
-                os.unlink(log)
+            if counter is not None:
+                counter.reset()
             for index in range(iterations):
                 if index % 2:
                     await tool_call()
-                    if not count_processes:
-                        bare.append(bare_round_trip(env, pane, tmux, socket))
+                    if counter is None:
+                        bare.append(bare_round_trip(private, pane, tmux, socket))
                 else:
-                    if not count_processes:
-                        bare.append(bare_round_trip(env, pane, tmux, socket))
+                    if counter is None:
+                        bare.append(bare_round_trip(private, pane, tmux, socket))
                     await tool_call()
             result: dict[str, object] = {"tool_ms": [t * 1000 for t in tool]}
-            if count_processes:
-                with open(log) as f:
-                    result["tmux_per_call"] = len(f.readlines()) / iterations
+            if counter is not None:
+                result["tmux_per_call"] = counter.count() / iterations
             else:
                 result["bare_ms"] = [b * 1000 for b in bare]
             return result
-    finally:
-        subprocess.run(
-            ["tmux", "-L", "tmuxmcp", "kill-server"], env=env, check=False, capture_output=True
-        )
-        shutil.rmtree(directory, ignore_errors=True)
-
-
-def _p90(values: list[float]) -> float:
-    return statistics.quantiles(values, n=10)[-1]
 
 
 def main() -> int:
@@ -147,8 +116,8 @@ def main() -> int:
     ratio = statistics.median(tool) / statistics.median(bare)
     print(f"run_command 'echo hi', {ns.iterations} calls, milliseconds")
     print(f"{'':22}{'median':>10}{'p90':>10}")
-    print(f"{'tool (MCP, stdio)':22}{statistics.median(tool):10.2f}{_p90(tool):10.2f}")
-    print(f"{'bare floor (3 tmux)':22}{statistics.median(bare):10.2f}{_p90(bare):10.2f}")
+    print(f"{'tool (MCP, stdio)':22}{statistics.median(tool):10.2f}{p90(tool):10.2f}")
+    print(f"{'bare floor (3 tmux)':22}{statistics.median(bare):10.2f}{p90(bare):10.2f}")
     print(
         f"ratio (median)        {ratio:.2f}x   target <= 1.2x  {'PASS' if ratio <= 1.2 else 'FAIL'}"
     )

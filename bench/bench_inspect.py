@@ -44,29 +44,35 @@ import gc
 import json
 import os
 import platform
-import shlex
-import shutil
-import statistics
 import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
 import trio
-from mcp import ClientSession, StdioServerParameters
+from benchlib import (
+    DEDICATED,
+    Case,
+    PrivateTmux,
+    SpawnCounter,
+    bare_call,
+    bench_tmux,
+    cases,
+    fill_pane,
+    proc_cpu,
+    serve,
+    server_params,
+    server_pid,
+    structured,
+    summary,
+)
+from mcp import ClientSession
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
-from mcp.types import CallToolResult
 
 import tmuxmcp
-from tmuxmcp.tools import inspect as inspect_tools
 
-LABEL = "tmuxmcp"
-FILLER = "lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod"
 TARGETS = (
     # (row, what is compared, limit)
     ("list_panes", "median ratio", 1.5),
@@ -75,214 +81,6 @@ TARGETS = (
 )
 COLD_START_TARGET_S = 0.7
 PROCESSES_PER_CALL_TARGET = 1.0
-
-
-# -- statistics ----------------------------------------------------------------
-
-
-def summary(seconds: Sequence[float]) -> dict[str, float]:
-    """Median, p90, min and max in milliseconds."""
-    ms = sorted(s * 1000 for s in seconds)
-    return {
-        "n": len(ms),
-        "median_ms": statistics.median(ms),
-        "p90_ms": statistics.quantiles(ms, n=10, method="inclusive")[8] if len(ms) > 1 else ms[0],
-        "min_ms": ms[0],
-        "max_ms": ms[-1],
-    }
-
-
-_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-
-
-def proc_cpu(pid: int | None) -> tuple[float, float] | None:
-    """(own, reaped children) CPU seconds of ``pid`` from /proc; None off Linux."""
-    if pid is None:
-        return None
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rpartition(")")[2].split()
-    except OSError:
-        return None
-    # After "pid (comm)": state is field 3, utime..cstime are fields 14..17.
-    utime, stime, cutime, cstime = (int(x) for x in fields[11:15])
-    return (utime + stime) / _TICK, (cutime + cstime) / _TICK
-
-
-def child_server_pid() -> int | None:
-    """The pid of the tmuxmcp server this process spawned (Linux /proc only)."""
-    me = os.getpid()
-    try:
-        tasks = os.listdir(f"/proc/{me}/task")
-    except OSError:
-        return None
-    for task in tasks:
-        try:
-            with open(f"/proc/{me}/task/{task}/children") as f:
-                kids = f.read().split()
-        except OSError:
-            continue
-        for kid in kids:
-            try:
-                with open(f"/proc/{kid}/cmdline", "rb") as f:
-                    if b"tmuxmcp" in f.read():
-                        return int(kid)
-            except OSError:
-                continue
-    return None
-
-
-# -- private tmux ----------------------------------------------------------------
-
-
-class PrivateTmux:
-    """Bare tmux on ``-L tmuxmcp`` inside a private ``TMUX_TMPDIR``."""
-
-    def __init__(self, directory: str) -> None:
-        found = shutil.which("tmux")
-        if found is None:
-            raise SystemExit("bench: tmux is not installed")
-        self.binary = os.path.realpath(found)
-        self.directory = directory
-        self.env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
-        self.env["TMUX_TMPDIR"] = directory
-
-    def argv(self, *args: str) -> list[str]:
-        """``tmux -L tmuxmcp args``."""
-        return [self.binary, "-L", LABEL, *args]
-
-    def run(self, *args: str) -> str:
-        """Run a setup command; fail loudly."""
-        done = subprocess.run(
-            self.argv(*args), capture_output=True, env=self.env, check=False, timeout=20
-        )
-        if done.returncode != 0:
-            raise SystemExit(f"bench: tmux {shlex.join(args)} failed: {done.stderr.decode()}")
-        return done.stdout.decode("utf-8", errors="replace")
-
-    def kill(self) -> None:
-        """Kill the private server (best effort)."""
-        subprocess.run(self.argv("kill-server"), capture_output=True, env=self.env, check=False)
-
-
-def fill_pane(
-    tmux: PrivateTmux, lines: int, width: int, height: int, filler: str = FILLER
-) -> dict[str, str]:
-    """Start a minimal server with a session whose pane holds ``lines`` lines of output."""
-    program = f"seq -f 'line %g {filler}' 1 {lines}; exec cat"
-    ids = tmux.run(
-        "-f", "/dev/null",
-        "start-server", ";",
-        "set-option", "-g", "history-limit", str(lines + 5000), ";",
-        "new-session", "-d", "-s", "bench", "-x", str(width), "-y", str(height),
-        "-P", "-F", "#{session_id} #{window_id} #{pane_id}", program,
-    ).split()  # fmt: skip
-    pane = ids[2]
-    # Bounded poll: seq writes faster than tmux parses; wait for the last line.
-    deadline = time.monotonic() + 30
-    want = lines - height + 1
-    while True:
-        size = int(tmux.run("display-message", "-p", "-t", pane, "#{history_size}").strip())
-        if size >= want and f"line {lines} " in tmux.run("capture-pane", "-p", "-t", pane):
-            break
-        if time.monotonic() > deadline:
-            raise SystemExit(f"bench: pane history reached only {size} of {want} lines")
-        time.sleep(0.02)
-    return {"session_id": ids[0], "window_id": ids[1], "pane_id": pane, "history_size": str(size)}
-
-
-# -- the cases -------------------------------------------------------------------
-
-
-def _template(table: str) -> str:
-    """A plain ``-F`` template of the tmux variables one of the tools asks for.
-
-    Reading the tool's own field table keeps the baseline asking tmux for
-    exactly the same fields (the tables were private before they were public).
-    """
-    fields = getattr(inspect_tools, table, None) or getattr(inspect_tools, f"_{table}")
-    return "\x1f".join(f"#{{{variable}}}" for variable in fields.values())
-
-
-@dataclass(frozen=True)
-class Case:
-    """One tool call and the bare tmux command it wraps."""
-
-    row: str
-    tool: str
-    arguments: dict[str, Any]
-    bare: tuple[str, ...]
-    check: Callable[[dict[str, Any]], bool]
-
-
-def cases(ids: dict[str, str], scrollback: int) -> list[Case]:
-    """The benchmarked calls."""
-    pane = ids["pane_id"]
-    return [
-        Case("list_sessions", "list_sessions", {},
-             ("list-sessions", "-F", _template("SESSION_FIELDS")),
-             lambda s: len(s["sessions"]) == 1),
-        Case("list_windows", "list_windows", {},
-             ("list-windows", "-a", "-F", _template("WINDOW_FIELDS")),
-             lambda s: len(s["windows"]) == 1),
-        Case("list_panes", "list_panes", {},
-             ("list-panes", "-a", "-F", _template("PANE_FIELDS")),
-             lambda s: len(s["panes"]) == 1),
-        Case("get_pane_info", "get_pane_info", {"pane_id": pane},
-             ("list-panes", "-t", pane, "-F", _template("PANE_FIELDS")),
-             lambda s: s["pane"]["pane_id"] == pane),
-        Case("capture_pane visible", "capture_pane", {"pane_id": pane},
-             ("capture-pane", "-p", "-t", pane),
-             lambda s: not s["truncated"] and s["lines"] > 0),
-        Case("capture_pane scrollback", "capture_pane",
-             {"pane_id": pane, "start": -scrollback,
-              "max_lines": inspect_tools.MAX_CAPTURE_LINES},  # the default keeps 500
-             ("capture-pane", "-p", "-t", pane, "-S", str(-scrollback)),
-             lambda s: not s["truncated"] and s["captured_lines"] >= scrollback),
-        Case("server_info", "server_info", {},
-             ("display-message", "-p", "#{pid}:#{start_time}"),
-             lambda s: s["server_state"] == "bound"),
-    ]  # fmt: skip
-
-
-# -- tmuxmcp over stdio ------------------------------------------------------------
-
-
-def server_params(env: dict[str, str], *args: str) -> StdioServerParameters:
-    """How to start ``python -m tmuxmcp serve args``."""
-    return StdioServerParameters(
-        command=sys.executable, args=["-m", "tmuxmcp", "serve", *args], env=env
-    )
-
-
-@asynccontextmanager
-async def serve(env: dict[str, str], *args: str) -> AsyncIterator[ClientSession]:
-    """An initialized SDK client session on a fresh tmuxmcp process."""
-    async with (
-        stdio_client(server_params(env, *args)) as (read, write),
-        ClientSession(read, write, read_timeout_seconds=60) as session,
-    ):
-        await session.initialize()
-        await session.list_tools()  # caches output schemas for the client's result check
-        yield session
-
-
-def structured(case: Case, result: CallToolResult) -> dict[str, Any]:
-    """The structured result, or stop the benchmark: failed calls measure nothing."""
-    if result.is_error or not isinstance(result.structured_content, dict):
-        text = " ".join(getattr(block, "text", "") for block in result.content)
-        raise SystemExit(f"bench: {case.row} failed: {text[:300]}")
-    return result.structured_content
-
-
-def bare_call(tmux: PrivateTmux, argv: list[str]) -> str:
-    """The baseline: what any program does to run a tmux command and read its output."""
-    done = subprocess.run(
-        argv, stdin=subprocess.DEVNULL, capture_output=True, env=tmux.env, check=False
-    )
-    if done.returncode != 0:
-        raise SystemExit(f"bench: {shlex.join(argv)} failed: {done.stderr.decode()}")
-    return done.stdout.decode("utf-8", errors="replace")
 
 
 # -- phases ----------------------------------------------------------------------
@@ -294,11 +92,11 @@ async def latency(
     """Per case: tool and bare latency, interleaved ABBA, and CPU per call; then the floor."""
     results: dict[str, Any] = {}
     async with serve(tmux.env) as session:
-        pid = child_server_pid()
+        pid = server_pid()
         for case in todo:
             argv = tmux.argv(*case.bare)
             for _ in range(warmup):
-                first = structured(case, await session.call_tool(case.tool, case.arguments))
+                first = structured(case.row, await session.call_tool(case.tool, case.arguments))
                 bare_out = bare_call(tmux, argv)
             if not case.check(first):
                 raise SystemExit(f"bench: {case.row} returned an unexpected result")
@@ -316,7 +114,7 @@ async def latency(
                         tool_s.append(time.perf_counter() - start)
                         client_cpu += time.process_time() - cpu
                         if result.is_error:
-                            structured(case, result)
+                            structured(case.row, result)
                     else:
                         start = time.perf_counter()
                         bare_call(tmux, argv)
@@ -343,7 +141,7 @@ async def latency(
             results[case.row] = {
                 "tool": case.tool,
                 "arguments": case.arguments,
-                "bare_argv": ["tmux", "-L", LABEL, *case.bare],
+                "bare_argv": ["tmux", "-L", DEDICATED, *case.bare],
                 "bare_stdout_bytes": len(bare_out.encode()),
                 "tool_ms": tool,
                 "bare_ms": bare,
@@ -384,30 +182,16 @@ async def transport_floor(session: ClientSession, iterations: int) -> dict[str, 
 
 async def processes(tmux: PrivateTmux, todo: list[Case], calls: int) -> dict[str, Any]:
     """tmux processes started per tool call, via a counting ``--tmux`` wrapper."""
-    counter = os.path.join(tmux.directory, "spawns")
-    wrapper = os.path.join(tmux.directory, "tmux-count")
-    with open(wrapper, "w") as f:
-        f.write(
-            f'#!/bin/sh\necho x >> {shlex.quote(counter)}\nexec {shlex.quote(tmux.binary)} "$@"\n'
-        )
-    os.chmod(wrapper, 0o700)  # owner only, inside our private directory
-
-    def spawned() -> int:
-        try:
-            with open(counter) as f:
-                return sum(1 for _ in f)
-        except FileNotFoundError:
-            return 0
-
+    counter = SpawnCounter(tmux.directory, tmux.binary)
     per_call: dict[str, Any] = {}
-    async with serve(tmux.env, "--tmux", wrapper) as session:
-        startup = spawned()
+    async with serve(tmux.env, "--tmux", counter.wrapper) as session:
+        startup = counter.count()
         for case in todo:
-            structured(case, await session.call_tool(case.tool, case.arguments))
-            before = spawned()
+            structured(case.row, await session.call_tool(case.tool, case.arguments))
+            before = counter.count()
             for _ in range(calls):
-                structured(case, await session.call_tool(case.tool, case.arguments))
-            per_call[case.row] = (spawned() - before) / calls
+                structured(case.row, await session.call_tool(case.tool, case.arguments))
+            per_call[case.row] = (counter.count() - before) / calls
     return {"calls_per_tool": calls, "startup_spawns": startup, "per_call": per_call}
 
 
@@ -627,14 +411,8 @@ async def run(tmux: PrivateTmux, ns: argparse.Namespace) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark; 0 unless it could not measure."""
     ns = arguments(argv)
-    # Unix socket paths are short (108 bytes): keep the directory near the root.
-    directory = tempfile.mkdtemp(prefix="tmb", dir="/tmp")
-    tmux = PrivateTmux(directory)
-    try:
+    with bench_tmux("tmb") as tmux:
         result = trio.run(run, tmux, ns)
-    finally:
-        tmux.kill()
-        shutil.rmtree(directory, ignore_errors=True)
     print(table(result))
     os.makedirs(os.path.dirname(os.path.abspath(ns.json)), exist_ok=True)
     with open(ns.json, "w") as f:

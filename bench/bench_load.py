@@ -33,7 +33,6 @@ import argparse
 import json
 import os
 import random
-import shutil
 import statistics
 import sys
 import tempfile
@@ -45,14 +44,8 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import trio
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
-
-from tests.support import PrivateTmux  # noqa: E402 (after the path above)
+from benchlib import PrivateTmux, RawClient, children_of, proc_cpu, serve, server_pids
+from mcp import ClientSession
 
 
 class Lab(PrivateTmux):
@@ -80,29 +73,6 @@ class Lab(PrivateTmux):
             ]
         )
 
-    def close(self) -> None:
-        self.kill_all()
-        shutil.rmtree(self.directory, ignore_errors=True)
-
-
-def _server_pids() -> list[int]:
-    """This process's tmuxmcp children (the SDK client spawns them directly)."""
-    me = os.getpid()
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                cmdline = f.read()
-        except OSError:
-            continue
-        if ppid == me and b"tmuxmcp" in cmdline:
-            found.append(int(entry))
-    return sorted(found)
-
 
 def _process_facts(pid: int) -> dict[str, int]:
     rss = 0
@@ -111,33 +81,19 @@ def _process_facts(pid: int) -> dict[str, int]:
             if line.startswith("VmRSS:"):
                 rss = int(line.split()[1]) * 1024
     fds = len(os.listdir(f"/proc/{pid}/fd"))
-    children = 0
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
-                        children += 1
-            except OSError:
-                continue
-    return {"rss_bytes": rss, "fds": fds, "children": children}
+    return {"rss_bytes": rss, "fds": fds, "children": len(children_of(pid))}
 
 
 def _cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    cpu = proc_cpu(pid)
+    assert cpu is not None, f"no /proc/{pid}/stat"
+    return cpu[0]
 
 
 @asynccontextmanager
 async def _serve(lab: Lab) -> AsyncIterator[ClientSession]:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "tmuxmcp"], env=lab.env)
     with open(os.devnull, "w") as errlog:
-        async with (
-            stdio_client(params, errlog=errlog) as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            await session.initialize()
+        async with serve(lab.env, errlog=errlog) as session:
             yield session
 
 
@@ -248,7 +204,6 @@ def hostile_sweep(lab: Lab, per_parameter: int, seed: int) -> dict[str, Any]:
     from hypothesis.errors import NonInteractiveExampleWarning
 
     from fuzz.strategies import hostile_text
-    from fuzz.wire import WireClient
     from tmuxmcp.capability.model import params_of
     from tmuxmcp.definition import DEFINITION
 
@@ -276,7 +231,7 @@ def hostile_sweep(lab: Lab, per_parameter: int, seed: int) -> dict[str, Any]:
     }
     random.seed(seed)
     sent = unanswered = 0
-    client = WireClient(lab.env, lab.directory, "--toolsets", "inspect,manage,execute")
+    client = RawClient(lab.env, "--toolsets", "inspect,manage,execute", cwd=lab.directory)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NonInteractiveExampleWarning)
@@ -311,7 +266,7 @@ async def run(ns: argparse.Namespace) -> dict[str, Any]:
         async with _serve(lab) as one, _serve(lab) as two:
             lab.make_panes(ns.panes)
             await trio.sleep(0.5)
-            pids = _server_pids()
+            pids = server_pids()
             tmux_pid = int(lab.tmux("display-message", "-p", "#{pid}").strip())
             before = {pid: _process_facts(pid) for pid in pids}
             cpu0 = _cpu_seconds(tmux_pid)

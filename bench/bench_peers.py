@@ -33,10 +33,8 @@ import argparse
 import json
 import os
 import shlex
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from contextlib import AsyncExitStack
@@ -44,14 +42,13 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 import trio
-from bench_inspect import PrivateTmux, fill_pane, summary
+from benchlib import DEDICATED, PrivateTmux, bench_tmux, fill_pane, loadavg, summary
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import CallToolResult
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-LABEL = "tmuxmcp"
 # Shorter than bench_inspect's lines: libtmux-mcp refuses results over 1 MB, and
 # 10,000 of these lines stay well under that in both of its result forms.
 FILLER = "lorem ipsum dolor sit amet"
@@ -105,7 +102,7 @@ def servers(
     base = {**tmux.env, "HOME": home, "XDG_CONFIG_HOME": os.path.join(home, ".config")}
     config = os.path.join(tmux.directory, "mcp-tmux.toml")
     with open(config, "w") as f:
-        f.write(f'[defaults]\nsocket_name = "{LABEL}"\n')
+        f.write(f'[defaults]\nsocket_name = "{DEDICATED}"\n')
     out = [
         Server(
             "tmuxmcp",
@@ -148,7 +145,7 @@ def servers(
         Server(
             "libtmux-mcp",
             [os.path.join(peers, "libtmux-mcp", "bin", "libtmux-mcp")],
-            {**base, "LIBTMUX_SOCKET": LABEL},
+            {**base, "LIBTMUX_SOCKET": DEDICATED},
             None,
             "libtmux-mcp",
             {
@@ -259,9 +256,9 @@ async def latency(
                 # The run panes appear only now, so the read operations above
                 # all saw the same one-pane server.
                 for name in names:
-                    panes[f"run:{name}"] = tmux.run(
+                    panes[f"run:{name}"] = tmux.bare(
                         "new-window", "-d", "-t", "bench", "-P", "-F", "#{pane_id}", "sh"
-                    ).strip()
+                    ).stdout.strip()
             calls = {s.name: s.tools[operation](panes) for s in chosen}
             for name in names:
                 for _ in range(ns.warmup):
@@ -282,7 +279,7 @@ async def latency(
                 check(name, operation, await sessions[name].call_tool(tool, arguments),
                       expect[operation])  # fmt: skip
             times[operation] = {name: summary(per[name]) for name in names}
-            print(f"  {operation}: done, load {load()}", flush=True)
+            print(f"  {operation}: done, load {loadavg()}", flush=True)
     return times
 
 
@@ -304,10 +301,6 @@ async def cold_start(chosen: list[Server], runs: int, errlog: TextIO) -> dict[st
                 per[name].append(time.perf_counter() - start)
             tools[name] = len(listed.tools)
     return {name: {**summary(per[name]), "tools": tools[name]} for name in names}
-
-
-def load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def table(result: dict[str, Any]) -> str:
@@ -363,7 +356,7 @@ async def run(tmux: PrivateTmux, ns: argparse.Namespace, errlog: TextIO) -> dict
             ).stdout.strip(),
             "python": sys.version.split()[0],
             "cpus": os.cpu_count(),
-            "load_before": load(),
+            "load_before": loadavg(),
             "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "iterations": ns.iterations,
             "cold_starts": ns.cold_starts,
@@ -372,20 +365,17 @@ async def run(tmux: PrivateTmux, ns: argparse.Namespace, errlog: TextIO) -> dict
     }
     result["latency"] = await latency(tmux, chosen, {"pane": ids["pane_id"]}, ns, errlog)
     result["cold_start"] = await cold_start(chosen, ns.cold_starts, errlog)
-    result["meta"]["load_after"] = load()
+    result["meta"]["load_after"] = loadavg()
     return result
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     ns = arguments(argv)
-    directory = tempfile.mkdtemp(prefix="tmp", dir="/tmp")
-    tmux = PrivateTmux(directory)
-    try:
-        with open(os.path.join(directory, "servers.stderr"), "w") as errlog:
-            result = trio.run(run, tmux, ns, errlog)
-    finally:
-        tmux.kill()
-        shutil.rmtree(directory, ignore_errors=True)
+    with (
+        bench_tmux("tmp") as tmux,
+        open(os.path.join(tmux.directory, "servers.stderr"), "w") as errlog,
+    ):
+        result = trio.run(run, tmux, ns, errlog)
     meta = result["meta"]
     print()
     print(

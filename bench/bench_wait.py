@@ -42,75 +42,32 @@ import argparse
 import json
 import os
 import random
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 import trio
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
-
-LABEL = "tmuxmcp"
-_TICK = os.sysconf("SC_CLK_TCK")
-
-
-def summary(seconds: list[float]) -> dict[str, float]:
-    """Median, p90, min and max in milliseconds."""
-    ms = sorted(s * 1000 for s in seconds)
-    return {
-        "median": statistics.median(ms),
-        "p90": ms[min(len(ms) - 1, round(0.9 * (len(ms) - 1)))],
-        "min": ms[0],
-        "max": ms[-1],
-        "n": len(ms),
-    }
-
-
-def proc_cpu(pid: int) -> tuple[float, float]:
-    """(own, reaped children) CPU seconds of ``pid``."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rpartition(")")[2].split()
-    utime, stime, cutime, cstime = (int(x) for x in fields[11:15])
-    return (utime + stime) / _TICK, (cutime + cstime) / _TICK
-
-
-def child_server_pid() -> int:
-    """The pid of the tmuxmcp server this process spawned."""
-    me = os.getpid()
-    for task in os.listdir(f"/proc/{me}/task"):
-        with open(f"/proc/{me}/task/{task}/children") as f:
-            for kid in f.read().split():
-                with open(f"/proc/{kid}/cmdline", "rb") as g:
-                    if b"tmuxmcp" in g.read():
-                        return int(kid)
-    raise SystemExit("could not find the tmuxmcp server process")
+from benchlib import PrivateTmux, bench_tmux, proc_cpu, serve, server_pid, structured, summary
+from mcp import ClientSession
 
 
 class Bench:
-    """A private tmux directory, a pane that prints what is written to a FIFO."""
+    """A pane that prints what is written to a FIFO, and a neighbour, on a private tmux."""
 
-    def __init__(self) -> None:
-        if shutil.which("tmux") is None:
-            raise SystemExit("tmux is not installed")
-        self.directory = tempfile.mkdtemp(prefix="tmxw", dir="/tmp")
-        self.env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
-        self.env["TMUX_TMPDIR"] = self.directory
-        self.fifo = os.path.join(self.directory, "lines")
+    def __init__(self, tmux: PrivateTmux) -> None:
+        self.private = tmux
+        self.env = tmux.env
+        self.fifo = os.path.join(tmux.directory, "lines")
         os.mkfifo(self.fifo)
         self.pane = ""
         self.busy = ""
 
     def tmux(self, *args: str) -> str:
-        done = subprocess.run(
-            ["tmux", "-L", LABEL, *args], capture_output=True, text=True, env=self.env, check=True
-        )
-        return done.stdout
+        return self.private.bare(*args).stdout
 
     def setup(self) -> None:
         """Called after tmuxmcp started the server: the echo pane and a quiet neighbour."""
@@ -138,34 +95,20 @@ class Bench:
         os.close(fd)
         return started
 
-    def server_pid(self) -> int:
-        return int(self.tmux("display-message", "-p", "#{pid}").strip())
-
-    def close(self) -> None:
-        subprocess.run(
-            ["tmux", "-L", LABEL, "kill-server"], capture_output=True, env=self.env, check=False
-        )
-        shutil.rmtree(self.directory, ignore_errors=True)
+    def tmux_server_pid(self) -> int:
+        return int(self.private.server_pid())
 
 
 @asynccontextmanager
 async def tmuxmcp(bench: Bench, hint: str) -> AsyncIterator[ClientSession]:
-    env = dict(bench.env)
-    env["TMUXMCP_ACTIVITY_HINT"] = hint
-    params = StdioServerParameters(command=sys.executable, args=["-m", "tmuxmcp"], env=env)
-    async with (
-        stdio_client(params) as (read, write),
-        ClientSession(read, write) as session,
-    ):
-        await session.initialize()
+    """tmuxmcp in the activity-hint mode ``hint`` (Rule 7)."""
+    async with serve({**bench.env, "TMUXMCP_ACTIVITY_HINT": hint}) as session:
         yield session
 
 
-def structured(result: Any) -> dict[str, Any]:
-    if result.is_error:
-        raise SystemExit(f"tool call failed: {result.content}")
-    content: dict[str, Any] = result.structured_content
-    return content
+def _summary(seconds: list[float]) -> dict[str, float]:
+    """Median, p90, min and max in milliseconds, under this benchmark's JSON keys."""
+    return summary(seconds, suffix="")
 
 
 async def reaction(session: ClientSession, bench: Bench, trials: int) -> dict[str, Any]:
@@ -188,7 +131,7 @@ async def reaction(session: ClientSession, bench: Bench, trials: int) -> dict[st
             nursery.start_soon(call)
             await trio.sleep(rng.uniform(0.2, 1.0))
             started = bench.trigger(token)
-        body = structured(box["result"])
+        body = structured("wait_for_text", box["result"])
         if body["outcome"] != "matched":
             raise SystemExit(f"trial {trial}: outcome {body['outcome']}")
         seen.append(box["returned"] - started)
@@ -197,14 +140,14 @@ async def reaction(session: ClientSession, bench: Bench, trials: int) -> dict[st
         watch = body["watch"]
     return {
         "watch": watch,
-        "reaction": summary(seen),
+        "reaction": _summary(seen),
         "polls_per_call": statistics.mean(polls),
     }
 
 
 def floors(bench: Bench, trials: int) -> dict[str, Any]:
     """One bare capture-pane; and a tight bare capture loop from the trigger."""
-    argv = ["tmux", "-L", LABEL, "capture-pane", "-p", "-t", bench.pane]
+    argv = bench.private.argv("capture-pane", "-p", "-t", bench.pane)
     single: list[float] = []
     loop: list[float] = []
     for trial in range(trials):
@@ -222,7 +165,7 @@ def floors(bench: Bench, trials: int) -> dict[str, Any]:
             pass
         loop.append(time.perf_counter() - started)
         time.sleep(0.02)
-    return {"bare capture-pane": summary(single), "bare tight loop": summary(loop)}
+    return {"bare capture-pane": _summary(single), "bare tight loop": _summary(loop)}
 
 
 async def idle_cpu(
@@ -231,8 +174,10 @@ async def idle_cpu(
     """CPU of tmuxmcp (with reaped tmux clients) and of the tmux server over a long wait."""
     if busy:
         bench.busy_on()
-    server = child_server_pid()
-    tmux_server = bench.server_pid()
+    server = server_pid()
+    if server is None:
+        raise SystemExit("could not find the tmuxmcp server process")
+    tmux_server = bench.tmux_server_pid()
     box: dict[str, Any] = {}
 
     async def call() -> None:
@@ -242,16 +187,16 @@ async def idle_cpu(
     async with trio.open_nursery() as nursery:
         nursery.start_soon(call)
         await trio.sleep(0.5)  # past the first fast polls
-        own0, kids0 = proc_cpu(server)
-        srv0, _ = proc_cpu(tmux_server)
+        own0, kids0 = _cpu(server)
+        srv0, _ = _cpu(tmux_server)
         wall0 = time.perf_counter()
         await trio.sleep(seconds - 0.5)
-        own1, kids1 = proc_cpu(server)
-        srv1, _ = proc_cpu(tmux_server)
+        own1, kids1 = _cpu(server)
+        srv1, _ = _cpu(tmux_server)
         wall = time.perf_counter() - wall0
     if busy:
         bench.busy_off()
-    body = structured(box["result"])
+    body = structured("wait_for_text", box["result"])
     return {
         "seconds": round(wall, 2),
         "tmuxmcp_pct": round(100 * (own1 - own0) / wall, 2),
@@ -260,6 +205,13 @@ async def idle_cpu(
         "tmux_server_pct": round(100 * (srv1 - srv0) / wall, 2),
         "polls_per_s": round(body["polls"] / (body["elapsed_ms"] / 1000), 1),
     }
+
+
+def _cpu(pid: int) -> tuple[float, float]:
+    cpu = proc_cpu(pid)
+    if cpu is None:
+        raise SystemExit(f"bench: no /proc/{pid}/stat (CPU is measured on Linux only)")
+    return cpu
 
 
 MODES = (
@@ -277,9 +229,9 @@ def _row(name: str, s: dict[str, float]) -> str:
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    bench = Bench()
     results: dict[str, Any] = {"modes": {}}
-    try:
+    with bench_tmux("tmxw") as tmux:
+        bench = Bench(tmux)
         for mode, hint, watch in MODES:
             async with tmuxmcp(bench, hint) as session:
                 if not bench.pane:
@@ -299,8 +251,6 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     session, bench, args.cpu_seconds, True
                 )
                 results["modes"][mode] = measured
-    finally:
-        bench.close()
     return results
 
 

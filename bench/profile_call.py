@@ -1,7 +1,7 @@
 """Where a tool call's time goes: the same call, peeled one layer at a time.
 
 A companion to ``bench_inspect.py`` (same private tmux, same pane, same
-cases). It runs in one process under trio, with tmuxmcp imported rather than
+cases, from ``benchlib``). It runs in one process under trio, with tmuxmcp imported rather than
 spawned, and times each case at these layers, innermost first:
 
 =============  ==============================================================
@@ -39,8 +39,6 @@ import argparse
 import cProfile
 import os
 import pstats
-import shutil
-import tempfile
 import time
 import warnings
 from collections.abc import Awaitable, Callable, Sequence
@@ -48,7 +46,7 @@ from typing import Any
 
 import msgspec
 import trio
-from bench_inspect import Case, PrivateTmux, bare_call, cases, fill_pane, serve, summary
+from benchlib import Case, PrivateTmux, bare_call, bench_tmux, cases, fill_pane, serve, summary
 from mcp import Client, ClientSession
 
 from tmuxmcp import runtime, server
@@ -219,17 +217,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ns = p.parse_args(argv)
     # In-memory Client warns that ping is legacy-only; this client is legacy.
     warnings.filterwarnings("ignore", message="ping is removed")
-    directory = tempfile.mkdtemp(prefix="tmp", dir="/tmp")
-    tmux = PrivateTmux(directory)
     os.environ.pop("TMUX", None)
     os.environ.pop("TMUX_PANE", None)
-    try:
+    with bench_tmux("tmp") as tmux:
         ids = fill_pane(tmux, ns.lines, 200, 50)
         todo = cases(ids, ns.scrollback)
         results = trio.run(measure, tmux, todo, ns.iterations, ns.cprofile)
-    finally:
-        tmux.kill()
-        shutil.rmtree(directory, ignore_errors=True)
     print(report(results))
     return 0
 
