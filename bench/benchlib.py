@@ -51,7 +51,7 @@ from mcp.client.stdio import stdio_client  # noqa: E402
 from mcp.types import CallToolResult  # noqa: E402
 
 from tests.raw_client import RawClient  # noqa: E402
-from tests.support import DEDICATED, PrivateTmux, temporary_tmux  # noqa: E402
+from tests.support import DEDICATED, PrivateTmux, temporary_tmux, tmux_wrapper  # noqa: E402
 from tmuxmcp.tools import inspect as inspect_tools  # noqa: E402
 
 __all__ = [  # the shared helpers of tests/, offered to the benchmarks, and this module's own
@@ -137,14 +137,12 @@ class SpawnCounter:
 
     def __init__(self, directory: str, binary: str, *, skip_panes: bool = False) -> None:
         self.log = os.path.join(directory, "spawns")
-        self.wrapper = os.path.join(directory, "tmux-count")
         guard = '[ -n "$TMUX_PANE" ] || ' if skip_panes else ""
-        with open(self.wrapper, "w") as f:
-            f.write(
-                f"#!/bin/sh\n{guard}echo x >> {shlex.quote(self.log)}\n"
-                f'exec {shlex.quote(binary)} "$@"\n'
-            )
-        os.chmod(self.wrapper, 0o700)  # owner only, inside the private directory
+        self.wrapper = tmux_wrapper(
+            os.path.join(directory, "tmux-count"),
+            f"{guard}echo x >> {shlex.quote(self.log)}",
+            binary,
+        )
 
     def count(self) -> int:
         """Execs logged so far."""

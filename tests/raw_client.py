@@ -46,6 +46,15 @@ def initialize_params(name: str = "raw") -> dict[str, Any]:
     }
 
 
+def handshake(name: str = "raw", protocol: str = PROTOCOL_VERSION) -> list[dict[str, Any]]:
+    """The messages that open a session: ``initialize`` as request id 1, then ``initialized``."""
+    params = initialize_params(name) | {"protocolVersion": protocol}
+    return [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+
+
 class RawClient:
     """One tmuxmcp server process and a synchronous JSON-RPC client for it."""
 

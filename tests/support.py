@@ -70,6 +70,14 @@ class PrivateTmux:
             raise AssertionError(f"tmux {args} failed: {done.stderr}")
         return done
 
+    def private_home(self, shell: str) -> str:
+        """An empty ``HOME`` inside the directory and ``shell`` as ``SHELL``, for pane shells
+        that must read none of the user's rc files; returns the ``HOME``."""
+        home = os.path.join(self.directory, "home")
+        os.makedirs(home, exist_ok=True)
+        self.env.update(HOME=home, SHELL=shell)
+        return home
+
     def start_foreign_server(self, label: str = DEDICATED) -> None:
         """Start a server *not* created by tmuxmcp, holding one session."""
         self.bare("-f", "/dev/null", "new-session", "-d", "-s", "foreign", label=label)
@@ -201,26 +209,34 @@ def error_text(result: CallToolResult) -> str:
     return " ".join(getattr(block, "text", "") for block in result.content)
 
 
+def tmux_wrapper(path: str, before_exec: str, real: str | None = None) -> str:
+    """Write a ``--tmux`` wrapper script at ``path`` and return ``path``.
+
+    The script runs the shell lines ``before_exec`` (log, count, stall, fail
+    on purpose), then execs ``real`` (default: the tmux on PATH) with its own
+    arguments. It is executable by its owner only.
+    """
+    import shlex
+    import stat
+
+    binary = real or shutil.which("tmux") or "tmux"
+    with open(path, "w") as f:
+        f.write(f'#!/bin/sh\n{before_exec}\nexec {shlex.quote(binary)} "$@"\n')
+    os.chmod(path, stat.S_IRWXU)
+    return path
+
+
 def stalling_tmux(directory: str) -> tuple[str, str, str]:
     """A tmux wrapper for ``--tmux``: logs each call's pid, stalls while a flag file exists.
 
     Returns the wrapper's path, the pid log and the flag path.
     """
-    import stat
-
     log = os.path.join(directory, "calls")
     flag = os.path.join(directory, "stall")
-    path = os.path.join(directory, "logging-tmux")
-    real = subprocess.run(
-        ["sh", "-c", "command -v tmux"], capture_output=True, text=True, check=True
-    ).stdout.strip()
-    with open(path, "w") as f:
-        f.write(
-            f'#!/bin/sh\necho $$ >> "{log}"\n'
-            f'if [ -e "{flag}" ]; then exec sleep 30; fi\n'
-            f'exec "{real}" "$@"\n'
-        )
-    os.chmod(path, stat.S_IRWXU)
+    path = tmux_wrapper(
+        os.path.join(directory, "logging-tmux"),
+        f'echo $$ >> "{log}"\nif [ -e "{flag}" ]; then exec sleep 30; fi',
+    )
     return path, log, flag
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.raw_client import raw_exchange
+from tests.raw_client import handshake, raw_exchange
 from tests.support import PrivateTmux
 from tmuxmcp.capability.manifest import definition_manifest
 from tmuxmcp.definition import DEFINITION, RESOURCES
@@ -169,20 +169,7 @@ def test_serve_skips_the_sdk_client_and_high_level_server(private_tmux: PrivateT
     replies, stderr = raw_exchange(
         env,
         ["serve"],
-        [
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-11-25",
-                    "capabilities": {},
-                    "clientInfo": {"name": "test", "version": "0"},
-                },
-            },
-            {"jsonrpc": "2.0", "method": "notifications/initialized"},
-            {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-        ],
+        [*handshake("test", "2025-11-25"), {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}],
     )
     assert {t["name"] for t in replies[2]["result"]["tools"]} >= {"list_panes", "capture_pane"}
     imported = {

@@ -125,10 +125,7 @@ EXAMPLES = parse_examples(PAGE.read_text(encoding="utf-8"))
 def fresh_tmux() -> Iterator[PrivateTmux]:
     """A private tmux directory and an empty HOME, so pane shells read no rc files."""
     with temporary_tmux("tmxdoc") as tmux:
-        home = os.path.join(tmux.directory, "home")
-        os.mkdir(home)
-        tmux.env["HOME"] = home
-        tmux.env["SHELL"] = shutil.which("bash") or "/bin/sh"
+        tmux.private_home(shutil.which("bash") or "/bin/sh")
         yield tmux
 
 

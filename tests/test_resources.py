@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from mcp.shared.exceptions import MCPError
 
-from tests.raw_client import raw_exchange
+from tests.raw_client import handshake, raw_exchange
 from tests.support import PrivateTmux, serve
 from tmuxmcp.capability.describe import describe
 from tmuxmcp.capability.encode import encode_arguments
@@ -130,16 +130,7 @@ def _raw_resources(tmux: PrivateTmux, *args: str) -> dict[int, dict[str, Any]]:
         tmux.env,
         args,
         [
-            request(
-                1,
-                "initialize",
-                {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "raw", "version": "0"},
-                },
-            ),
-            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            *handshake(),
             request(2, "resources/list", {}),
             request(3, "resources/templates/list", {}),
             request(4, "resources/read", {"uri": "tmux://pane/0"}),

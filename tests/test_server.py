@@ -10,7 +10,7 @@ import pytest
 import trio
 from mcp.shared.exceptions import MCPError
 
-from tests.raw_client import raw_exchange
+from tests.raw_client import handshake, raw_exchange
 from tests.support import (
     PrivateTmux,
     error_text,
@@ -262,17 +262,7 @@ async def test_a_cancelled_call_kills_its_tmux_child(private_tmux: PrivateTmux) 
 def test_unknown_tools_and_invalid_unicode_over_raw_json_rpc(private_tmux: PrivateTmux) -> None:
     """Wire level: hidden tools get -32602; lone surrogates get an isError result."""
     lines: list[dict[str, Any]] = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "raw", "version": "0"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        *handshake(),
         {
             "jsonrpc": "2.0",
             "id": 2,

@@ -23,7 +23,8 @@ from typing import Any
 
 import pytest
 
-from tests.support import PrivateTmux, logged_pids, stalling_tmux
+from tests.raw_client import RawClient, handshake
+from tests.support import PrivateTmux, logged_pids, stalling_tmux, tmux_wrapper
 
 
 def _alive(pid: int) -> bool:
@@ -40,11 +41,7 @@ def _line(message: dict[str, Any]) -> bytes:
     return json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n"
 
 
-_INIT = _line(
-    {"id": 1, "method": "initialize",
-     "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                "clientInfo": {"name": "raw", "version": "0"}}}
-) + _line({"method": "notifications/initialized"})  # fmt: skip
+_INIT = b"".join(_line(message) for message in handshake())
 
 
 def _read_reply(fd: int, wanted: int, seconds: float = 30) -> dict[str, Any]:
@@ -84,22 +81,12 @@ def test_a_signal_ends_serving_cleanly(
     private_tmux: PrivateTmux, signum: signal.Signals, status: int
 ) -> None:
     private_tmux.start_foreign_server()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tmuxmcp"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=private_tmux.env,
-    )
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    with proc:
-        proc.stdin.write(_INIT + _line({"id": 2, "method": "ping"}))
-        proc.stdin.flush()
-        assert _read_reply(proc.stdout.fileno(), 2)["result"] == {}
+    with RawClient(private_tmux.env) as client:
+        assert client.request("ping", {})["result"] == {}
         assert "@tmuxmcp_" in _gate_options(private_tmux)
-        proc.send_signal(signum)
-        assert _wait_exit(proc) == status
-        stderr = proc.stderr.read().decode()
+        client.proc.send_signal(signum)
+        assert _wait_exit(client.proc) == status
+    stderr = client.stderr()
     assert "Traceback" not in stderr
     assert "stdin/stdout" not in stderr, "stdin is a pipe: no banner"
     assert "@tmuxmcp_" not in _gate_options(private_tmux)
@@ -167,25 +154,15 @@ def test_on_a_terminal_ctrl_d_exits_0(private_tmux: PrivateTmux) -> None:
 
 def test_sigint_then_sigterm_as_claude_code_stops_servers(private_tmux: PrivateTmux) -> None:
     """SIGINT, then SIGTERM 100 ms later: a clean exit with SIGINT's status."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tmuxmcp"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=private_tmux.env,
-    )
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    with proc:
-        proc.stdin.write(_INIT + _line({"id": 2, "method": "ping"}))
-        proc.stdin.flush()
-        _read_reply(proc.stdout.fileno(), 2)
-        proc.send_signal(signal.SIGINT)
+    with RawClient(private_tmux.env) as client:
+        client.request("ping", {})
+        client.proc.send_signal(signal.SIGINT)
         with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(timeout=0.1)
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-        assert _wait_exit(proc) == 130
-        stderr = proc.stderr.read().decode()
+            client.proc.wait(timeout=0.1)
+        if client.proc.poll() is None:
+            client.proc.send_signal(signal.SIGTERM)
+        assert _wait_exit(client.proc) == 130
+    stderr = client.stderr()
     assert "Traceback" not in stderr
     assert "@tmuxmcp_" not in _gate_options(private_tmux)
 
@@ -193,57 +170,45 @@ def test_sigint_then_sigterm_as_claude_code_stops_servers(private_tmux: PrivateT
 def test_stdin_closed_during_a_call_exits_0_leaving_no_child(private_tmux: PrivateTmux) -> None:
     private_tmux.start_foreign_server()
     wrapper, log, flag = stalling_tmux(private_tmux.directory)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tmuxmcp", "--tmux", wrapper, "--timeout", "30"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=private_tmux.env,
-    )
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    with proc:
-        proc.stdin.write(_INIT + _line({"id": 2, "method": "ping"}))
-        proc.stdin.flush()
-        _read_reply(proc.stdout.fileno(), 2)
+    with RawClient(private_tmux.env, "--tmux", wrapper, "--timeout", "30") as client:
+        client.request("ping", {})
         before = len(logged_pids(log))
         open(flag, "w").close()  # the next tmux call stalls
         call = {"name": "list_sessions", "arguments": {}}
-        proc.stdin.write(_line({"id": 3, "method": "tools/call", "params": call}))
-        proc.stdin.flush()
+        client.send({"jsonrpc": "2.0", "id": 1000, "method": "tools/call", "params": call})
         deadline = time.monotonic() + 10
         while len(logged_pids(log)) == before and time.monotonic() < deadline:
             time.sleep(0.02)
         assert len(logged_pids(log)) > before, "the call reached tmux"
-        proc.stdin.close()
-        assert _wait_exit(proc, 5) == 0
-        stderr = proc.stderr.read().decode()
+        assert client.proc.stdin is not None
+        client.proc.stdin.close()
+        assert _wait_exit(client.proc, 5) == 0
+    stderr = client.stderr()
     os.unlink(flag)
     assert "Traceback" not in stderr
     assert not [pid for pid in logged_pids(log) if _alive(pid)]
 
 
-def test_a_failed_start_kills_the_server_it_started(private_tmux: PrivateTmux) -> None:
-    """tmuxmcp started the server, then failed to bind: that server must not outlive it."""
-    real = subprocess.run(
-        ["sh", "-c", "command -v tmux"], capture_output=True, text=True, check=True
-    ).stdout.strip()
-    wrapper = os.path.join(private_tmux.directory, "unbindable-tmux")
-    with open(wrapper, "w") as f:
+def _start_unbindable(tmux: PrivateTmux) -> subprocess.CompletedProcess[bytes]:
+    """tmuxmcp on a tmux whose binding step fails: its stdin at EOF, run to its exit."""
+    wrapper = tmux_wrapper(
+        os.path.join(tmux.directory, "unbindable-tmux"),
         # Binding reads the gate option back with show-options; fail exactly that.
-        f.write(
-            "#!/bin/sh\n"
-            'case "$*" in *show-options*) echo "no" >&2; exit 1;; esac\n'
-            f'exec "{real}" "$@"\n'
-        )
-    os.chmod(wrapper, 0o700)
-    done = subprocess.run(
+        'case "$*" in *show-options*) echo "no" >&2; exit 1;; esac',
+    )
+    return subprocess.run(
         [sys.executable, "-m", "tmuxmcp", "--tmux", wrapper],
         input=b"",
         capture_output=True,
-        env=private_tmux.env,
+        env=tmux.env,
         timeout=60,
         check=False,
     )
+
+
+def test_a_failed_start_kills_the_server_it_started(private_tmux: PrivateTmux) -> None:
+    """tmuxmcp started the server, then failed to bind: that server must not outlive it."""
+    done = _start_unbindable(private_tmux)
     assert done.returncode == 1, done.stderr
     assert b"Traceback" not in done.stderr
     probe = private_tmux.bare("list-sessions", check=False)
@@ -253,24 +218,6 @@ def test_a_failed_start_kills_the_server_it_started(private_tmux: PrivateTmux) -
 
 def test_a_failed_start_leaves_a_found_server_alone(private_tmux: PrivateTmux) -> None:
     private_tmux.start_foreign_server()
-    real = subprocess.run(
-        ["sh", "-c", "command -v tmux"], capture_output=True, text=True, check=True
-    ).stdout.strip()
-    wrapper = os.path.join(private_tmux.directory, "unbindable-tmux")
-    with open(wrapper, "w") as f:
-        f.write(
-            "#!/bin/sh\n"
-            'case "$*" in *show-options*) echo "no" >&2; exit 1;; esac\n'
-            f'exec "{real}" "$@"\n'
-        )
-    os.chmod(wrapper, 0o700)
-    done = subprocess.run(
-        [sys.executable, "-m", "tmuxmcp", "--tmux", wrapper],
-        input=b"",
-        capture_output=True,
-        env=private_tmux.env,
-        timeout=60,
-        check=False,
-    )
+    done = _start_unbindable(private_tmux)
     assert done.returncode == 1
     assert "foreign" in private_tmux.bare("list-sessions").stdout

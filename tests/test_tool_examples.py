@@ -184,11 +184,8 @@ def render(runs: list[tuple[str, dict[str, Any], dict[str, Any]]], version: str)
 @pytest.fixture
 def fresh_tmux() -> Iterator[PrivateTmux]:
     with temporary_tmux("tmxex") as tmux:
-        home = os.path.join(tmux.directory, "home")
-        os.mkdir(home)
-        tmux.env["HOME"] = home
         # dash reads no rc files and its prompt names no host or directory.
-        tmux.env["SHELL"] = shutil.which("dash") or "/bin/sh"
+        tmux.private_home(shutil.which("dash") or "/bin/sh")
         tmux.env.pop("ENV", None)
         yield tmux
 

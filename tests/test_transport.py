@@ -25,6 +25,7 @@ import trio
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.raw_client import handshake
 from tests.support import PrivateTmux
 from tmuxmcp.transport import StreamLines, StreamWriter
 from tmuxmcp.wire import Oversized, Splitter, split_lines
@@ -237,10 +238,7 @@ def test_files_take_the_threaded_path(tmp_path: Any) -> None:
 
 def test_the_server_answers_over_a_socketpair(private_tmux: PrivateTmux) -> None:
     messages: list[dict[str, Any]] = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                    "clientInfo": {"name": "t", "version": "1"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        *handshake("t"),
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
          "params": {"name": "list_sessions", "arguments": {}}},
     ]  # fmt: skip

@@ -21,6 +21,7 @@ import mcp_types as types
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.raw_client import handshake
 from tests.support import PrivateTmux
 from tmuxmcp.wire import (
     ALTERED_META,
@@ -170,14 +171,6 @@ def test_any_bytes_are_a_message_an_error_or_blank(line: bytes) -> None:
 # ------------------------------------------------------------------ over the wire
 
 
-def _initialize() -> bytes:
-    return json.dumps(
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                    "clientInfo": {"name": "raw", "version": "0"}}}
-    ).encode()  # fmt: skip
-
-
 def _feed(proc: subprocess.Popen[bytes], data: bytes) -> None:
     assert proc.stdin is not None
     with contextlib.suppress(OSError):
@@ -208,8 +201,7 @@ def test_every_hostile_line_is_answered_and_the_server_keeps_serving(
         b'"arguments":{"x":"' + b"a" * (MAX_LINE_BYTES + 1) + b'"}}}'
     )
     lines = [
-        _initialize(),
-        b'{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        *(json.dumps(message).encode() for message in handshake()),
         _nested(950),
         b"not json",
         b'{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"list_sessions","arguments":{"x":"\xff"}}}',

@@ -8,21 +8,14 @@ argv, and each ``capture-pane`` it saw must span at most ``max_lines`` plus
 from __future__ import annotations
 
 import os
-import subprocess
 
-from tests.support import PrivateTmux, serve, structured
+from tests.support import PrivateTmux, serve, structured, tmux_wrapper
 from tmuxmcp.tools.inspect import DEFAULT_CAPTURE_LINES, WINDOW_MARGIN
 
 
 def _argv_logging_tmux(directory: str) -> tuple[str, str]:
-    real = subprocess.run(
-        ["sh", "-c", "command -v tmux"], capture_output=True, text=True, check=True
-    ).stdout.strip()
     log = os.path.join(directory, "argv")
-    path = os.path.join(directory, "argv-tmux")
-    with open(path, "w") as f:
-        f.write(f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{log}"\nexec "{real}" "$@"\n')
-    os.chmod(path, 0o700)
+    path = tmux_wrapper(os.path.join(directory, "argv-tmux"), f'printf "%s\\n" "$*" >> "{log}"')
     return path, log
 
 

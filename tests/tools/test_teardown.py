@@ -13,6 +13,7 @@ from mcp import ClientSession
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
+from tests.raw_client import handshake
 from tests.support import PrivateTmux, error_text, serve, server_params, structured
 
 
@@ -167,19 +168,7 @@ async def _check_guard(private_tmux: PrivateTmux) -> None:
     other = private_tmux.new_session("other")
     inbox = os.path.join(private_tmux.directory, "in")
     outbox = os.path.join(private_tmux.directory, "out")
-    requests: list[dict[str, Any]] = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "fifo", "version": "0"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-    ]
+    requests: list[dict[str, Any]] = handshake("fifo")
     calls = [
         ("respawn_pane", {"pane_id": own_pane}),
         ("kill_pane", {"pane_id": own_pane}),
