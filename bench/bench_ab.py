@@ -41,6 +41,7 @@ from benchlib import (
     cases,
     fill_pane,
     loadavg,
+    rotated,
     serve,
     structured,
 )
@@ -70,8 +71,7 @@ async def latency(
                     structured(case.row, await session.call_tool(case.tool, case.arguments))
             times: dict[str, list[float]] = {side: [] for side in sides}
             for i in range(iterations):
-                shift = i % len(sides)
-                for side in sides[shift:] + sides[:shift]:
+                for side in rotated(sides, i):
                     start = time.perf_counter()
                     if side == "bare":
                         bare_call(tmux, argv)
@@ -83,9 +83,7 @@ async def latency(
             out[case.row] = times
         pings: dict[str, list[float]] = {name: [] for name in trees}
         for i in range(iterations):
-            names = list(trees)
-            shift = i % len(names)
-            for name in names[shift:] + names[:shift]:
+            for name in rotated(list(trees), i):
                 start = time.perf_counter()
                 await sessions[name].send_ping()
                 pings[name].append(time.perf_counter() - start)
@@ -98,9 +96,7 @@ async def cold(tmux: PrivateTmux, trees: dict[str, str], runs: int) -> dict[str,
     start_s: dict[str, list[float]] = {name: [] for name in trees}
     stop_s: dict[str, list[float]] = {name: [] for name in trees}
     for i in range(runs):
-        names = list(trees)
-        shift = i % len(names)
-        for name in names[shift:] + names[:shift]:
+        for name in rotated(list(trees), i):
             start = time.perf_counter()
             async with serve(tmux.env, tree=trees[name]):
                 start_s[name].append(time.perf_counter() - start)

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import os
 import platform
 import subprocess
@@ -66,6 +65,7 @@ from benchlib import (
     server_pid,
     structured,
     summary,
+    write_json,
 )
 from mcp import ClientSession
 from mcp.client.stdio import stdio_client
@@ -414,11 +414,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with bench_tmux("tmb") as tmux:
         result = trio.run(run, tmux, ns)
     print(table(result))
-    os.makedirs(os.path.dirname(os.path.abspath(ns.json)), exist_ok=True)
-    with open(ns.json, "w") as f:
-        json.dump(result, f, indent=2)
-        f.write("\n")
-    print(f"\nJSON written to {ns.json}")
+    write_json(ns.json, result)
     return 0
 
 

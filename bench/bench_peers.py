@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 import trio
-from benchlib import DEDICATED, PrivateTmux, bench_tmux, fill_pane, loadavg, summary
+from benchlib import DEDICATED, PrivateTmux, bench_tmux, fill_pane, loadavg, summary, write_json
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import CallToolResult
@@ -388,11 +388,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"- {name} {version}")
     print()
     print(table(result))
-    os.makedirs(os.path.dirname(os.path.abspath(ns.json)), exist_ok=True)
-    with open(ns.json, "w") as f:
-        json.dump(result, f, indent=2)
-        f.write("\n")
-    print(f"\nJSON written to {ns.json}")
+    write_json(ns.json, result)
     return 0
 
 

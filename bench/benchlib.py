@@ -31,6 +31,7 @@ pane full of output they read (``fill_pane``).
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import statistics
@@ -69,12 +70,14 @@ __all__ = [  # the shared helpers of tests/, offered to the benchmarks, and this
     "loadavg",
     "p90",
     "proc_cpu",
+    "rotated",
     "serve",
     "server_params",
     "server_pid",
     "server_pids",
     "structured",
     "summary",
+    "write_json",
 ]
 
 FILLER = "lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod"
@@ -219,6 +222,21 @@ def summary(seconds: Sequence[float], suffix: str = "_ms") -> dict[str, float]:
         f"min{suffix}": ms[0],
         f"max{suffix}": ms[-1],
     }
+
+
+def rotated(names: Sequence[str], iteration: int) -> list[str]:
+    """``names`` rotated by ``iteration``: each goes first equally often, so load hits all alike."""
+    shift = iteration % len(names)
+    return [*names[shift:], *names[:shift]]
+
+
+def write_json(path: str, result: dict[str, Any]) -> None:
+    """Write ``result`` as indented JSON to ``path`` (making its directory) and say where."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(result, f, indent=2)
+        f.write("\n")
+    print(f"\nJSON written to {path}")
 
 
 def loadavg() -> str:

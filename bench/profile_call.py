@@ -46,7 +46,17 @@ from typing import Any
 
 import msgspec
 import trio
-from benchlib import Case, PrivateTmux, bare_call, bench_tmux, cases, fill_pane, serve, summary
+from benchlib import (
+    Case,
+    PrivateTmux,
+    bare_call,
+    bench_tmux,
+    cases,
+    fill_pane,
+    rotated,
+    serve,
+    summary,
+)
 from mcp import Client, ClientSession
 
 from tmuxmcp import runtime, server
@@ -168,8 +178,7 @@ async def round_robin(timed: dict[str, Timed], iterations: int) -> dict[str, dic
         for _ in range(5):
             await timed[name]()
     for i in range(iterations):
-        shift = i % len(names)
-        for name in names[shift:] + names[:shift]:
+        for name in rotated(names, i):
             start = time.perf_counter()
             await timed[name]()
             samples[name].append(time.perf_counter() - start)
