@@ -14,8 +14,6 @@ from typing import Any, NamedTuple
 from fuzz.cases import Case
 from fuzz.harness import Outcome
 
-# -- known bugs in tmuxmcp code outside fuzz/ ------------------------------------------
-
 
 class KnownBug(NamedTuple):
     """A failure found by this suite, pinned in test_fixed_bugs.py (xfail) until fixed.

@@ -13,8 +13,6 @@ import ctypes.util
 import re
 from collections.abc import Callable
 
-# -- independent oracles ---------------------------------------------------------
-
 
 def _libc_wcwidth() -> Callable[[str], int]:
     libc = ctypes.CDLL(ctypes.util.find_library("c"))

@@ -15,11 +15,7 @@ import msgspec
 from msgspec import inspect as mi
 
 from fuzz.cases import Case
-from fuzz.oracles import (
-    PREFIX,
-)
-
-# -- reading the declared schema -----------------------------------------------------
+from fuzz.oracles import PREFIX
 
 
 def field_type(case: Case) -> mi.Type:

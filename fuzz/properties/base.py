@@ -15,8 +15,6 @@ from hypothesis import strategies as st
 from fuzz.cases import Case
 from fuzz.harness import Harness, Outcome
 
-# -- the properties --------------------------------------------------------------
-
 
 class Property:
     """A property of one (sink, encoding) class of parameters."""

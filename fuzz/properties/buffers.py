@@ -13,13 +13,9 @@ from hypothesis import strategies as st
 from fuzz.calls import arguments
 from fuzz.cases import Case
 from fuzz.harness import REFUSED, Harness, escape_argv
-from fuzz.oracles import (
-    is_text,
-)
+from fuzz.oracles import is_text
 from fuzz.properties.base import Property
-from fuzz.strategies import (
-    hostile_text,
-)
+from fuzz.strategies import hostile_text
 
 
 class BufferName(Property):

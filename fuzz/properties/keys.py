@@ -14,18 +14,10 @@ from hypothesis import strategies as st
 from fuzz.calls import arguments
 from fuzz.cases import Case
 from fuzz.harness import Harness
-from fuzz.oracles import (
-    is_control,
-    is_text,
-)
+from fuzz.oracles import is_control, is_text
 from fuzz.properties.base import Property
 from fuzz.schema import members
-from fuzz.strategies import (
-    dangerous_text,
-    hostile_text,
-    huge_text,
-    json_scalars,
-)
+from fuzz.strategies import dangerous_text, hostile_text, huge_text, json_scalars
 
 MARK = "FUZZ-END-MARK"
 NOT_KEYS = ["enter", "C-", "0x41", "Enter;", "C-c ", "Home\n", "^C", "M-A", "F13", "C-M-x"]

@@ -17,18 +17,9 @@ from fuzz.calls import arguments
 from fuzz.cases import Case
 from fuzz.harness import Harness
 from fuzz.known_bugs import known_bug
-from fuzz.oracles import (
-    NAME_KINDS,
-    NAME_VARIABLES,
-    is_text,
-    name_accepted,
-)
+from fuzz.oracles import NAME_KINDS, NAME_VARIABLES, is_text, name_accepted
 from fuzz.properties.base import Property
-from fuzz.strategies import (
-    SENTINEL,
-    dangerous_text,
-    hostile_text,
-)
+from fuzz.strategies import SENTINEL, dangerous_text, hostile_text
 
 
 class NameRoundTrip(Property):

@@ -15,17 +15,9 @@ from hypothesis import strategies as st
 from fuzz.calls import arguments
 from fuzz.cases import Case
 from fuzz.harness import Harness
-from fuzz.oracles import (
-    is_control,
-)
+from fuzz.oracles import is_control
 from fuzz.properties.base import Property
-from fuzz.strategies import (
-    CONTROL,
-    DANGEROUS,
-    LONE_SURROGATES,
-    TOKENS,
-    dangerous_text,
-)
+from fuzz.strategies import CONTROL, DANGEROUS, LONE_SURROGATES, TOKENS, dangerous_text
 
 _SHELL_SAFE = [c for c in DANGEROUS if c != "\n"] + list("abcXYZ019 é☺日")
 _SHELL_TOKENS = [t for t in TOKENS if not any(is_control(c) for c in t)]

@@ -15,16 +15,10 @@ from fuzz.calls import arguments
 from fuzz.cases import Case
 from fuzz.harness import Harness, placeholder_ids
 from fuzz.known_bugs import known_bug, tolerated
-from fuzz.oracles import (
-    PREFIX,
-    canonical_id,
-)
+from fuzz.oracles import PREFIX, canonical_id
 from fuzz.properties.base import Property, schema_refusal_names
 from fuzz.schema import id_kind
-from fuzz.strategies import (
-    hostile_text,
-    id_like,
-)
+from fuzz.strategies import hostile_text, id_like
 
 ALL_IDS = "#{session_id} #{window_id} #{pane_id}"
 

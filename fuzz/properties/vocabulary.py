@@ -18,11 +18,7 @@ from fuzz.cases import Case
 from fuzz.harness import Harness
 from fuzz.properties.base import Property, schema_refusal_names
 from fuzz.schema import bounds, field_type, members, nullable, schema_accepts
-from fuzz.strategies import (
-    SENTINEL,
-    hostile_text,
-    json_scalars,
-)
+from fuzz.strategies import SENTINEL, hostile_text, json_scalars
 
 
 class ClosedVocabulary(Property):
