@@ -130,19 +130,21 @@ class RawClient:
             if message.get("id") == wanted:
                 return message
 
-    def replies(self, wanted: set[Any], timeout: float = 30.0) -> dict[Any, dict[str, Any]]:
-        """Replies by id until every id in ``wanted`` has one, the deadline passes or
-        the server closes its output; messages without an id are skipped."""
-        found: dict[Any, dict[str, Any]] = {}
+    def messages(self, wanted: set[Any], timeout: float = 30.0) -> list[dict[str, Any]]:
+        """Every message, in order, until each id in ``wanted`` has a reply, the deadline
+        passes or the server closes its output."""
+        found: list[dict[str, Any]] = []
         deadline = time.monotonic() + timeout
         # A deadline or a closed output ends the wait: what arrived is the
         # answer, and the caller checks it.
         with contextlib.suppress(AssertionError):
-            while not wanted <= set(found):
-                message: dict[str, Any] = json.loads(self._line(deadline))
-                if "id" in message:
-                    found[message["id"]] = message
+            while not wanted <= {message.get("id") for message in found if "id" in message}:
+                found.append(json.loads(self._line(deadline)))
         return found
+
+    def replies(self, wanted: set[Any], timeout: float = 30.0) -> dict[Any, dict[str, Any]]:
+        """``messages`` by id; those without an id (notifications) are left out."""
+        return {m["id"]: m for m in self.messages(wanted, timeout) if "id" in m}
 
     # -- calls -----------------------------------------------------------------------
 

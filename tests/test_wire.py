@@ -10,18 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import json
-import selectors
-import subprocess
-import sys
 import threading
-import time
 from typing import Any
 
 import mcp_types as types
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.raw_client import handshake
+from tests.raw_client import RawClient, handshake
 from tests.support import PrivateTmux
 from tmuxmcp.wire import (
     ALTERED_META,
@@ -171,26 +167,9 @@ def test_any_bytes_are_a_message_an_error_or_blank(line: bytes) -> None:
 # ------------------------------------------------------------------ over the wire
 
 
-def _feed(proc: subprocess.Popen[bytes], data: bytes) -> None:
-    assert proc.stdin is not None
+def _feed(client: RawClient, data: bytes) -> None:
     with contextlib.suppress(OSError):
-        proc.stdin.write(data)
-        proc.stdin.flush()
-
-
-def _replies(proc: subprocess.Popen[bytes], wanted: set[Any], seconds: float) -> list[Any]:
-    assert proc.stdout is not None
-    selector = selectors.DefaultSelector()
-    selector.register(proc.stdout, selectors.EVENT_READ)
-    got: list[Any] = []
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline and not wanted <= {r.get("id") for r in got}:
-        if selector.select(timeout=0.1):
-            line = proc.stdout.readline()
-            if not line:
-                break
-            got.append(json.loads(line))
-    return got
+        client.send_line(data)
 
 
 def test_every_hostile_line_is_answered_and_the_server_keeps_serving(
@@ -211,28 +190,15 @@ def test_every_hostile_line_is_answered_and_the_server_keeps_serving(
         b"",
         b'{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"list_sessions","arguments":{}}}',
     ]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tmuxmcp"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=private_tmux.env,
-    )
-    assert proc.stdin is not None and proc.stderr is not None
-    with proc:
-        try:
-            # Written by a thread: a server that stopped reading must fail
-            # the test, not block it.
-            feeder = threading.Thread(target=_feed, args=(proc, b"\n".join(lines) + b"\n"))
-            feeder.start()
-            got = _replies(proc, {1, 2, 4, 5, 6, 7, 8}, 30)
-            feeder.join(timeout=10)
-            proc.stdin.close()
-            assert proc.wait(timeout=10) == 0
-            stderr = proc.stderr.read().decode()
-        finally:
-            if proc.poll() is None:
-                proc.kill()
+    with RawClient(private_tmux.env, initialize=False) as client:
+        # Written by a thread: a server that stopped reading must fail the
+        # test, not block it.
+        feeder = threading.Thread(target=_feed, args=(client, b"\n".join(lines)))
+        feeder.start()
+        got = client.messages({1, 2, 4, 5, 6, 7, 8}, 30)
+        feeder.join(timeout=10)
+        assert client.close() == 0
+    stderr = client.stderr()
     by_id = {r["id"]: r for r in got if r.get("id") is not None}
     assert by_id[2]["error"]["code"] == types.INVALID_REQUEST
     assert [r["error"]["code"] for r in got if r.get("id") is None] == [types.PARSE_ERROR]
