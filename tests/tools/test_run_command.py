@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +18,8 @@ import trio
 from mcp import ClientSession
 
 from tests.support import PrivateTmux, error_text, serve, structured
+from tmuxmcp.errors import PaneNotReady
+from tmuxmcp.tools import readiness
 
 SHELLS = {
     "sh": ("sh",),
@@ -383,3 +386,65 @@ async def test_a_cleared_screen_says_why_the_start_is_gone(private_tmux: Private
         lines = done["output"].split("\n")
         assert "cleared" in lines[0] and lines[-1] == "after"
         assert "before" not in done["output"]
+
+
+# -- readiness from /proc, with a fake /proc (pure) --------------------------------------
+
+
+def _fake_proc(root: str, entries: dict[int, tuple[str, str] | None]) -> Path:
+    """A /proc with ``stat`` lines (and ``exe`` links) for pure readiness checks."""
+    proc = Path(root)
+    (proc / "self").mkdir()
+    (proc / "self" / "stat").write_text("1 (python) R 0 1 1 0 -1 0\n")
+    for pid, entry in entries.items():
+        if entry is None:
+            continue
+        stat, exe = entry
+        (proc / str(pid)).mkdir()
+        (proc / str(pid) / "stat").write_text(stat)
+        if exe:
+            os.symlink(exe, proc / str(pid) / "exe")
+            (proc / str(pid) / "cmdline").write_bytes(b"sh\0")
+            (proc / str(pid) / "status").write_text(f"Name: sh\nUid:\t{os.getuid()}\t0\t0\t0\n")
+    return proc
+
+
+def _state(pid: int) -> readiness.PaneState:
+    return readiness.PaneState(
+        pane_id="%1",
+        pid=pid,
+        command="sh",
+        in_mode=False,
+        alternate=False,
+        dead=False,
+        cursor_x=2,
+        cursor_y=0,
+    )
+
+
+@pytest.mark.parametrize("leader", ["gone", "zombie"])
+def test_a_job_that_just_ended_is_waited_for_not_refused(tmp_path: Any, leader: str) -> None:
+    """The terminal's foreground group still names a job's exited leader for a moment
+    after the job ends: a transient state, retried like a busy shell. It was refused at
+    once ("cannot see which process"), which the benchmark hit after a `( ... &)`."""
+    job = None if leader == "gone" else ("200 (sleep) Z 100 200 100 34816 200 0\n", "")
+    proc = _fake_proc(
+        str(tmp_path), {100: ("100 (sh) S 1 100 100 34816 200 0\n", "/bin/sh"), 200: job}
+    )
+    with pytest.raises(readiness.ShellBusy, match="has just exited"):
+        readiness.check("%1", _state(100), ["$ "], proc=proc)
+
+
+def test_an_unreadable_foreground_is_still_refused(tmp_path: Any) -> None:
+    """A foreground process that exists but cannot be read (another user's) is no job
+    that just ended: refused, not waited for."""
+    proc = _fake_proc(
+        str(tmp_path),
+        {
+            100: ("100 (sh) S 1 100 100 34816 200 0\n", "/bin/sh"),
+            200: ("200 (sudo) S 100 200 100 34816 200 0\n", ""),
+        },
+    )
+    with pytest.raises(PaneNotReady, match="cannot see") as refused:
+        readiness.check("%1", _state(100), ["$ "], proc=proc)
+    assert not isinstance(refused.value, readiness.ShellBusy)

@@ -53,6 +53,11 @@ class ShellBusy(PaneNotReady):
     """You get this when the pane's shell is running (not yet back at its prompt)."""
 
 
+class JobJustEnded(ShellBusy):
+    """You get this when the terminal's foreground job has exited and the shell has not
+    yet taken the terminal back (a moment after any command that ran as a job)."""
+
+
 class ProgramInForeground(PaneNotReady):
     """You get this when another program, not the shell, has the pane's terminal."""
 
@@ -129,6 +134,28 @@ def foreground_of(pane_pid: int, proc: Path = PROC) -> Foreground | None:
     return Foreground(
         pid=tpgid, program=exe.removesuffix(" (deleted)"), argv=argv, uid=uid, state=fields[0]
     )
+
+
+def leader_exited(pane_pid: int, proc: Path = PROC) -> bool:
+    """True when the terminal's foreground group names a process that is gone or a zombie.
+
+    A job's leader that has just exited leaves the terminal's foreground group
+    pointing at it until the shell reaps it and takes the terminal back: a
+    transient state, unlike a process tmuxmcp may not read (another user's).
+    """
+    try:
+        tpgid = int(_stat_fields((proc / str(pane_pid) / "stat").read_text())[5])
+    except (OSError, ValueError, IndexError):
+        return False  # the pane's own process is gone or unreadable: not this case
+    if tpgid <= 0:
+        return False
+    try:
+        state = _stat_fields((proc / str(tpgid) / "stat").read_text())[0]
+    except FileNotFoundError:
+        return True
+    except (OSError, ValueError, IndexError):
+        return False
+    return state in ("Z", "X")
 
 
 def interactive_arguments(argv: tuple[str, ...]) -> bool:
@@ -232,15 +259,26 @@ def check(pane: str, state: PaneState, screen: list[str], *, proc: Path = PROC) 
     """Raise ``PaneNotReady`` unless ``pane``'s shell is waiting at its prompt."""
     refuse_state(pane, state)
     if proc_available(proc):
-        fg = foreground_of(state.pid, proc)
-        refuse_foreground(pane, state.pid, fg, os.getuid())
-        assert fg is not None
-        shell = Shell(fg.pid, fg.program.lstrip("-"))
+        shell = check_process(pane, state.pid, proc=proc)
     else:
         refuse_by_name(pane, state)
         shell = Shell(None, os.path.basename(state.command).lstrip("-"))
     refuse_continuation(pane, state, screen)
     return shell
+
+
+def check_process(pane: str, pane_pid: int, *, proc: Path = PROC) -> Shell:
+    """Rule 2 alone, from /proc: raise ``PaneNotReady`` unless ``pane_pid``'s terminal
+    has a shell of this user waiting at its prompt in the foreground."""
+    fg = foreground_of(pane_pid, proc)
+    if fg is None and leader_exited(pane_pid, proc):
+        raise JobJustEnded(
+            f"pane {pane}: the job in the foreground of its terminal has just exited and "
+            "the shell has not taken the terminal back yet; retry, or send_keys C-c"
+        )
+    refuse_foreground(pane, pane_pid, fg, os.getuid())
+    assert fg is not None
+    return Shell(fg.pid, fg.program.lstrip("-"))
 
 
 def still_waiting_at_prompt(pane_pid: int, shell_pid: int | None, proc: Path = PROC) -> bool:
