@@ -19,7 +19,7 @@ from mcp import ClientSession
 
 from tests.support import PrivateTmux, error_text, serve, structured
 from tmuxmcp.errors import PaneNotReady
-from tmuxmcp.tools import readiness
+from tmuxmcp.tools import readiness, run_state, runs
 
 SHELLS = {
     "sh": ("sh",),
@@ -293,7 +293,7 @@ async def test_two_tmuxmcp_processes_never_type_into_one_pane_at_once(
 
 
 async def test_no_files_are_left_behind(private_tmux: PrivateTmux) -> None:
-    tmp = tempfile.gettempdir()
+    tmp = run_state.directory_base() or tempfile.gettempdir()
     before = {name for name in os.listdir(tmp) if name.startswith("tmuxmcp-")}
     async with serve(private_tmux) as session:
         pane = private_tmux.new_session("files")["pane_id"]
@@ -448,3 +448,29 @@ def test_an_unreadable_foreground_is_still_refused(tmp_path: Any) -> None:
     with pytest.raises(PaneNotReady, match="cannot see") as refused:
         readiness.check("%1", _state(100), ["$ "], proc=proc)
     assert not isinstance(refused.value, readiness.ShellBusy)
+
+
+# -- the Python side of a call: files and the typed-line search ---------------------------
+
+
+def test_the_typed_line_is_found_across_joined_lines_first_copy_first() -> None:
+    """The typed line may be split over several joined lines by a line editor; the
+    first copy is the typed one (a later copy is output). Linear now, same answer."""
+    typed = " : 'echo hi'; . /tmp/tmuxmcp-x/r1\n"
+    lines = ["old output", "$  : 'echo", " hi'; . /tmp/tmux", "mcp-x/r1", typed.strip(), "hi"]
+    assert runs._typed_index(lines, typed) == 3
+    assert runs._typed_index(["a" * 5000, "b"], typed) is None
+
+
+def test_the_private_directory_prefers_a_memory_file_system(tmp_path: Any) -> None:
+    """Each run creates four files and two FIFOs; on /tmp on a disk that was about a
+    millisecond of a call. ``$TMPDIR`` set by the user still wins."""
+    runtime = tmp_path / "runtime"
+    runtime.mkdir(mode=0o700)
+    assert run_state.directory_base({"XDG_RUNTIME_DIR": str(runtime)}) == str(runtime)
+    assert (
+        run_state.directory_base({"TMPDIR": "/somewhere", "XDG_RUNTIME_DIR": str(runtime)}) is None
+    )
+    runtime.chmod(0o755)  # not private: not used
+    shm = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+    assert run_state.directory_base({"XDG_RUNTIME_DIR": str(runtime)}) == shm

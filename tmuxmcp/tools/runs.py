@@ -288,10 +288,14 @@ def _typed_index(lines: list[str], typed: str) -> int | None:
     together.
     """
     needle = typed.strip()
+    # Only the last len(needle) characters before a line can hold the start of
+    # a match ending in it: keeping just those makes the search linear (it was
+    # quadratic in the rows captured, about a millisecond per call).
+    keep = len(needle)
     exact = stripped = ""
     for index, line in enumerate(lines):
-        exact += line
-        stripped += line.rstrip()
+        exact = exact[max(0, len(exact) - keep) :] + line
+        stripped = stripped[max(0, len(stripped) - keep) :] + line.rstrip()
         if needle in exact or needle in stripped:
             return index
     return None
