@@ -13,16 +13,16 @@ private directory (mode 0700), never on the screen:
   terminal's line discipline, whose 4,095-byte line limit would cut it.
 * ``r<k>``: the script. It reports ``S`` (started) and ``E <status>`` on the
   FIFO ``s<k>``, opened read-write (``1<>``) so the shell never blocks on it
-  even if tmuxmcp is gone. After the command it prints a *fence*: an OSC 7
-  sequence setting ``#{pane_path}`` to a per-run secret. tmux handles a pane's
-  output in order, so once tmux reports that path, every byte the command
-  printed is on the screen. The script then waits on the FIFO ``g<k>`` (held
-  open by tmuxmcp; a dead tmuxmcp closes it, which releases the wait), so the
-  shell cannot draw its next prompt before the output is read: the end of the
-  output is the cursor position at the fence, not a marker a program could
-  print. Released, it sources ``t<k>``, which tmuxmcp writes at collection:
-  it puts ``#{pane_path}`` back and returns the command's status, so ``$?`` at
-  the prompt is the command's.
+  even if tmuxmcp is gone. After the command, and before ``E``, it prints a
+  *fence*: an OSC 7 sequence setting ``#{pane_path}`` to a per-run secret.
+  tmux handles a pane's output in order, so once tmux reports that path,
+  every byte the command printed is on the screen. The script then waits on
+  the FIFO ``g<k>`` (held open by tmuxmcp; a dead tmuxmcp closes it, which
+  releases the wait), so the shell cannot draw its next prompt before the
+  output is read: the end of the output is the cursor position at the fence,
+  not a marker a program could print. Released, it sources ``t<k>``, which
+  tmuxmcp writes at collection: it puts ``#{pane_path}`` back and returns the
+  command's status, so ``$?`` at the prompt is the command's.
 * shells that abandon a whole dot script on a syntax error in a nested one
   (dash, ash, ksh ...) source the command with ``command .``: POSIX takes the
   special-builtin error behaviour away from a builtin run by ``command``, so
@@ -84,12 +84,17 @@ def script(*, files: dict[str, str], fence: str, check_syntax: bool) -> str:
     """
     q = {key: quote_word(path, key) for key, path in files.items()}
     run = f"command . {q['c']}" if check_syntax else f". {q['c']}"
+    # The fence is drawn before the status is reported, so that by the time
+    # tmuxmcp reads the status the fence is already in the terminal's output
+    # and its first read of the pane finds it. The status is kept meanwhile in
+    # the variable the release read sets anyway (unset at the end).
     return (
         f"\\printf 'S\\n' 1<>{q['s']}\n"
         f"{{ {{ {run}\n"
         "} 9<&-\n"
-        f"\\printf 'E %d\\n' \"$?\" 1<>{q['s']}\n"
+        "tmuxmcp_release=$?\n"
         f"{osc7(fence)}\n"
+        f"\\printf 'E %d\\n' \"$tmuxmcp_release\" 1<>{q['s']}\n"
         f"\\read tmuxmcp_release <&9\n"
         f"}} 9<{q['g']}\n"
         "unset tmuxmcp_release\n"
