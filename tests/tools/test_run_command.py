@@ -8,6 +8,7 @@ an OSC 7 fence).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -17,7 +18,14 @@ import pytest
 import trio
 from mcp import ClientSession
 
-from tests.support import PrivateTmux, error_text, serve, structured
+from tests.support import (
+    PrivateTmux,
+    error_text,
+    logged_pids,
+    serve,
+    stalling_tmux,
+    structured,
+)
 from tmuxmcp.errors import PaneNotReady
 from tmuxmcp.tools import readiness, run_state, runs
 
@@ -474,3 +482,107 @@ def test_the_private_directory_prefers_a_memory_file_system(tmp_path: Any) -> No
     runtime.chmod(0o755)  # not private: not used
     shm = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
     assert run_state.directory_base({"XDG_RUNTIME_DIR": str(runtime)}) == shm
+
+
+# -- speed without a weaker check (issue 11: run_command within 1.2x of the bare floor) --
+
+
+async def test_a_pane_seen_before_takes_two_tmux_processes(private_tmux: PrivateTmux) -> None:
+    """Once a pane's pane_pid is known, readiness reads /proc and no tmux; tmux re-checks
+    the pane (Rule 4 of ``readiness``) in the invocation that types, and one more
+    reads the output. Three before: the state and screen were read on their own."""
+    wrapper, log, _ = stalling_tmux(private_tmux.directory)
+    async with serve(private_tmux, "--tmux", wrapper) as session:
+        pane = private_tmux.new_session("two-calls")["pane_id"]
+        await _at_prompt(private_tmux, pane)
+        first = await _run(session, pane, "echo one")
+        assert first["output"] == "one"
+        for word in ("two", "three"):
+            before = len(logged_pids(log))
+            done = await _run(session, pane, f"echo {word}; (exit 3)")
+            assert (done["exit_status"], done["output"]) == (3, word)
+            assert len(logged_pids(log)) - before == 2
+
+
+@pytest.mark.parametrize(
+    ("program", "expect"),
+    [
+        ("exec -a bash cat > /dev/null", "'cat'"),
+        ("sh -c 'read -r answer'", "script"),
+        ("echo 'unclosed", "waiting for the rest"),
+        ("tmux copy-mode", "copy or view mode"),
+    ],
+)
+async def test_readiness_after_a_run_is_still_evidence(
+    private_tmux: PrivateTmux, program: str, expect: str
+) -> None:
+    """The same refusals when the pane ran a command before (its pane_pid is known and
+    the fast check reads /proc alone): a continuation prompt or a mode is caught by
+    tmux's guard before the paste, and nothing is typed (CM-6)."""
+    async with serve(private_tmux) as session:
+        pane = _shell_session(private_tmux, "ready-again", "bash")
+        await _at_prompt(private_tmux, pane)
+        assert (await _run(session, pane, "echo warm"))["output"] == "warm"
+        private_tmux.bare("send-keys", "-t", pane, "-l", program)
+        private_tmux.bare("send-keys", "-t", pane, "Enter")
+        await trio.sleep(0.3)
+        refused = await session.call_tool(
+            "run_command", {"pane_id": pane, "command": "echo SECRET-PAYLOAD"}
+        )
+        assert "[pane-not-ready]" in error_text(refused)
+        assert expect in error_text(refused)
+        screen = private_tmux.bare("capture-pane", "-p", "-t", pane).stdout
+        assert "SECRET-PAYLOAD" not in screen
+        history = private_tmux.bare("show-buffer", check=False)
+        assert "SECRET-PAYLOAD" not in history.stdout
+
+
+async def test_rows_that_only_look_like_a_continuation_do_not_block(
+    private_tmux: PrivateTmux,
+) -> None:
+    """tmux's guard refuses any screen row beginning with ``>``, a superset of the
+    continuation check; the full check then looks at the cursor row and the run goes on."""
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("quoted")["pane_id"]
+        await _at_prompt(private_tmux, pane)
+        await _run(session, pane, "printf '> quoted\\n>>> prompt-like\\n'")
+        done = await _run(session, pane, "echo after; (exit 2)")
+        assert (done["exit_status"], done["output"]) == (2, "after")
+
+
+async def test_a_respawned_pane_is_checked_again(private_tmux: PrivateTmux) -> None:
+    """A pane respawned since its last run has another pane_pid: tmux's guard refuses
+    the one read from /proc, and the full check reads the new one."""
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("respawn")["pane_id"]
+        await _at_prompt(private_tmux, pane)
+        await _run(session, pane, "cd / && export TMUXMCP_OLD=1")
+        old = private_tmux.bare("display-message", "-p", "-t", pane, "#{pane_pid}").stdout
+        private_tmux.bare("respawn-pane", "-k", "-t", pane, "sh")
+        new = private_tmux.bare("display-message", "-p", "-t", pane, "#{pane_pid}").stdout
+        assert old != new
+        await _at_prompt(private_tmux, pane)
+        done = await _run(session, pane, 'echo "${TMUXMCP_OLD-fresh}"')
+        assert (done["exit_status"], done["output"]) == (0, "fresh")
+
+
+@pytest.mark.parametrize(
+    "before_cursor", ["> ", ">", "quote> ", "for dquote> ", "cmdsubst> ", "heredoc> "]
+)
+def test_the_guard_pattern_covers_every_continuation_prompt(before_cursor: str) -> None:
+    """Rule 4's row pattern matches every row whose text left of the cursor is a
+    continuation prompt (Rule 3), with tmux's trailing spaces stripped and with text
+    right of the cursor. (The pattern is POSIX ERE; tmux itself runs it in
+    test_readiness_after_a_run_is_still_evidence.)"""
+    assert readiness._CONTINUATION.match(before_cursor)
+    for row in (before_cursor.rstrip(), before_cursor + "more text"):
+        assert re.match(readiness.CONTINUATION_ROW, row), row
+
+
+def test_guard_names_hold_no_caller_text() -> None:
+    """The guard is a tmux format: built from a pane id, an integer and a marker only."""
+    name = readiness.guard_name("@tmuxmcp_00ff", "%3", 42, rows=True)
+    assert name.startswith("#{?#{==:#{pane_id}.#{pane_pid}.") and "%3.42.000.0" in name
+    for bad in ("%3}", "%3,x", "3"):
+        with pytest.raises(ValueError, match="pane id"):
+            readiness.guard_name("@tmuxmcp_00ff", bad, 42, rows=True)

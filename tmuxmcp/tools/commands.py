@@ -6,15 +6,20 @@ How a run works (see ``readiness``, ``runscript``, ``runs``):
    the pane's own shell is waiting at its prompt; anything else is refused
    with ``pane-not-ready`` before anything is typed;
 2. the command goes into a file in tmuxmcp's private directory, and one
-   short line (`` : 'the command'; . /tmp/tmuxmcp-…/r7``) is typed, so a
-   command of any length up to the cap runs exactly as written;
+   short line (`` : 'the command'; . /dev/shm/tmuxmcp-…/r7``) is typed, so a
+   command of any length up to the cap runs exactly as written; the
+   invocation that types first re-checks the pane inside tmux (Rule 4 of
+   ``readiness``) and stops before the paste if it changed;
 3. the status arrives on a FIFO, not the screen; the output is read from the
    screen between the prompt row and the cursor once tmux has drawn all of it,
    while the script holds the shell back from drawing its next prompt.
 
-Three tmux processes in the common case (check, type, read), none started
-in the pane. The command runs in the pane's current shell, so ``cd`` and
-``export`` persist, as when a person types it.
+Two tmux processes in the common case (type, read), none started in the
+pane: on a pane that ran a command before, its ``pane_pid`` is known, the
+readiness check reads /proc alone, and tmux's re-check covers the rest. The
+first run on a pane, or one whose re-check fails, reads the pane's state and
+screen first (three). The command runs in the pane's current shell, so
+``cd`` and ``export`` persist, as when a person types it.
 
 A run that outlives its call's ``timeout`` keeps running and is still
 watched; ``wait_for_command`` with its ``run_id`` waits again and returns the
@@ -277,29 +282,91 @@ SETTLE_PROGRAM_SECONDS = 0.5
 """The same for a program in the foreground, which may be just exiting."""
 
 
-async def _ready_shell(ctx: ToolContext, pane: str) -> tuple[readiness.Shell, readiness.PaneState]:
+class _Ready(msgspec.Struct, frozen=True):
+    """The shell found at its prompt, and the evidence it was found with."""
+
+    shell: readiness.Shell
+    pane_pid: int
+    screen_read: bool
+    """True when the cursor row was read and checked here (Rule 3); False when only
+    /proc was read, for the pane_pid seen before, and the typing guard checks the rest."""
+
+
+async def _ready_shell(ctx: ToolContext, pane: str) -> _Ready:
+    """Wait, within the settle time, for the pane's shell to be at its prompt.
+
+    With a ``pane_pid`` seen before (the pane's last run), the check reads
+    /proc alone and no tmux runs: the typing invocation's guard then confirms
+    in tmux that the pane is still that process and checks Rules 1 and 3
+    there. Without one, or when that evidence does not hold, the pane's state
+    and screen are read first (one tmux invocation) and every rule is checked
+    here, so each refusal says what the pane is doing.
+    """
     settle = trio.current_time() + SETTLE_SECONDS
+    program_settle = trio.current_time() + SETTLE_PROGRAM_SECONDS
     delay = 0.002
+    refusal: PaneNotReady
     while True:
-        state, screen = await runs.read_state(ctx, pane)
-        if state.pane_id != pane:
-            raise ObjectNotFound(f"tmux did not report pane {pane}")
+        cached = ctx.runs.pane_pids.get(pane)
         try:
-            return readiness.check(pane, state, screen), state
-        except readiness.ShellBusy:
-            if trio.current_time() >= settle:
-                raise
-        except readiness.ProgramInForeground:
-            if trio.current_time() >= settle - SETTLE_SECONDS + SETTLE_PROGRAM_SECONDS:
-                raise
+            if cached is not None and readiness.proc_available():
+                return _Ready(readiness.check_process(pane, cached), cached, screen_read=False)
+            state, screen = await runs.read_state(ctx, pane)
+            if state.pane_id != pane:
+                raise ObjectNotFound(f"tmux did not report pane {pane}")
+            shell = readiness.check(pane, state, screen)
+            ctx.runs.pane_pids[pane] = state.pid
+            return _Ready(shell, state.pid, screen_read=True)
+        except readiness.ShellBusy as exc:
+            refusal, waited = exc, trio.current_time() >= settle
+        except readiness.ProgramInForeground as exc:
+            refusal, waited = exc, trio.current_time() >= program_settle
+        except PaneNotReady as exc:
+            refusal, waited = exc, True
+        if waited:
+            if cached is None:
+                raise refusal
+            # The pane_pid seen before does not show a shell at its prompt (or
+            # no longer is the pane's): one full check decides, from tmux's
+            # current state and screen, and names what it sees.
+            ctx.runs.pane_pids.pop(pane, None)
+            continue
         await trio.sleep(delay)
         delay = min(delay * 2, 0.05)
+
+
+async def _type(ctx: ToolContext, run: Run, args: RunCommandArgs, ready: _Ready) -> None:
+    """Type the run's line; when tmux's guard finds the pane changed since the check,
+    check again in full (nothing was typed) and type once more, or refuse."""
+    pane = args.pane_id
+    for attempt in range(3):
+        run.pane_pid, run.shell_pid = ready.pane_pid, ready.shell.pid
+        check_syntax = ready.shell.program in runscript.SHELLS_WITHOUT_RECOVERY
+        if run.files_written:
+            run.write_script(check_syntax=check_syntax)
+        typed = await runs.type_line(
+            ctx,
+            run,
+            args.command,
+            suppress_history=args.suppress_history,
+            check_syntax=check_syntax,
+            screen_read=ready.screen_read,
+        )
+        if typed:
+            return
+        ctx.runs.pane_pids.pop(pane, None)
+        if attempt < 2:
+            ready = await _ready_shell(ctx, pane)
+    raise PaneNotReady(
+        f"pane {pane} kept changing between tmuxmcp's readiness check and typing (a "
+        "program starting or a mode opening?); nothing was typed. Retry, or look at it "
+        "with capture_pane"
+    )
 
 
 async def run_command(ctx: ToolContext, args: RunCommandArgs) -> RunCommandResult:
     """Handler for run_command: one run at a time per pane, across processes."""
     pane = args.pane_id
-    command = args.command
     began = trio.current_time()
     await _wait_turn(ctx, pane, args.timeout)
     server = ctx.facts.identity
@@ -314,19 +381,12 @@ async def run_command(ctx: ToolContext, args: RunCommandArgs) -> RunCommandResul
     )
     run: Run | None = None
     try:
-        shell, state = await _ready_shell(ctx, pane)
+        ready = await _ready_shell(ctx, pane)
         run = ctx.runs.new_run(pane)
         run.lock_fd, lock = lock, -1
-        run.pane_pid, run.shell_pid = state.pid, shell.pid
         run.budget = args.max_output_bytes
         ctx.runs.busy[pane] = run
-        await runs.type_line(
-            ctx,
-            run,
-            command,
-            suppress_history=args.suppress_history,
-            check_syntax=shell.program in runscript.SHELLS_WITHOUT_RECOVERY,
-        )
+        await _type(ctx, run, args, ready)
     except BaseException:
         if lock >= 0:
             os.close(lock)

@@ -63,6 +63,8 @@ class Run:
         self.error: TmuxMcpError | None = None
         self.mark: Mark | None = None
         self.typed = ""
+        self.files_written = False
+        self.check_syntax = False
         self.budget = 64 * 1024
         """Bytes of output to collect (the starting call's max_output_bytes)."""
         self.restore_path: str | None = None
@@ -91,7 +93,18 @@ class Run:
         # process dies the descriptor closes and the shell's read ends (EOF).
         self.status_fd = os.open(f["s"], os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)
         self.release_fd = os.open(f["g"], os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)
-        _write(f["r"], runscript.script(files=f, fence=self.fence, check_syntax=check_syntax))
+        self.files_written = True
+        self.write_script(check_syntax=check_syntax)
+
+    def write_script(self, *, check_syntax: bool) -> None:
+        """(Re)write the script ``r`` for the shell found (before anything is typed)."""
+        if self.files_written and os.path.lexists(self.files["r"]):
+            if check_syntax == self.check_syntax:
+                return
+            os.unlink(self.files["r"])
+        self.check_syntax = check_syntax
+        script = runscript.script(files=self.files, fence=self.fence, check_syntax=check_syntax)
+        _write(self.files["r"], script)
 
     def release(self) -> None:
         """Let the script finish: it puts the path back and returns the status."""
@@ -196,6 +209,10 @@ class RunRegistry:
         self.runs: dict[str, Run] = {}
         self.busy: dict[str, Run] = {}
         self.nursery: trio.Nursery | None = None
+        self.pane_pids: dict[str, int] = {}
+        """The ``pane_pid`` last seen for each pane: where readiness reads /proc
+        before typing. Only a hint: the typing guard (``readiness.guard_name``)
+        checks it against tmux's own value in the invocation that pastes."""
 
     def attach(self, nursery: trio.Nursery | None) -> None:
         """Watch runs in ``nursery`` (the server's), so they outlive the calls that start them."""

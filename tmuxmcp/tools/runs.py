@@ -14,6 +14,10 @@ read while the script still holds the shell back from drawing its prompt.
 
 Bounded reads: the output is read in at most two windows of ``WINDOW_ROWS``
 screen rows (head and tail); rows between them are counted, not read.
+
+The end frame also gives the pane's ``pane_pid``, kept for the next run's
+readiness check (``RunRegistry.pane_pids``): a hint, which the next typing
+invocation's guard checks against tmux before it pastes.
 """
 
 from __future__ import annotations
@@ -102,27 +106,51 @@ async def read_state(ctx: ToolContext, pane: str) -> tuple[readiness.PaneState, 
 
 
 async def type_line(
-    ctx: ToolContext, run: Run, command: str, *, suppress_history: bool, check_syntax: bool
-) -> None:
-    """Take the start mark and type the line, in one invocation."""
+    ctx: ToolContext,
+    run: Run,
+    command: str,
+    *,
+    suppress_history: bool,
+    check_syntax: bool,
+    screen_read: bool,
+) -> bool:
+    """Re-check the pane, take the start mark and type the line, in one invocation.
+
+    The re-check (Rule 4 of ``readiness``) runs first, inside tmux: when the
+    pane is no longer the process whose /proc entry was read
+    (``run.pane_pid``), or is dead, in a mode, on the alternate screen, or
+    (unless ``screen_read``: the caller checked the cursor row itself) shows a
+    row beginning like a continuation prompt, nothing is typed and this
+    returns False. True once the line is typed.
+    """
     fmt = RecordFormat(list(_FIELDS.values()))
     name = f"tmuxmcp-{secrets.token_hex(8)}"
-    run.write_files(command, check_syntax=check_syntax)
+    if not run.files_written:
+        run.write_files(command, check_syntax=check_syntax)
     run.typed = runscript.typed_line(command, run.files["r"], suppress_history=suppress_history)
-    out = await ctx.client.run(
-        cmd("display-message", "-p", t=run.pane, args=[fmt.template]),
-        cmd("capture-pane", "-p", t=run.pane, S=-2),
-        cmd("load-buffer", b=name, args=["-"]),
-        cmd("paste-buffer", "-d", "-r", b=name, t=run.pane),
-        stdin=run.typed.encode("utf-8"),
-    )
-    head, _, body = out.stdout.partition("\n")
+    guard = readiness.guard_name(ctx.client.marker, run.pane, run.pane_pid, rows=not screen_read)
+    try:
+        out = await ctx.client.run(
+            cmd("show-options", "-s", "-v", t=run.pane, args=[guard]),
+            cmd("display-message", "-p", t=run.pane, args=[fmt.template]),
+            cmd("capture-pane", "-p", t=run.pane, S=-2),
+            cmd("load-buffer", b=name, args=["-"]),
+            cmd("paste-buffer", "-d", "-r", b=name, t=run.pane),
+            stdin=run.typed.encode("utf-8"),
+        )
+    except TmuxCommandFailed as exc:
+        if readiness.GUARD_REFUSED in str(exc):
+            return False
+        raise
+    _, _, rest = out.stdout.partition("\n")  # the guard's option value
+    head, _, body = rest.partition("\n")
     found = _frame_of(head, fmt)
     start = found.frame
     run.restore_path = found.path
     rows = _rows(body)
     view = View(start, rows[-(start.history_size + start.height) :])
     run.mark = mark_at(view, view.cursor_row)
+    return True
 
 
 # -- watching ------------------------------------------------------------------------
@@ -345,7 +373,10 @@ async def _await_fence(ctx: ToolContext, run: Run) -> tuple[PathFrame, list[str]
 
 async def collect(ctx: ToolContext, run: Run) -> Outcome:
     """Read the output once tmux has drawn all of it; the shell is still held."""
-    return await _read_output(ctx, run, *await _await_fence(ctx, run))
+    found, phys, joined = await _await_fence(ctx, run)
+    if found.frame.pane_id == run.pane and not found.frame.dead:
+        ctx.runs.pane_pids[run.pane] = found.frame.pid
+    return await _read_output(ctx, run, found, phys, joined)
 
 
 async def peek(ctx: ToolContext, run: Run) -> Outcome:
