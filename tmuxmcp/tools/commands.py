@@ -280,6 +280,12 @@ SETTLE_SECONDS = 1.0
 command, say) is given to get back to its prompt before the call is refused."""
 SETTLE_PROGRAM_SECONDS = 0.5
 """The same for a program in the foreground, which may be just exiting."""
+PROC_POLL_SECONDS = 0.00025
+"""The first pause before the shell is looked at again (doubling up to 50 ms). A
+shell usually gets back to its prompt within a millisecond of a run's release,
+and a look at /proc alone (a pane seen before) costs about 0.1 ms."""
+TMUX_POLL_SECONDS = 0.002
+"""The first pause when each look runs tmux (the state and screen read)."""
 
 
 class _Ready(msgspec.Struct, frozen=True):
@@ -304,7 +310,7 @@ async def _ready_shell(ctx: ToolContext, pane: str) -> _Ready:
     """
     settle = trio.current_time() + SETTLE_SECONDS
     program_settle = trio.current_time() + SETTLE_PROGRAM_SECONDS
-    delay = 0.002
+    delay = PROC_POLL_SECONDS
     refusal: PaneNotReady
     while True:
         cached = ctx.runs.pane_pids.get(pane)
@@ -331,7 +337,8 @@ async def _ready_shell(ctx: ToolContext, pane: str) -> _Ready:
             # current state and screen, and names what it sees.
             ctx.runs.pane_pids.pop(pane, None)
             continue
-        await trio.sleep(delay)
+        # A look at /proc alone costs far less than one that runs tmux: poll it faster.
+        await trio.sleep(delay if cached is not None else max(delay, TMUX_POLL_SECONDS))
         delay = min(delay * 2, 0.05)
 
 
