@@ -24,6 +24,7 @@ import re
 import shutil
 import socket
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ import pytest
 
 from tests.support import PrivateTmux, error_text, serve, temporary_tmux
 from tmuxmcp.definition import DEFINITION
+from tmuxmcp.tools import run_state
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "examples.md"
@@ -65,8 +67,10 @@ VOLATILE = frozenset(
         "cursor_y",
     }
 )
-# run_command's private directory of sourced command files, one per server.
-_RUN_FILES = re.compile(r"/tmp/tmuxmcp-[A-Za-z0-9_]+")
+# run_command's private directory of sourced command files, one per server
+# (on a memory file system where there is one: run_state.directory_base).
+_RUN_BASE = run_state.directory_base() or tempfile.gettempdir()
+_RUN_FILES = re.compile(re.escape(_RUN_BASE) + r"/tmuxmcp-[A-Za-z0-9_]+")
 MAX_LIST_ITEMS = 4
 MAX_STRING = 400
 
