@@ -2,11 +2,13 @@
 
 Pure: text only. What is typed into the pane is one short line,
 
-    `` : 'first line of the command'; . /tmp/tmuxmcp-k3j2/r7``
+    `` : 'first line of the command'; . /dev/shm/tmuxmcp-k3j2/r7``
 
 so a person watching sees their command (shown, never run, as the argument of
-the no-op ``:``) and a path. Everything else lives in files in tmuxmcp's
-private directory (mode 0700), never on the screen:
+the no-op ``:``) and a path (``run_state.directory_base``: on Linux usually
+``$XDG_RUNTIME_DIR`` or /dev/shm, else the temporary directory). Everything
+else lives in files in tmuxmcp's private directory (mode 0700), never on the
+screen:
 
 * ``c<k>``: the command itself, exactly as given, sourced by the script. A
   command of any length up to the cap runs whole: nothing passes through the
