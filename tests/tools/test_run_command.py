@@ -26,6 +26,7 @@ from tests.support import (
     stalling_tmux,
     structured,
 )
+from tmuxmcp.driver import guards
 from tmuxmcp.errors import PaneNotReady
 from tmuxmcp.tools import readiness, run_state, runs
 
@@ -576,13 +577,13 @@ def test_the_guard_pattern_covers_every_continuation_prompt(before_cursor: str) 
     test_readiness_after_a_run_is_still_evidence.)"""
     assert readiness._CONTINUATION.match(before_cursor)
     for row in (before_cursor.rstrip(), before_cursor + "more text"):
-        assert re.match(readiness.CONTINUATION_ROW, row), row
+        assert re.match(guards.CONTINUATION_ROW, row), row
 
 
 def test_guard_names_hold_no_caller_text() -> None:
     """The guard is a tmux format: built from a pane id, an integer and a marker only."""
-    name = readiness.guard_name("@tmuxmcp_00ff", "%3", 42, rows=True)
+    name = guards.guard_name("@tmuxmcp_00ff", "%3", 42, rows=True)
     assert name.startswith("#{?#{==:#{pane_id}.#{pane_pid}.") and "%3.42.000.0" in name
     for bad in ("%3}", "%3,x", "3"):
         with pytest.raises(ValueError, match="pane id"):
-            readiness.guard_name("@tmuxmcp_00ff", bad, 42, rows=True)
+            guards.guard_name("@tmuxmcp_00ff", bad, 42, rows=True)

@@ -25,7 +25,8 @@ reports for the foreground program, which a program can fake; the docs say
 so. Every refusal says what the pane is doing and what to send instead.
 
 Rule 4: the typing invocation re-checks, inside tmux and just before the
-  paste, what the decision rested on (``guard_name``): the pane is the same
+  paste, what the decision rested on (``driver.guards.guard_name``, proven
+  on the tmux at hand by ``tmuxmcp verify``, claim ``paste-guard``): the pane is the same
   process (its ``pane_pid``, whose /proc entry Rule 2 read), alive, in no
   mode, not on the alternate screen and, where the screen was not read by
   tmuxmcp itself, no visible row begins with a continuation prompt (a
@@ -41,18 +42,14 @@ from pathlib import Path
 
 import msgspec
 
+from tmuxmcp.driver.guards import ZSH_CONTEXTS
 from tmuxmcp.errors import PaneNotReady
 
 POSIX_SHELLS = frozenset(
     {"sh", "bash", "zsh", "dash", "ksh", "ksh93", "mksh", "ash", "yash", "oksh", "busybox"}
 )
 
-_ZSH_CONTEXTS = (
-    "always|array|assign|brace|braceparam|bquote|case|cmdand|cmdor|cmdsubst|cursh|dquote|"
-    "elif|else|errpipe|for|foreach|function|heredoc|heredocd|if|math|mathsubst|pipe|quote|"
-    "repeat|select|shfunc|subsh|then|until|while"
-)
-_CONTINUATION = re.compile(rf"^(?:> ?|(?:(?:{_ZSH_CONTEXTS}) )*(?:{_ZSH_CONTEXTS})> ?)$")
+_CONTINUATION = re.compile(rf"^(?:> ?|(?:(?:{ZSH_CONTEXTS}) )*(?:{ZSH_CONTEXTS})> ?)$")
 """The text before the cursor when a shell waits for more of a command: PS2's
 default ``> `` (sh, dash, bash, ksh) or zsh's ``%_> `` (its parser contexts)."""
 
@@ -287,40 +284,6 @@ def check_process(pane: str, pane_pid: int, *, proc: Path = PROC) -> Shell:
     refuse_foreground(pane, pane_pid, fg, os.getuid())
     assert fg is not None
     return Shell(fg.pid, fg.program.lstrip("-"))
-
-
-GUARD_REFUSED = "tmuxmcp-pane-changed"
-"""The option name the typing guard asks for when the pane is not as checked.
-
-Not a ``@`` user option and not a prefix of any tmux option name, so
-``show-options`` fails on it ("invalid option") and tmux drops the rest of the
-invocation, the paste included (the gate's mechanism, ``driver.client``)."""
-
-CONTINUATION_ROW = rf"^(>|(({_ZSH_CONTEXTS}) )*({_ZSH_CONTEXTS})>)"
-"""A POSIX extended regular expression for tmux's ``#{C/r:...}``: a row that begins
-like a continuation prompt. Any row whose text left of the cursor matches
-``_CONTINUATION`` matches it (tmux strips trailing spaces, so the prompt's own
-space is not required); so do rows of ordinary output beginning with ``>``,
-which only send the caller back to the full check. It holds none of ``#,{}``,
-which tmux's format parser would take for its own."""
-
-_PANE_ID = re.compile(r"%[0-9]+")
-
-
-def guard_name(marker: str, pane: str, pane_pid: int, *, rows: bool) -> str:
-    """Rule 4: a ``show-options`` option name that is ``marker`` (an existing server
-    option) only while ``pane`` is still ``pane_pid``, alive, in no mode, off the
-    alternate screen and (with ``rows``) shows no row beginning like a continuation
-    prompt; otherwise ``GUARD_REFUSED``. Expanded by tmux in the pane's context
-    (``show-options -t pane``); an unknown pane expands to empty fields and fails."""
-    if not _PANE_ID.fullmatch(pane) or not marker.startswith("@tmuxmcp_"):
-        raise ValueError("guard_name takes a pane id and tmuxmcp's marker option")
-    seen = "#{pane_id}.#{pane_pid}.#{pane_dead}#{pane_in_mode}#{alternate_on}"
-    want = f"{pane}.{int(pane_pid)}.000"
-    if rows:
-        seen += ".#{C/r:" + CONTINUATION_ROW + "}"
-        want += ".0"
-    return f"#{{?#{{==:{seen},{want}}},{marker},{GUARD_REFUSED}}}"
 
 
 def still_waiting_at_prompt(pane_pid: int, shell_pid: int | None, proc: Path = PROC) -> bool:

@@ -211,7 +211,7 @@ class RunRegistry:
         self.nursery: trio.Nursery | None = None
         self.pane_pids: dict[str, int] = {}
         """The ``pane_pid`` last seen for each pane: where readiness reads /proc
-        before typing. Only a hint: the typing guard (``readiness.guard_name``)
+        before typing. Only a hint: the typing guard (``driver.guards.guard_name``)
         checks it against tmux's own value in the invocation that pastes."""
 
     def attach(self, nursery: trio.Nursery | None) -> None:

@@ -30,6 +30,7 @@ from collections.abc import Iterator
 import msgspec
 import trio
 
+from tmuxmcp.driver import guards
 from tmuxmcp.driver.argv import cmd
 from tmuxmcp.driver.records import RecordFormat
 from tmuxmcp.errors import PaneNotReady, TmuxCommandFailed, TmuxMcpError
@@ -128,7 +129,7 @@ async def type_line(
     if not run.files_written:
         run.write_files(command, check_syntax=check_syntax)
     run.typed = runscript.typed_line(command, run.files["r"], suppress_history=suppress_history)
-    guard = readiness.guard_name(ctx.client.marker, run.pane, run.pane_pid, rows=not screen_read)
+    guard = guards.guard_name(ctx.client.marker, run.pane, run.pane_pid, rows=not screen_read)
     try:
         out = await ctx.client.run(
             cmd("show-options", "-s", "-v", t=run.pane, args=[guard]),
@@ -139,7 +140,7 @@ async def type_line(
             stdin=run.typed.encode("utf-8"),
         )
     except TmuxCommandFailed as exc:
-        if readiness.GUARD_REFUSED in str(exc):
+        if guards.GUARD_REFUSED in str(exc):
             return False
         raise
     _, _, rest = out.stdout.partition("\n")  # the guard's option value

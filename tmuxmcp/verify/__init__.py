@@ -82,3 +82,4 @@ class ClaimId(StrEnum):
     RECORD_FRAMING = "record-framing"
     SECTION_MARKERS = "section-markers"
     BUFFER_DELETE_EXACT = "buffer-delete-exact"
+    PASTE_GUARD = "paste-guard"

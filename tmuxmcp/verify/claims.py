@@ -28,7 +28,7 @@ import msgspec
 
 from tmuxmcp.verify import ClaimId
 from tmuxmcp.verify.lab import Lab
-from tmuxmcp.verify.probes import argv, gate, names, objects, output, pane_input
+from tmuxmcp.verify.probes import argv, gate, guard, names, objects, output, pane_input
 
 
 class Severity(StrEnum):
@@ -152,6 +152,12 @@ CLAIMS: tuple[Claim, ...] = (
         ClaimId.BUFFER_DELETE_EXACT,
         "delete_buffer deletes the named buffer, and no buffer for an unknown name",
         objects.probe_buffer_delete_exact,
+    ),
+    Claim(
+        ClaimId.PASTE_GUARD,
+        "run_command's typing guard admits an unchanged pane and refuses another pane_pid, "
+        "a mode, the alternate screen and continuation-prompt rows; a refusal stops the paste",
+        guard.probe_paste_guard,
     ),
 )
 
