@@ -21,7 +21,7 @@ from tests.support import (
 )
 from tmuxmcp.capability.annotations import gather_evidence, whole_call_hints
 from tmuxmcp.capability.describe import describe
-from tmuxmcp.capability.schema import object_schema
+from tmuxmcp.capability.schema import input_schema, output_schema
 from tmuxmcp.definition import BY_NAME
 
 CAUTIOUS = (False, True, False, True)
@@ -46,8 +46,8 @@ async def test_tools_list_agrees_with_the_definition(private_tmux: PrivateTmux) 
     for tool in listed:
         spec = BY_NAME[tool.name]
         assert tool.description == describe(spec)
-        assert tool.input_schema == object_schema(spec.args)
-        assert tool.output_schema == object_schema(spec.result)
+        assert tool.input_schema == input_schema(spec.args)
+        assert tool.output_schema == output_schema(spec.result)
         hints = whole_call_hints(spec, evidence)
         assert _hints(tool) == (
             hints.read_only,

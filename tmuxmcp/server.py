@@ -54,7 +54,7 @@ from tmuxmcp.capability.decode import decode_arguments, lone_surrogate_error
 from tmuxmcp.capability.describe import describe
 from tmuxmcp.capability.encode import encode_arguments
 from tmuxmcp.capability.model import ResourceSpec
-from tmuxmcp.capability.schema import object_schema
+from tmuxmcp.capability.schema import input_schema, output_schema
 from tmuxmcp.capability.surface import served_resources
 from tmuxmcp.definition import BY_NAME, RESOURCES
 from tmuxmcp.errors import InternalError, InvalidArguments, TmuxMcpError
@@ -90,8 +90,8 @@ def mcp_tools(runtime: Runtime) -> list[Tool]:
                 name=spec.name,
                 title=spec.title,
                 description=describe(spec, nested=runtime.surface.nested.get(name)),
-                input_schema=object_schema(spec.args),
-                output_schema=object_schema(spec.result),
+                input_schema=input_schema(spec.args),
+                output_schema=output_schema(spec.result),
                 annotations=ToolAnnotations(
                     title=spec.title,
                     read_only_hint=hints.read_only,

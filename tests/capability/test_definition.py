@@ -9,7 +9,7 @@ import pytest
 
 from tmuxmcp.capability.describe import describe, reach_and_effect
 from tmuxmcp.capability.model import ToolSpec, params_of
-from tmuxmcp.capability.schema import object_schema
+from tmuxmcp.capability.schema import input_schema
 from tmuxmcp.capability.vocabulary import Effect, OutputClass, Reach, Toolset
 from tmuxmcp.definition import BY_NAME, DEFINITION
 from tmuxmcp.sinks import Sink
@@ -53,7 +53,7 @@ def test_every_parameter_is_classified_by_sink(spec: ToolSpec) -> None:
 
 @pytest.mark.parametrize("spec", DEFINITION, ids=lambda s: s.name)
 def test_input_schema_is_generated_from_the_argument_struct(spec: ToolSpec) -> None:
-    schema = object_schema(spec.args)
+    schema = input_schema(spec.args)
     assert schema["type"] == "object"
     assert schema.get("additionalProperties") is False
     assert list(schema.get("properties", {})) == [p.name for p in params_of(spec)]

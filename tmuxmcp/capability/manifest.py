@@ -16,7 +16,7 @@ from tmuxmcp.capability.annotations import Evidence, Hints, whole_call_hints
 from tmuxmcp.capability.describe import describe
 from tmuxmcp.capability.model import ResourceSpec, ToolSpec, params_of
 from tmuxmcp.capability.results import Content, contents_of
-from tmuxmcp.capability.schema import object_schema
+from tmuxmcp.capability.schema import input_schema, output_schema
 from tmuxmcp.capability.surface import Surface, served_resources
 from tmuxmcp.capability.vocabulary import EFFECT_ORDER, Effect, OutputClass, Reach, Toolset
 from tmuxmcp.sinks import Encoding, Sink
@@ -104,8 +104,8 @@ def definition_manifest(
             result_content={
                 path.split(".", 1)[1]: kind.value for path, kind in contents_of(spec.result).items()
             },
-            input_schema=object_schema(spec.args),
-            output_schema=object_schema(spec.result),
+            input_schema=input_schema(spec.args),
+            output_schema=output_schema(spec.result),
         )
         tools.append(entry)
     return {

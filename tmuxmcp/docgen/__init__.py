@@ -15,9 +15,9 @@ Rules kept by every module here:
 
 1. Nothing about a tool's authority is typed into docgen; every row comes
    from the definition (through ``params_of``, ``describe``,
-   ``object_schema``, the surface resolver and the annotation rule) or, for
-   the command line, from the settings table (``tmuxmcp.settings``) that the
-   parser is built from.
+   ``input_schema``, ``output_schema``, the surface resolver and the
+   annotation rule) or, for the command line, from the settings table
+   (``tmuxmcp.settings``) that the parser is built from.
 2. Annotations are computed, never copied: ``capability.scenarios`` resolves
    each documented scenario's surface and evidence exactly as
    ``runtime.decide`` does at startup.

@@ -1,8 +1,9 @@
 """The tool reference (docs/tools.md): overview, parameters, vocabulary, one section per tool.
 
 Every row comes from the definition given (``params_of``, ``describe``,
-``object_schema``, the declared properties) and, for annotations, from
-``hint_tables``; nothing about a tool's authority is typed here (CM-5, CM-7).
+``input_schema``, ``output_schema``, the declared properties) and, for
+annotations, from ``hint_tables``; nothing about a tool's authority is typed
+here (CM-5, CM-7).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 from tmuxmcp.capability.describe import describe
 from tmuxmcp.capability.model import ResourceSpec, ToolSpec, params_of
-from tmuxmcp.capability.schema import object_schema
+from tmuxmcp.capability.schema import input_schema, output_schema
 from tmuxmcp.capability.vocabulary import EFFECT_MEANING, EFFECT_ORDER, REACH_MEANING, Reach
 from tmuxmcp.docgen.hint_tables import tool_hints_table
 from tmuxmcp.docgen.markdown import by_toolset, cell, effects, outputs, yes
@@ -99,7 +100,7 @@ def _tool_section(spec: ToolSpec, tools: Sequence[ToolSpec]) -> list[str]:
         "> " + describe(spec),
         "",
     ]
-    schema = object_schema(spec.args)
+    schema = input_schema(spec.args)
     defs = schema.get("$defs", {})
     params = params_of(spec)
     if params:
@@ -125,7 +126,7 @@ def _tool_section(spec: ToolSpec, tools: Sequence[ToolSpec]) -> list[str]:
             "operation from this set; the call never performs an excluded one.",
             "",
         ]
-    returns = list(object_schema(spec.result).get("properties", {}))
+    returns = list(output_schema(spec.result).get("properties", {}))
     out += ["**Returns** " + ", ".join(f"`{name}`" for name in returns) + ".", ""]
     out += ["Whole-call annotations (they depend on the effective surface):", ""]
     out += tool_hints_table(spec, tools)
