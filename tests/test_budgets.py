@@ -1,11 +1,13 @@
 """Byte budgets of what a model reads (issue 14.1, 14.2), over a real stdio client.
 
-A client puts the tool list in a model's context in every conversation:
-Claude Code sends each tool's name, description and input schema as compact
-JSON (no output schema, no annotations). It shows a tool result's
-structuredContent only; other clients show the text. So the tool list as the
-model gets it, and both forms of ``server_info``'s default result, are held to
-budgets here, while every disclosure CM-7 requires stays in them.
+A client puts the tool list in a model's context in every conversation and
+shows a model each tool result, some the structuredContent only (Claude
+Code), others the text. So both are measured as the project's probe
+(``before-stop`` section 4b) measures them, over raw JSON-RPC lines: the
+``tools/list`` result for the default full surface with every field but
+``outputSchema``, and ``server_info``'s default result as the UTF-8 text plus
+the structuredContent, each as compact JSON. Every disclosure CM-7 requires
+stays inside the budgets.
 """
 
 from __future__ import annotations
@@ -13,78 +15,73 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mcp.types import CallToolResult
-
+from tests.raw_client import RawClient
 from tests.support import PrivateTmux, serve, structured
+from tmuxmcp.capability.manifest import PROTOCOL_DEFAULTS
 from tmuxmcp.capability.vocabulary import EFFECT_ORDER, Reach
 from tmuxmcp.definition import BY_NAME, DEFINITION
-from tmuxmcp.tools.inspect import MAX_SERVER_INFO_BYTES
 
 TOOL_LIST_BUDGET = 24_000
-"""Bytes of the default full tool list as a model receives it (issue 14.1)."""
+"""Bytes of the default full tool list without output schemas (issue 14.1)."""
 
 
 def _compact(value: Any) -> int:
-    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
+    """Bytes of ``value`` as compact JSON, as the probe counts them."""
+    return len(json.dumps(value, separators=(",", ":")))
 
 
-def _forms(result: CallToolResult) -> tuple[int, int, str]:
-    assert not result.is_error, result
-    (text,) = [c.text for c in result.content if c.type == "text"]
-    return _compact(result.structured_content), len(text.encode()), text
+def _probe(tmux: PrivateTmux) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """One server, as the probe runs it: ``tools/list``, then ``server_info`` by default."""
+    with RawClient(tmux.env) as client:
+        tools: list[dict[str, Any]] = client.request("tools/list", {})["result"]["tools"]
+        info = client.call("server_info", {})
+    return tools, info
 
 
-async def test_the_tool_list_a_model_reads_fits_the_budget(private_tmux: PrivateTmux) -> None:
-    """Issue 14.1: names, descriptions and input schemas of every tool, compact JSON."""
-    async with serve(private_tmux) as session:
-        tools = (await session.list_tools()).tools
-    assert [t.name for t in tools] == [spec.name for spec in DEFINITION], "full surface"
-    as_sent = [
-        {"name": t.name, "description": t.description, "input_schema": t.input_schema}
-        for t in tools
-    ]
-    size = _compact(as_sent)
-    print(f"tool list as a model reads it: {size} bytes for {len(tools)} tools")
-    assert size <= TOOL_LIST_BUDGET, f"{size} bytes > {TOOL_LIST_BUDGET}"
+def test_the_tool_list_fits_the_budget_as_the_probe_measures_it(
+    private_tmux: PrivateTmux,
+) -> None:
+    """Issue 14.1: every field of every tool but outputSchema, compact JSON, <= 24,000 B."""
+    tools, _ = _probe(private_tmux)
+    assert [t["name"] for t in tools] == [spec.name for spec in DEFINITION], "full surface"
+    seen = {"tools": [{k: v for k, v in t.items() if k != "outputSchema"} for t in tools]}
+    size = _compact(seen)
+    print(f"tools/list without output schemas: {size} B for {len(tools)} tools")
+    assert size <= TOOL_LIST_BUDGET, f"{size} B > {TOOL_LIST_BUDGET}"
     for tool in tools:  # the shorter wording keeps every CM-7 disclosure
-        spec = BY_NAME[tool.name]
-        text = tool.description or ""
-        assert text.startswith(f"Reach {spec.reach.value} ("), tool.name
+        spec = BY_NAME[tool["name"]]
+        text = tool["description"]
+        assert text.startswith(f"Reach {spec.reach.value} ("), tool["name"]
         effects = ", ".join(e.value for e in EFFECT_ORDER if e in spec.effects)
-        assert f"tmux effect {effects}." in text, tool.name
-        assert ("untrusted content" in text.lower()) is spec.returns_untrusted_content, tool.name
-        assert ("secrets" in text) is spec.may_expose_secrets, tool.name
-        assert ("tmux user's authority" in text) is (spec.reach is not Reach.NONE), tool.name
+        assert f"tmux effect {effects}." in text, tool["name"]
+        assert ("untrusted content" in text.lower()) is spec.returns_untrusted_content, spec.name
+        assert ("secrets" in text) is spec.may_expose_secrets, tool["name"]
+        assert ("tmux user's authority" in text) is (spec.reach is not Reach.NONE), spec.name
 
 
-async def test_server_info_by_default_is_compact_in_both_forms(private_tmux: PrivateTmux) -> None:
-    """Issue 14.2: socket, provenance, version, verification, toolsets, names; within budget."""
-    private_tmux.start_foreign_server()  # unknown provenance: teardown is off, with its reason
-    async with serve(private_tmux) as session:
-        listed = [t.name for t in (await session.list_tools()).tools]
-        result = await session.call_tool("server_info", {})
-    structured_size, text_size, text = _forms(result)
-    print(f"server_info default: structuredContent {structured_size} B, text {text_size} B")
-    assert structured_size <= MAX_SERVER_INFO_BYTES
-    assert text_size <= MAX_SERVER_INFO_BYTES
-    body = structured(result)
-    info = body["info"]
-    assert info["surface"]["tools"] == listed
-    assert info["server"]["provenance"] == "unknown"
-    assert info["server"]["tmux_version"] in private_tmux.bare("-V").stdout
-    assert info["socket"]["path"].startswith(private_tmux.directory)
-    assert "verified" in body["sink_claims"]
-    (off,) = info["surface"]["toolsets_off"]
-    assert off["toolset"] == "teardown"
-    assert "provenance is unknown" in off["reason"]
-    assert "teardown" not in info["surface"]["toolsets"]
-    # The text says the same facts in prose, not as a JSON document.
-    assert not text.lstrip().startswith("{")
-    assert all(name in text for name in listed)
-    assert off["reason"] in text
-    assert info["socket"]["path"] in text
-    assert "provenance unknown" in text
-    assert "not a sandbox" in text
+def test_the_tool_list_sends_no_byte_without_information(private_tmux: PrivateTmux) -> None:
+    """Issue 14.1, CM-4: what the budget cut, and what it must not have cut.
+
+    No annotations title (it repeats the tool's title); no hint equal to its
+    MCP default (on this surface every hint is cautious, which is the default,
+    so none is sent); no null in an input schema for an optional argument
+    (absent says it; the Inspector's ``type-union`` warning). Output schemas
+    keep their nulls as ``anyOf`` branches, since results carry them.
+    """
+    tools, _ = _probe(private_tmux)
+    for tool in tools:
+        spec = BY_NAME[tool["name"]]
+        assert tool["title"] == spec.title
+        annotations = tool.get("annotations", {})
+        assert "title" not in annotations, spec.name
+        assert all(annotations[k] != PROTOCOL_DEFAULTS[k] for k in annotations), spec.name
+        for name, schema in tool["inputSchema"].get("properties", {}).items():
+            assert not isinstance(schema.get("type"), list), f"{spec.name}.{name}: {schema}"
+            assert None not in schema.get("enum", []), f"{spec.name}.{name}: {schema}"
+            assert "anyOf" not in schema or name in tool["inputSchema"]["required"], name
+        assert '["integer","null"]' not in json.dumps(tool["outputSchema"], separators=(",", ":"))
+    outputs = json.dumps([t["outputSchema"] for t in tools])
+    assert '{"type": "null"}' in outputs, "nullable result fields keep an anyOf null branch"
 
 
 async def test_server_info_detail_adds_each_tools_declared_properties(
@@ -106,7 +103,10 @@ async def test_server_info_detail_adds_each_tools_declared_properties(
             "idempotentHint",
             "openWorldHint",
         }
-    _, _, text = _forms(detailed)
+    body = structured(detailed)["info"]
+    assert "teardown_rule" in body["surface"]
+    assert set(body["annotation_evidence"]) >= {"minimal_provenance", "per_call_check"}
+    (text,) = [c.text for c in detailed.content if c.type == "text"]
     run = next(line for line in text.splitlines() if line.startswith("- run_command:"))
     assert "reach pane-command" in run
     assert "readOnlyHint=no" in run

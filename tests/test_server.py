@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 import trio
 from mcp.shared.exceptions import MCPError
+from mcp.types import Tool
 
 from tests.raw_client import handshake, raw_exchange
 from tests.support import (
@@ -21,15 +22,17 @@ from tests.support import (
 )
 from tmuxmcp.capability.annotations import gather_evidence, whole_call_hints
 from tmuxmcp.capability.describe import describe
+from tmuxmcp.capability.manifest import PROTOCOL_DEFAULTS
 from tmuxmcp.capability.schema import input_schema, output_schema
 from tmuxmcp.definition import BY_NAME
 
 CAUTIOUS = (False, True, False, True)
 
 
-def _hints(tool: object) -> tuple[bool | None, ...]:
-    a = tool.annotations  # type: ignore[attr-defined]
-    return (a.read_only_hint, a.destructive_hint, a.idempotent_hint, a.open_world_hint)
+def _hints(tool: Tool) -> tuple[bool, ...]:
+    """The four hints as a client reads them: an absent hint is its MCP default (CM-4)."""
+    sent = tool.annotations.model_dump(by_alias=True, exclude_none=True) if tool.annotations else {}
+    return tuple(sent.get(name, default) for name, default in PROTOCOL_DEFAULTS.items())
 
 
 async def test_tools_list_agrees_with_the_definition(private_tmux: PrivateTmux) -> None:

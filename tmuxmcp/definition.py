@@ -52,7 +52,7 @@ DEFINITION: tuple[ToolSpec, ...] = (
         reach=Reach.NONE,
         effects=OBSERVE,
         outputs=METADATA,
-        summary="Lists windows (of one session_id, or all): ids, names, sizes, layout.",
+        summary="Lists windows of session_id, or all: ids, names, sizes, layout.",
         args=inspect.ListWindowsArgs,
         handler=inspect.list_windows,
         result=inspect.ListWindowsResult,
@@ -65,8 +65,7 @@ DEFINITION: tuple[ToolSpec, ...] = (
         effects=OBSERVE,
         outputs=METADATA,
         summary=(
-            "Lists the panes of one window_id, session_id, or all: ids, size, title, command, "
-            "directory."
+            "Lists panes of window_id, session_id, or all: ids, size, title, command, directory."
         ),
         args=inspect.ListPanesArgs,
         handler=inspect.list_panes,
@@ -79,10 +78,7 @@ DEFINITION: tuple[ToolSpec, ...] = (
         reach=Reach.NONE,
         effects=OBSERVE,
         outputs=METADATA,
-        summary=(
-            "Reports one pane: size, title, running command, working directory, cursor, mode, "
-            "history size."
-        ),
+        summary="One pane's size, title, command, directory, cursor, mode and history size.",
         args=inspect.GetPaneInfoArgs,
         handler=inspect.get_pane_info,
         result=inspect.GetPaneInfoResult,
@@ -95,8 +91,8 @@ DEFINITION: tuple[ToolSpec, ...] = (
         effects=OBSERVE,
         outputs=frozenset({OutputClass.TERMINAL_CONTENT}),
         summary=(
-            "Returns a pane's visible screen or lines start..end; at most max_lines and "
-            f"{inspect.MAX_CAPTURE_BYTES // 1024} KiB, keeping the last (truncation reported)."
+            "A pane's visible screen or lines start..end: the last max_lines, at most "
+            f"{inspect.MAX_CAPTURE_BYTES // 1024} KiB (truncation reported)."
         ),
         args=inspect.CapturePaneArgs,
         handler=inspect.capture_pane,
@@ -122,9 +118,9 @@ DEFINITION: tuple[ToolSpec, ...] = (
         effects=OBSERVE,
         outputs=frozenset({OutputClass.TMUX_METADATA, OutputClass.TERMINAL_CONTENT}),
         summary=(
-            "Returns sessions, windows, panes and visible screens in one call; a level the "
-            "operator excluded is not read, nor those below it, and is named. Screens total at "
-            f"most {snapshot.MAX_SNAPSHOT_CONTENT_BYTES // 1024} KiB."
+            "Sessions, windows, panes and visible screens (at most "
+            f"{snapshot.MAX_SNAPSHOT_CONTENT_BYTES // 1024} KiB in all) in one call; a level the "
+            "operator excluded is named and not read, nor those below it."
         ),
         args=snapshot.SnapshotArgs,
         handler=snapshot.snapshot,
@@ -139,8 +135,8 @@ DEFINITION: tuple[ToolSpec, ...] = (
         effects=OBSERVE,
         outputs=METADATA,
         summary=(
-            "Reports the socket, provenance, tmux version, verify status, toolsets on and off "
-            "(and why) and tool names; detail adds each tool's properties."
+            "The socket, provenance, tmux version, verify status, toolsets on and off (and "
+            "why), tool names; detail adds each tool's properties."
         ),
         args=inspect.ServerInfoArgs,
         handler=inspect.server_info,
@@ -156,7 +152,7 @@ DEFINITION += (
         reach=Reach.CONFIGURED_PROCESS,
         effects=CHANGE,
         outputs=METADATA,
-        summary="Creates a detached session running the default shell; returns its ids and name.",
+        summary="Creates a detached session running the default shell; returns ids and name.",
         args=manage.CreateSessionArgs,
         handler=manage.create_session,
         result=manage.Created,
@@ -169,9 +165,7 @@ DEFINITION += (
         reach=Reach.CONFIGURED_PROCESS,
         effects=CHANGE,
         outputs=METADATA,
-        summary=(
-            "Creates a window running the default shell, without switching to it; returns its ids."
-        ),
+        summary="Creates a window running the default shell, not switching to it; returns ids.",
         args=manage.CreateWindowArgs,
         handler=manage.create_window,
         result=manage.Created,
@@ -184,7 +178,7 @@ DEFINITION += (
         reach=Reach.CONFIGURED_PROCESS,
         effects=CHANGE,
         outputs=METADATA,
-        summary="Splits a pane, starting the default shell in the new one; returns its id.",
+        summary="Splits a pane; the new one runs the default shell; returns its id.",
         args=manage.SplitPaneArgs,
         handler=manage.split_pane,
         result=manage.Created,
@@ -197,7 +191,7 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=CHANGE,
         outputs=METADATA,
-        summary="Renames a session; the name is stored exactly as given and returned.",
+        summary="Renames a session and returns it.",
         args=manage.RenameSessionArgs,
         handler=manage.rename_session,
         result=manage.Named,
@@ -210,7 +204,7 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=CHANGE,
         outputs=METADATA,
-        summary="Renames a window (ending automatic renaming); stored as given and returned.",
+        summary="Renames a window (ending automatic renaming) and returns it.",
         args=manage.RenameWindowArgs,
         handler=manage.rename_window,
         result=manage.Named,
@@ -223,7 +217,7 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=CHANGE,
         outputs=METADATA,
-        summary="Sets a pane's title as given; the pane's program may change it again.",
+        summary="Sets a pane's title; its program may change it again.",
         args=manage.SetPaneTitleArgs,
         handler=manage.set_pane_title,
         result=manage.Named,
@@ -236,7 +230,7 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=CHANGE,
         outputs=METADATA,
-        summary="Makes a window the current window of its session.",
+        summary="Makes a window its session's current one.",
         args=manage.SelectWindowArgs,
         handler=manage.select_window,
         result=manage.Done,
@@ -249,7 +243,7 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=CHANGE,
         outputs=METADATA,
-        summary="Makes a pane the active pane of its window.",
+        summary="Makes a pane its window's active one.",
         args=manage.SelectPaneArgs,
         handler=manage.select_pane,
         result=manage.Done,
@@ -262,7 +256,7 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=CHANGE,
         outputs=METADATA,
-        summary="Applies one of tmux's named layouts to a window's panes; returns the window.",
+        summary="Arranges a window's panes in a named layout; returns the window.",
         args=manage.SelectLayoutArgs,
         handler=manage.select_layout,
         result=manage.WindowResult,
@@ -275,7 +269,7 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=CHANGE,
         outputs=METADATA,
-        summary="Resizes a pane to a width and/or height, moves a border, or toggles zoom.",
+        summary="Sets a pane's width and/or height, moves a border, or toggles zoom.",
         args=manage.ResizePaneArgs,
         handler=manage.resize_pane,
         result=manage.PaneResult,
@@ -287,7 +281,7 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=CHANGE,
         outputs=METADATA,
-        summary="Swaps the places of two panes, possibly in different windows.",
+        summary="Swaps two panes, possibly in different windows.",
         args=manage.SwapPaneArgs,
         handler=manage.swap_pane,
         result=manage.Done,
@@ -332,7 +326,7 @@ DEFINITION += (
         outputs=METADATA,
         summary=(
             "Deletes a session with its windows and panes; refuses the one holding tmuxmcp's "
-            "own pane (a guard for teardown tools only, not pane commands or other clients)."
+            "own pane (teardown tools only, not pane commands or other clients)."
         ),
         args=teardown.KillSessionArgs,
         handler=teardown.kill_session,
@@ -394,7 +388,7 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=DELETE,
         outputs=METADATA,
-        summary="Deletes a paste buffer by name (see list_buffers).",
+        summary="Deletes a paste buffer.",
         args=teardown.DeleteBufferArgs,
         handler=teardown.delete_buffer,
         result=teardown.Deleted,
@@ -429,8 +423,8 @@ DEFINITION += (
         effects=CHANGE,
         outputs=METADATA,
         summary=(
-            "Types text into a pane's program byte for byte, optionally then Enter; never read "
-            "as key bindings. Returns a cursor for wait_for_text since."
+            "Types text into a pane's program byte for byte, never read as key bindings. "
+            "Returns a cursor for wait_for_text since."
         ),
         args=execute.SendTextArgs,
         handler=execute.send_text,
@@ -470,7 +464,7 @@ DEFINITION += (
         reach=Reach.PANE_INPUT,
         effects=CHANGE,
         outputs=METADATA,
-        summary="Pastes a paste buffer into a pane, optionally bracketed; the buffer is kept.",
+        summary="Pastes a paste buffer into a pane; the buffer is kept.",
         args=execute.PasteBufferArgs,
         handler=execute.paste_buffer,
         result=execute.Delivered,
@@ -496,8 +490,7 @@ DEFINITION += (
 # -- waiting and searching (inspect) -----------------------------------------------
 
 BOUNDED = (
-    "Patterns are matched by tmuxmcp, never tmux, within bounded size and time (over budget: "
-    "match-timeout).",
+    "Matched by tmuxmcp, never tmux, in bounded size and time (over budget: match-timeout).",
 )
 
 DEFINITION += (
@@ -509,8 +502,7 @@ DEFINITION += (
         effects=OBSERVE,
         outputs=frozenset({OutputClass.TERMINAL_CONTENT}),
         summary=(
-            "Waits for a pattern to appear in one screen row of a pane; returns the outcome "
-            "and the matching row."
+            "Waits for a pattern in one screen row of a pane; returns the outcome and the row."
         ),
         args=waiting.WaitForTextArgs,
         handler=waiting.wait_for_text,
@@ -556,8 +548,8 @@ DEFINITION += (
         effects=OBSERVE,
         outputs=frozenset({OutputClass.TERMINAL_CONTENT}),
         summary=(
-            "Returns the rows a pane printed since a cursor, and a new cursor; rows lost to "
-            "history limits or clearing are reported as a gap."
+            "The rows a pane printed since a cursor, and a new cursor; rows lost to history "
+            "limits or clearing are reported as a gap."
         ),
         args=since.CaptureSinceArgs,
         handler=since.capture_since,

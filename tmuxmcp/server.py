@@ -53,7 +53,8 @@ from tmuxmcp.capability.annotations import whole_call_hints
 from tmuxmcp.capability.decode import decode_arguments, lone_surrogate_error
 from tmuxmcp.capability.describe import describe
 from tmuxmcp.capability.encode import encode_arguments
-from tmuxmcp.capability.model import ResourceSpec
+from tmuxmcp.capability.manifest import sent_hints
+from tmuxmcp.capability.model import ResourceSpec, ToolSpec
 from tmuxmcp.capability.schema import input_schema, output_schema
 from tmuxmcp.capability.surface import served_resources
 from tmuxmcp.definition import BY_NAME, RESOURCES
@@ -84,7 +85,6 @@ def mcp_tools(runtime: Runtime) -> list[Tool]:
     tools = []
     for name in runtime.surface.tools:
         spec = BY_NAME[name]
-        hints = whole_call_hints(spec, runtime.evidence)
         tools.append(
             Tool(
                 name=spec.name,
@@ -92,16 +92,19 @@ def mcp_tools(runtime: Runtime) -> list[Tool]:
                 description=describe(spec, nested=runtime.surface.nested.get(name)),
                 input_schema=input_schema(spec.args),
                 output_schema=output_schema(spec.result),
-                annotations=ToolAnnotations(
-                    title=spec.title,
-                    read_only_hint=hints.read_only,
-                    destructive_hint=hints.destructive,
-                    idempotent_hint=hints.idempotent,
-                    open_world_hint=hints.open_world,
-                ),
+                annotations=_annotations(spec, runtime),
             )
         )
     return tools
+
+
+def _annotations(spec: ToolSpec, runtime: Runtime) -> ToolAnnotations | None:
+    """The tool's whole-call hints as sent (``sent_hints``), or none if all are defaults.
+
+    No annotations title: it would repeat the tool's own ``title``.
+    """
+    sent = sent_hints(whole_call_hints(spec, runtime.evidence))
+    return ToolAnnotations.model_validate(sent) if sent else None
 
 
 def _error(exc: TmuxMcpError) -> CallToolResult:

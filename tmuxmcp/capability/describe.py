@@ -19,9 +19,7 @@ from tmuxmcp.capability.model import ToolSpec
 from tmuxmcp.capability.vocabulary import EFFECT_ORDER, REACH_BRIEF, Reach
 
 AUTHORITY = "Runs with the tmux user's authority."
-DELIVERY = (
-    "What it sends acts with the tmux user's authority; disabling other tools does not contain it."
-)
+DELIVERY = "What it sends acts with the tmux user's authority, even with other tools off."
 UNTRUSTED = "Untrusted content."
 SECRETS = "May expose secrets."
 UNTRUSTED_SECRETS = "Untrusted content; may expose secrets."

@@ -60,6 +60,28 @@ def hints_json(hints: Hints) -> dict[str, bool]:
     }
 
 
+PROTOCOL_DEFAULTS = {
+    "readOnlyHint": False,
+    "destructiveHint": True,
+    "idempotentHint": False,
+    "openWorldHint": True,
+}
+"""The value MCP gives each hint when a tool's annotations leave it out."""
+
+
+def sent_hints(hints: Hints) -> dict[str, bool]:
+    """The hints as ``tools/list`` sends them: those that differ from MCP's defaults (CM-4).
+
+    MCP defines an absent hint as its default (``PROTOCOL_DEFAULTS``), and the
+    defaults are the cautious values, so a cautious hint says nothing its
+    absence does not; a narrowed hint is always sent. Issue 14.1: a client pays
+    for every byte of the tool list, and on the default surface (process tools
+    served, so every hint cautious) this sends no annotations at all.
+    ``server_info`` and the manifest keep all four, as values.
+    """
+    return {k: v for k, v in hints_json(hints).items() if v != PROTOCOL_DEFAULTS[k]}
+
+
 def resource_properties(spec: ResourceSpec) -> dict[str, Any]:
     """A resource's declared authority, as for a tool (CM-2, CM-7)."""
     entry = declared_properties(spec)

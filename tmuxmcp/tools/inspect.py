@@ -260,16 +260,14 @@ class CapturePaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, k
     max_lines: Annotated[
         int,
         local_int(
-            "Return at most this many lines, keeping the last ones; blank rows below the "
-            "last text are never returned or counted.",
+            "Most lines returned (the last); blank rows below the text are not returned "
+            "or counted.",
             ge=1,
             le=MAX_CAPTURE_LINES,
         ),
     ] = DEFAULT_CAPTURE_LINES
-    join_wrapped: Annotated[bool, flag("Join lines that the terminal wrapped (tmux -J).")] = False
-    include_escapes: Annotated[
-        bool, flag("Keep colour and attribute escape sequences (tmux -e).")
-    ] = False
+    join_wrapped: Annotated[bool, flag("Join wrapped lines (tmux -J).")] = False
+    include_escapes: Annotated[bool, flag("Keep colour and attribute escapes (tmux -e).")] = False
 
 
 class CapturePaneResult(msgspec.Struct, frozen=True, kw_only=True):
