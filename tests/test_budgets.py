@@ -15,11 +15,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from tests.raw_client import RawClient
 from tests.support import PrivateTmux, serve, structured
 from tmuxmcp.capability.manifest import PROTOCOL_DEFAULTS
 from tmuxmcp.capability.vocabulary import EFFECT_ORDER, Reach
 from tmuxmcp.definition import BY_NAME, DEFINITION
+from tmuxmcp.tools.inspect import MAX_SERVER_INFO_BYTES
 
 TOOL_LIST_BUDGET = 24_000
 """Bytes of the default full tool list without output schemas (issue 14.1)."""
@@ -36,6 +39,14 @@ def _probe(tmux: PrivateTmux) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         tools: list[dict[str, Any]] = client.request("tools/list", {})["result"]["tools"]
         info = client.call("server_info", {})
     return tools, info
+
+
+def _server_info_size(result: dict[str, Any]) -> tuple[int, str, dict[str, Any]]:
+    """Probe size of a ``server_info`` result, its text and its structuredContent."""
+    assert result["isError"] is False, result
+    text = "".join(c.get("text", "") for c in result["content"])
+    body: dict[str, Any] = result["structuredContent"]
+    return len(text.encode()) + _compact(body), text, body
 
 
 def test_the_tool_list_fits_the_budget_as_the_probe_measures_it(
@@ -82,6 +93,53 @@ def test_the_tool_list_sends_no_byte_without_information(private_tmux: PrivateTm
         assert '["integer","null"]' not in json.dumps(tool["outputSchema"], separators=(",", ":"))
     outputs = json.dumps([t["outputSchema"] for t in tools])
     assert '{"type": "null"}' in outputs, "nullable result fields keep an anyOf null branch"
+
+
+@pytest.mark.parametrize("foreign", [False, True], ids=["fresh-socket", "foreign-server"])
+def test_server_info_by_default_fits_the_budget_in_both_forms(
+    private_tmux: PrivateTmux, foreign: bool
+) -> None:
+    """Issue 14.2: socket, provenance, version, verification, toolsets on and off with
+    the reason, tool names; text plus structuredContent <= 4,000 B, as the probe counts.
+
+    On a foreign server (unknown provenance) teardown is off and both forms say why.
+    """
+    # No verification record: the longer "not verified" form, the same on every machine.
+    private_tmux.env["XDG_CACHE_HOME"] = private_tmux.directory
+    if foreign:
+        private_tmux.start_foreign_server()
+    tools, result = _probe(private_tmux)
+    listed = [t["name"] for t in tools]
+    size, text, body = _server_info_size(result)
+    print(f"server_info default ({'foreign' if foreign else 'fresh'}): {size} B")
+    assert size <= MAX_SERVER_INFO_BYTES, f"{size} B > {MAX_SERVER_INFO_BYTES}"
+    info = body["info"]
+    assert info["surface"]["tools"] == listed
+    assert info["server"]["provenance"] == ("unknown" if foreign else "minimal")
+    assert info["server"]["tmux_version"] in private_tmux.bare("-V").stdout
+    assert info["socket"]["path"].startswith(private_tmux.directory)
+    assert "verified" in body["sink_claims"]
+    # The text says the same facts in prose, not as a JSON document.
+    assert not text.lstrip().startswith("{")
+    assert all(name in text for name in listed)
+    assert info["socket"]["path"] in text
+    assert f"provenance {info['server']['provenance']}" in text
+    assert f"tmux {info['server']['tmux_version']}" in text
+    assert body["sink_claims"]["verified"] is False
+    assert ": not verified (" in text
+    assert body["sink_claims"]["how_to_verify"] in text
+    assert "not a sandbox" in text
+    assert any("not a sandbox" in notice for notice in info["notices"])
+    if foreign:
+        (off,) = info["surface"]["toolsets_off"]
+        assert off["toolset"] == "teardown"
+        assert "provenance is unknown" in off["reason"]
+        assert "--toolsets" in off["enable"]
+        assert "teardown" not in info["surface"]["toolsets"]
+        assert off["reason"] in text and off["enable"] in text
+    else:
+        assert info["surface"]["toolsets_off"] == []
+        assert "teardown" in info["surface"]["toolsets"]
 
 
 async def test_server_info_detail_adds_each_tools_declared_properties(

@@ -39,7 +39,7 @@ async def test_tools_list_agrees_with_the_definition(private_tmux: PrivateTmux) 
     """CM-5: names, descriptions, schemas and annotations all derive from the definition."""
     async with serve(private_tmux) as session:
         listed = (await session.list_tools()).tools
-        info = structured(await session.call_tool("server_info", {}))
+        info = structured(await session.call_tool("server_info", {"detail": True}))
     served = [BY_NAME[t.name] for t in listed]
     evidence = gather_evidence(
         served,
@@ -78,7 +78,7 @@ async def test_annotations_differ_by_provenance(private_tmux: PrivateTmux) -> No
     per_call = _formats_expand_whole_arrays(private_tmux)
     async with serve(private_tmux, "--toolsets", "inspect") as session:
         minimal = {t.name: _hints(t) for t in (await session.list_tools()).tools}
-        info = structured(await session.call_tool("server_info", {}))
+        info = structured(await session.call_tool("server_info", {"detail": True}))
     assert info["info"]["annotation_evidence"]["per_call_check"] is per_call
     if per_call:
         assert minimal["list_panes"] == (True, False, True, False)
@@ -208,7 +208,7 @@ async def test_a_replaced_server_is_refused(private_tmux: PrivateTmux) -> None:
         assert private_tmux.server_pid() != old_pid
         text = error_text(await session.call_tool("list_sessions", {}))
         assert text.startswith("[tmux-server-replaced]")
-        info = structured(await session.call_tool("server_info", {}))
+        info = structured(await session.call_tool("server_info", {"detail": True}))
         assert info["server_state"] == "replaced"
         # Issue 12 item 4: no provenance is claimed for whatever answers now.
         server = info["info"]["server"]

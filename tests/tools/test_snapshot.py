@@ -42,8 +42,7 @@ async def test_excluding_capture_pane_removes_content_from_the_aggregate(
         snap = structured(await session.call_tool("snapshot", {}))
         info = structured(await session.call_tool("server_info", {"detail": True}))
         compact = structured(await session.call_tool("server_info", {}))
-    aggregate = compact["info"]["surface"]["aggregates"]["snapshot"]
-    assert aggregate["excluded_nested_operations"] == ["capture_pane"]
+    assert compact["info"]["surface"]["excluded_tools"] == ["capture_pane"]
     assert snap["omitted_operations"] == ["capture_pane"]
     panes = [p for s in snap["sessions"] for w in s["windows"] for p in w["panes"]]
     assert panes

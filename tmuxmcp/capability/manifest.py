@@ -22,16 +22,13 @@ from tmuxmcp.capability.vocabulary import EFFECT_ORDER, Effect, OutputClass, Rea
 from tmuxmcp.sinks import Encoding, Sink
 
 NOTICES = (
-    "The selected socket limits which tmux objects tools can name; it is not a sandbox "
-    "and does not confine filesystem, process, network or credential access.",
-    "The tool surface is inventory configuration, not authorization: an enabled pane-input "
-    "or pane-command tool can make a pane program do anything the tmux user can, so "
-    "disabling the execute toolset alone is not containment.",
-    "MCP annotations are consent metadata for clients, not enforcement.",
-    "Tools that start or drive pane processes run with the tmux user's authority.",
-    "Configured tmux behaviour (command aliases, hooks, status jobs, plugins) can run "
-    "commands independently of any tool's direct process reach; tmuxmcp does not claim "
-    "to prevent all subprocess execution.",
+    "The selected socket limits which tmux objects tools can name; it is not a sandbox and "
+    "confines nothing on the host.",
+    "Tools that start or drive pane processes run with the tmux user's authority: the tool "
+    "surface is not authorization, and disabling execute alone is not containment.",
+    "Annotations are consent metadata, not enforcement.",
+    "tmux's own configuration (aliases, hooks, status jobs, plugins) can run commands beyond "
+    "any tool's reach; tmuxmcp does not claim to prevent that.",
 )
 
 
@@ -198,25 +195,38 @@ def published_surface(
     }
 
 
+_DETAIL_ONLY = frozenset({"tools", "default_toolsets", "teardown_rule"})
+"""Surface keys only ``detail`` returns. The default toolsets rule is said by
+``toolsets_off`` where it turns a toolset off, and an aggregate's effective
+nested operations by its own description (CM-7), so neither is repeated."""
+
+_EVIDENCE_KEPT = frozenset({"narrow_hints_allowed", "withdrawn"})
+"""Annotation evidence in the default body: the verdict, and why it was
+withdrawn if it was; the three conditions behind it are ``detail``'s."""
+
+
 def compact_report(report: dict[str, Any]) -> dict[str, Any]:
     """The default ``server_info`` body: the published report with tool names only.
 
-    Everything but the per-tool properties stays (socket, server, toolsets on
-    and off with the reason, exclusions, annotation evidence, notices); each
-    tool's declared properties and annotations are what ``detail: true`` adds.
+    It keeps the socket (kind, value and path; the flags say it again), the
+    server (its pid, not its start time, which only the per-call gate needs),
+    the toolsets on and off with the reason, the
+    exclusions, whether narrow annotations are allowed, and the notices; each
+    tool's declared properties and annotations, the default toolsets rule and
+    the evidence behind the annotations are what ``detail: true`` adds.
     Issue 14.2: a model reads this whole, so it carries no bulk.
     """
     surface = report.get("surface", {})
-    compact_surface = {k: v for k, v in surface.items() if k not in ("tools", "default_toolsets")}
+    compact_surface = {k: v for k, v in surface.items() if k not in _DETAIL_ONLY}
     compact_surface["tools"] = [tool["name"] for tool in surface.get("tools", [])]
-    nested = {
-        tool["name"]: {
-            "nested_operations": tool["nested_operations"],
-            "excluded_nested_operations": tool.get("excluded_nested_operations", []),
-        }
-        for tool in surface.get("tools", [])
-        if tool.get("nested_operations") or tool.get("excluded_nested_operations")
+    evidence = report.get("annotation_evidence", {})
+    compact_evidence = {k: v for k, v in evidence.items() if k in _EVIDENCE_KEPT}
+    server = {k: v for k, v in report.get("server", {}).items() if k != "start_time"}
+    socket = {k: v for k, v in report.get("socket", {}).items() if k != "tmux_flags"}
+    return {
+        **report,
+        "socket": socket,
+        "server": server,
+        "surface": compact_surface,
+        "annotation_evidence": compact_evidence,
     }
-    if nested:
-        compact_surface["aggregates"] = nested
-    return {**report, "surface": compact_surface}

@@ -47,17 +47,16 @@ class ToolsetOff(msgspec.Struct, frozen=True):
 
 
 ENABLE_ALL = (
-    "The operator turns it on by starting tmuxmcp with --toolsets all, or by naming it "
-    "in --toolsets (env TMUXMCP_TOOLSETS) or single tools in --include-tools "
-    "(env TMUXMCP_INCLUDE_TOOLS)"
+    "The operator turns it on with --toolsets all or naming it there (env TMUXMCP_TOOLSETS), "
+    "or single tools with --include-tools (env TMUXMCP_INCLUDE_TOOLS)"
 )
 OTHER_SOCKET = (
     "the operator selected another socket (--socket-name or --socket-path), "
     "whose server's configuration is not tmuxmcp's"
 )
 UNKNOWN_PROVENANCE = (
-    "a tmux server was already running on the dedicated socket when tmuxmcp started, "
-    "so its configuration provenance is unknown (CM-1)"
+    "the dedicated socket's server was already running at startup, so its provenance is "
+    "unknown (CM-1)"
 )
 NOT_SELECTED = "the operator's --toolsets (env TMUXMCP_TOOLSETS) does not name it"
 
@@ -134,7 +133,7 @@ def resolve(
             reason=(
                 NOT_SELECTED
                 if request.toolsets is not None
-                else f"{not_minimal_because}; teardown then needs the operator's choice (CM-3)"
+                else f"{not_minimal_because}; teardown waits for the operator (CM-3)"
             ),
             enable=ENABLE_ALL,
         )

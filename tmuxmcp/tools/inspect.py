@@ -509,7 +509,22 @@ async def server_info(ctx: ToolContext, args: ServerInfoArgs) -> ServerInfoResul
         info = lost_server_report(ctx, state)
     if not args.detail:
         info = compact_report(info)
+        claims = compact_claims(claims)
     return ServerInfoResult(server_state=state, sink_claims=claims, info=info)
+
+
+def compact_claims(claims: dict[str, Any]) -> dict[str, Any]:
+    """The default form of the sink-claims status (issue 14.2): what a model acts on.
+
+    How to verify goes once the claims are verified, the time of the check
+    always, and the notes when there are none; ``detail`` returns it whole.
+    """
+    return {
+        key: value
+        for key, value in claims.items()
+        if not (key == "checked_at" or (key == "notes" and not value))
+        and not (key == "how_to_verify" and claims.get("verified") is True)
+    }
 
 
 def _yes(value: object) -> str:
@@ -522,17 +537,17 @@ def server_info_prose(state: str, claims: dict[str, Any], info: dict[str, Any]) 
     server = info.get("server", {})
     surface = info.get("surface", {})
     evidence = info.get("annotation_evidence", {})
-    flags = " ".join(socket.get("tmux_flags", []))
     lines = [
-        f"tmuxmcp {info.get('tmuxmcp_version')}: socket {flags} ({socket.get('path')}), "
+        f"tmuxmcp {info.get('tmuxmcp_version')}: socket {socket.get('kind')} "
+        f"{socket.get('value')} ({socket.get('path')}), "
         f"dedicated default: {_yes(socket.get('dedicated_default'))}.",
-        f"State of the tmux server bound at startup: {state}.",
     ]
     if "note" in server:
-        lines.append(f"Server: {server['note']}.")
+        lines.append(f"Server bound at startup, {state}: {server['note']}.")
     else:
         lines.append(
-            f"Server: pid {server.get('pid')}, tmux {server.get('tmux_version')} "
+            f"Server bound at startup, {state}: pid {server.get('pid')}, tmux "
+            f"{server.get('tmux_version')} "
             f"({server.get('tmux_binary')}), provenance {server.get('provenance')}, created "
             f"by tmuxmcp: {_yes(server.get('created_by_tmuxmcp'))}, config files: "
             f"{server.get('config_files')}; self-teardown guard: "
@@ -553,13 +568,6 @@ def server_info_prose(state: str, claims: dict[str, Any], info: dict[str, Any]) 
         lines.extend(_tool_line(tool) for tool in tools)
     else:
         lines.append(f"Tools ({len(tools)}): {', '.join(tools)}.")
-        for name, agg in surface.get("aggregates", {}).items():
-            excluded = ", ".join(agg["excluded_nested_operations"]) or "none"
-            lines.append(
-                f"{name} may invoke {', '.join(agg['nested_operations']) or 'nothing'} "
-                f"(excluded: {excluded})."
-            )
-        lines.append("server_info with detail true adds each tool's properties and annotations.")
     lines.append(
         f"Narrow annotations allowed: {_yes(evidence.get('narrow_hints_allowed'))}"
         + (f" (withdrawn: {evidence['withdrawn']})" if evidence.get("withdrawn") else "")
