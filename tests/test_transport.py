@@ -273,3 +273,75 @@ def test_the_server_answers_over_a_socketpair(private_tmux: PrivateTmux) -> None
     assert replies[1]["result"]["serverInfo"]["name"] == "tmuxmcp"
     assert replies[2]["result"]["isError"] is False
     assert replies[2]["result"]["structuredContent"] == {"sessions": []}
+
+
+# ------------------------------------------------------------ writing responses
+
+
+def _response(result: dict[str, Any]) -> Any:
+    import mcp_types
+
+    return mcp_types.JSONRPCResponse(jsonrpc="2.0", id=7, result=result)
+
+
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+        max_leaves=12,
+    )
+)
+def test_a_result_is_encoded_into_the_json_pydantic_makes(value: Any) -> None:
+    """Rule 5: msgspec writes the result; a reader gets exactly what pydantic wrote."""
+    from tmuxmcp.transport import encode_message
+
+    message = _response({"value": value})
+    ours = encode_message(message)
+    theirs = message.model_dump_json(by_alias=True, exclude_unset=True).encode()
+    assert json.loads(ours) == json.loads(theirs)
+    assert b"\n" not in ours, "one message, one line"
+
+
+def test_what_msgspec_refuses_fails_as_it_did_before() -> None:
+    """Rule 5: a lone surrogate goes to pydantic, which refuses it as it always has."""
+    import pydantic_core
+    import pytest
+
+    from tmuxmcp.transport import encode_message
+
+    with pytest.raises(pydantic_core.PydanticSerializationError):
+        encode_message(_response({"text": "a\ud800b"}))
+
+
+def test_the_output_pipe_holds_a_large_result_in_one_write() -> None:
+    """Rule 5: on Linux the server widens its output pipe to 1 MiB (64 KiB by default)."""
+    import fcntl
+
+    import pytest
+
+    get_size = getattr(fcntl, "F_GETPIPE_SZ", None)
+    if get_size is None:
+        pytest.skip("no F_GETPIPE_SZ on this system")
+    read_end, write_end = os.pipe()
+    child = (
+        "import trio\nfrom tmuxmcp.transport import claim_stdio\n"
+        "async def main():\n"
+        "    async with claim_stdio() as (_, out):\n"
+        "        await out.write('{}\\n')\n"
+        "trio.run(main)\n"
+    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", child],
+            stdin=subprocess.DEVNULL,
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert os.read(read_end, 16) == b"{}\n"
+        assert fcntl.fcntl(read_end, get_size) >= 1 << 20
+    finally:
+        os.close(read_end)
+        os.close(write_end)

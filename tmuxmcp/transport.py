@@ -23,6 +23,11 @@ into messages by ``wire`` (pure); a line that is not a message is answered
 there with a JSON-RPC error, which goes out through the same single writer
 as every response.
 
+Rule 5: a response is written in as few rounds as it can be. A result's
+JSON is encoded by msgspec (pydantic only for what msgspec cannot encode, so
+the bytes and any failure stay what they were), and an output pipe is
+widened so a large result goes out in one write.
+
 Rule 4: stopping is always possible. A terminal or file is read by a worker
 thread that is abandoned on cancellation, so a signal ends serving at once
 even while a read is blocked (see ``cli``).
@@ -40,6 +45,7 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+import msgspec
 import trio
 from mcp.shared.message import SessionMessage
 
@@ -98,11 +104,18 @@ class StreamWriter:
 
     async def write(self, text: str) -> int:
         """Send ``text`` whole: a response cut by cancellation would corrupt the wire."""
-        data = text.encode("utf-8")
+        await self.send(text.encode("utf-8"))
+        return len(text)
+
+    async def write_line(self, data: bytes) -> None:
+        """Send one encoded message and its newline whole, in one ``send_all``."""
+        await self.send(data + b"\n")
+
+    async def send(self, data: bytes) -> None:
+        """Send ``data`` whole, even under cancellation."""
         with trio.CancelScope(shield=True):
             async with self._lock:
                 await self._stream.send_all(data)
-        return len(text)
 
 
 class ThreadWriter:
@@ -119,10 +132,18 @@ class ThreadWriter:
 
     async def write(self, text: str) -> int:
         """Write ``text`` whole, even under cancellation."""
+        await self.send(text.encode("utf-8"))
+        return len(text)
+
+    async def write_line(self, data: bytes) -> None:
+        """Write one encoded message and its newline whole."""
+        await self.send(data + b"\n")
+
+    async def send(self, data: bytes) -> None:
+        """Write ``data`` whole, even under cancellation."""
         with trio.CancelScope(shield=True):
             async with self._lock:
-                await trio.to_thread.run_sync(self._write_all, text.encode("utf-8"))
-        return len(text)
+                await trio.to_thread.run_sync(self._write_all, data)
 
 
 Writer = StreamWriter | ThreadWriter
@@ -161,6 +182,25 @@ class Claim:
         os.dup2(self.private, self.fd)
 
 
+PIPE_BYTES = 1 << 20
+"""The output pipe's capacity asked for: a large result in one write (Linux's default
+ceiling for an unprivileged process, /proc/sys/fs/pipe-max-size)."""
+
+
+def _widen_pipe(fd: int) -> None:
+    """Let one large response fit the output pipe, if it is a pipe (best effort).
+
+    With the default 64 KiB, a 750 KB response is written in a dozen rounds,
+    each waiting for the client to read; in one write the server is back on
+    its loop at once and the client reads without waking it.
+    """
+    set_size = getattr(fcntl, "F_SETPIPE_SZ", None)
+    if set_size is None or not stat.S_ISFIFO(os.fstat(fd).st_mode):
+        return
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(fd, set_size, PIPE_BYTES)
+
+
 def _null_for_reading() -> int:
     return os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
 
@@ -190,6 +230,7 @@ async def claim_stdio() -> AsyncIterator[tuple[StreamLines, Writer]]:
         claims.append(stdout_claim)
         writer: Writer
         if is_pipe_or_socket(stdout_claim.private):
+            _widen_pipe(stdout_claim.private)
             streams.append(trio.lowlevel.FdStream(stdout_claim.private))
             writer = StreamWriter(streams[-1])
         else:
@@ -210,6 +251,28 @@ async def claim_stdio() -> AsyncIterator[tuple[StreamLines, Writer]]:
         # already non-blocking, and the stdin stream must have the last word.
         for stream in reversed(streams):
             stream.close()
+
+
+def encode_message(message: Any) -> bytes:
+    """One outgoing JSON-RPC message as JSON bytes (Rule 5).
+
+    A response's result is already the JSON-ready dict the SDK dumped; msgspec
+    encodes it about eight times faster than pydantic (1.7 ms -> 0.2 ms for a
+    760 KB capture result) into the same JSON. Everything else, and anything
+    msgspec refuses (a lone surrogate), goes through pydantic as before.
+    """
+    if isinstance(message, types.JSONRPCResponse) and type(message.result) is dict:
+        try:
+            return _ENCODER.encode(
+                {"jsonrpc": message.jsonrpc, "id": message.id, "result": message.result}
+            )
+        except (TypeError, ValueError, UnicodeEncodeError, msgspec.EncodeError):
+            pass
+    text: str = message.model_dump_json(by_alias=True, exclude_unset=True)
+    return text.encode("utf-8")
+
+
+_ENCODER = msgspec.json.Encoder()
 
 
 @contextlib.asynccontextmanager
@@ -239,8 +302,7 @@ async def open_stdio() -> AsyncIterator[tuple[Any, Any]]:
     async def writer(out: Writer) -> None:
         async with write_receive:
             async for message in write_receive:
-                text = message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                await out.write(text + "\n")
+                await out.write_line(encode_message(message.message))
 
     async with claim_stdio() as (lines, out), trio.open_nursery() as nursery:
         nursery.start_soon(reader, lines)
