@@ -208,13 +208,13 @@ withdrawn if it was; the three conditions behind it are ``detail``'s."""
 def compact_report(report: dict[str, Any]) -> dict[str, Any]:
     """The default ``server_info`` body: the published report with tool names only.
 
-    It keeps the socket (kind, value and path; the flags say it again), the
-    server (its pid, not its start time, which only the per-call gate needs),
-    the toolsets on and off with the reason, the
-    exclusions, whether narrow annotations are allowed, and the notices; each
-    tool's declared properties and annotations, the default toolsets rule and
-    the evidence behind the annotations are what ``detail: true`` adds.
-    Issue 14.2: a model reads this whole, so it carries no bulk.
+    It keeps the socket (kind, value and path; its tmux flags only repeat
+    them), the server (its pid; the start time is the per-call gate's), the
+    toolsets on and off with the reason, the exclusions, whether narrow
+    annotations are allowed, and the notices. Each tool's declared properties
+    and annotations, the default toolsets rule and the evidence behind the
+    annotations are what ``detail: true`` adds. Issue 14.2: a model reads
+    this whole, so it carries no bulk.
     """
     surface = report.get("surface", {})
     compact_surface = {k: v for k, v in surface.items() if k not in _DETAIL_ONLY}

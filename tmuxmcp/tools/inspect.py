@@ -519,12 +519,12 @@ def compact_claims(claims: dict[str, Any]) -> dict[str, Any]:
     How to verify goes once the claims are verified, the time of the check
     always, and the notes when there are none; ``detail`` returns it whole.
     """
-    return {
-        key: value
-        for key, value in claims.items()
-        if not (key == "checked_at" or (key == "notes" and not value))
-        and not (key == "how_to_verify" and claims.get("verified") is True)
-    }
+    dropped = {"checked_at"}
+    if claims.get("verified") is True:
+        dropped.add("how_to_verify")
+    if not claims.get("notes"):
+        dropped.add("notes")
+    return {key: value for key, value in claims.items() if key not in dropped}
 
 
 def _yes(value: object) -> str:
