@@ -13,6 +13,8 @@ stays inside the budgets.
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from typing import Any
 
 import pytest
@@ -104,8 +106,14 @@ def test_server_info_by_default_fits_the_budget_in_both_forms(
 
     On a foreign server (unknown provenance) teardown is off and both forms say why.
     """
-    # No verification record: the longer "not verified" form, the same on every machine.
+    # The same on every machine: no verification record (the longer "not
+    # verified" form), and tmux at a path of one length, since the binary's
+    # path is printed four times and a checkout's .ci/tmux/X/bin can be long.
     private_tmux.env["XDG_CACHE_HOME"] = private_tmux.directory
+    tmux = shutil.which("tmux", path=private_tmux.env.get("PATH"))
+    assert tmux is not None
+    shutil.copy2(os.path.realpath(tmux), os.path.join(private_tmux.directory, "tmux"))
+    private_tmux.env["PATH"] = os.pathsep.join([private_tmux.directory, private_tmux.env["PATH"]])
     if foreign:
         private_tmux.start_foreign_server()
     tools, result = _probe(private_tmux)

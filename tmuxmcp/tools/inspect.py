@@ -464,7 +464,8 @@ class ServerInfoArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw
 
 
 MAX_SERVER_INFO_BYTES = 4000
-"""Budget of the default result, each form (issue 14.2); a test holds it."""
+"""Budget of the default result, its text and structuredContent together (issue 14.2);
+``tests/test_budgets.py`` holds it."""
 
 
 class ServerInfoResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -516,14 +517,13 @@ async def server_info(ctx: ToolContext, args: ServerInfoArgs) -> ServerInfoResul
 def compact_claims(claims: dict[str, Any]) -> dict[str, Any]:
     """The default form of the sink-claims status (issue 14.2): what a model acts on.
 
-    How to verify goes once the claims are verified, the time of the check
-    always, and the notes when there are none; ``detail`` returns it whole.
+    How to verify goes once the claims are verified, and the time of the
+    check always; every other key stays, so the form keeps one shape.
+    ``detail`` returns it whole.
     """
     dropped = {"checked_at"}
     if claims.get("verified") is True:
         dropped.add("how_to_verify")
-    if not claims.get("notes"):
-        dropped.add("notes")
     return {key: value for key, value in claims.items() if key not in dropped}
 
 
