@@ -19,6 +19,7 @@ import trio
 from mcp import ClientSession
 
 from tests.support import (
+    DEDICATED,
     PrivateTmux,
     error_text,
     logged_pids,
@@ -442,6 +443,75 @@ def test_a_job_that_just_ended_is_waited_for_not_refused(tmp_path: Any, leader: 
     )
     with pytest.raises(readiness.ShellBusy, match="has just exited"):
         readiness.check("%1", _state(100), ["$ "], proc=proc)
+
+
+def test_a_pane_whose_program_has_no_terminal_yet_is_waited_for_not_refused(
+    tmp_path: Any,
+) -> None:
+    """Right after new-session the pane's process runs before it has taken its terminal
+    (tpgid -1, measured with bash). `run_command` straight after `create_session` was
+    refused ("cannot see which process", the docs' long-running example in CI)."""
+    proc = _fake_proc(str(tmp_path), {100: ("100 (bash) R 1 100 100 0 -1 0\n", "/bin/bash")})
+    with pytest.raises(readiness.ShellBusy, match="just starting"):
+        readiness.check("%1", _state(100), ["$ "], proc=proc)
+
+
+async def test_run_command_right_after_create_session_runs(private_tmux: PrivateTmux) -> None:
+    """The race above, over a real server, many times: each run completes."""
+    async with serve(private_tmux) as session:
+        # sh reads no startup file, so only the new terminal's race is left.
+        private_tmux.bare("set-option", "-g", "default-shell", "/bin/sh")
+        for index in range(10):
+            created = structured(
+                await session.call_tool("create_session", {"name": f"fresh{index}"})
+            )
+            done = await _run(session, created["pane_id"], "echo ok", timeout=30)
+            assert done["exit_status"] == 0, done
+            assert done["output"] == "ok"
+
+
+def test_a_shell_waiting_for_a_child_in_its_own_group_is_busy(tmp_path: Any) -> None:
+    """A shell asleep in its startup files (`.bashrc` running `pyenv`, `sleep`) waits for a
+    child in its own process group, which holds the terminal: not at its prompt. It passed
+    as ready, so the typed line waited unread and the script was removed after 2 s."""
+    proc = _fake_proc(
+        str(tmp_path),
+        {
+            100: ("100 (bash) S 1 100 100 34816 100 0\n", "/bin/bash"),
+            200: ("200 (sleep) S 100 100 100 34816 100 0\n", "/bin/sleep"),
+        },
+    )
+    (proc / "100" / "task" / "100").mkdir(parents=True)
+    (proc / "100" / "task" / "100" / "children").write_text("200 ")
+    with pytest.raises(readiness.ShellBusy, match="running a command in the foreground"):
+        readiness.check("%1", _state(100), ["$ "], proc=proc)
+    # A background job (its own process group) does not make the shell busy.
+    (proc / "200" / "stat").write_text("200 (sleep) S 100 200 100 34816 100 0\n")
+    assert readiness.check("%1", _state(100), ["$ "], proc=proc).pid == 100
+
+
+async def test_a_shell_still_in_its_startup_files_is_not_typed_into(
+    private_tmux: PrivateTmux, tmp_path: Any
+) -> None:
+    """Over a real server: bash sleeping in its .bashrc gets a refusal that says so, and
+    nothing is typed; once at its prompt, the same call runs."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".bashrc").write_text("sleep 4\nPS1='ready$ '\n")
+    async with serve(private_tmux) as session:
+        argv = ("env", f"HOME={home}", "bash", "--noprofile", "-i")
+        pane = private_tmux.new_session("rc", DEDICATED, *argv)["pane_id"]
+        refused = await session.call_tool(
+            "run_command", {"pane_id": pane, "command": "echo typed-too-early", "timeout": 10}
+        )
+        assert refused.is_error
+        assert "running a command in the foreground" in error_text(refused)
+        with trio.fail_after(30):
+            while "ready$" not in private_tmux.bare("capture-pane", "-p", "-t", pane).stdout:
+                await trio.sleep(0.1)
+        done = await _run(session, pane, "echo late", timeout=30)
+        assert done["output"] == "late"
+        assert "typed-too-early" not in private_tmux.bare("capture-pane", "-p", "-t", pane).stdout
 
 
 def test_an_unreadable_foreground_is_still_refused(tmp_path: Any) -> None:

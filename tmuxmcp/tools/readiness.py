@@ -141,6 +141,47 @@ def foreground_of(pane_pid: int, proc: Path = PROC) -> Foreground | None:
     )
 
 
+def waits_for_foreground_child(shell_pid: int, proc: Path = PROC) -> bool:
+    """True when the shell sleeps waiting for a child in its own process group.
+
+    A shell asleep is not always at its prompt: while it runs its startup
+    files (``.bashrc`` calling ``pyenv``, ``nvm``, ``sleep``), or a command
+    before job control is on, it waits for a child in its own process group,
+    which holds the terminal (measured: ``do_wait``, the child's pgrp is the
+    shell's). Read from ``/proc/<pid>/task/<pid>/children``; where that file
+    is missing (a kernel without it), from the shell's ``wchan``.
+    """
+    base = proc / str(shell_pid)
+    try:
+        children = (base / "task" / str(shell_pid) / "children").read_text().split()
+    except OSError:
+        try:
+            return (base / "wchan").read_text().strip() in ("do_wait", "kernel_wait4")
+        except OSError:
+            return False
+    for child in children:
+        try:
+            fields = _stat_fields((proc / child / "stat").read_text())
+        except (OSError, ValueError, IndexError):
+            continue  # gone since the listing
+        if int(fields[2]) == shell_pid and fields[0] not in ("Z", "X"):
+            return True
+    return False
+
+
+def terminal_starting(pane_pid: int, proc: Path = PROC) -> bool:
+    """True when ``pane_pid`` runs but its terminal has no foreground group yet.
+
+    A pane just created runs its program before that program has taken the
+    terminal as its controlling one (``tpgid`` is -1 for a moment, measured
+    right after ``new-session``): a transient state, like a job just ended.
+    """
+    try:
+        return int(_stat_fields((proc / str(pane_pid) / "stat").read_text())[5]) <= 0
+    except (OSError, ValueError, IndexError):
+        return False
+
+
 def leader_exited(pane_pid: int, proc: Path = PROC) -> bool:
     """True when the terminal's foreground group names a process that is gone or a zombie.
 
@@ -281,8 +322,19 @@ def check_process(pane: str, pane_pid: int, *, proc: Path = PROC) -> Shell:
             f"pane {pane}: the job in the foreground of its terminal has just exited and "
             "the shell has not taken the terminal back yet; retry, or send_keys C-c"
         )
+    if fg is None and terminal_starting(pane_pid, proc):
+        raise JobJustEnded(
+            f"pane {pane}: its program has not taken its terminal yet (the pane is just "
+            "starting); retry in a moment"
+        )
     refuse_foreground(pane, pane_pid, fg, os.getuid())
     assert fg is not None
+    if waits_for_foreground_child(fg.pid, proc):
+        raise ShellBusy(
+            f"pane {pane}'s shell is running a command in the foreground (its startup files, "
+            "or a command it waits for), not waiting at its prompt; wait for it "
+            "(wait_for_idle) or send_keys C-c"
+        )
     return Shell(fg.pid, fg.program.lstrip("-"))
 
 
