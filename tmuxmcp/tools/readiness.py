@@ -10,7 +10,8 @@ Rule 2 (Linux): the terminal's foreground process group, read from
   ``/proc/<pane pid>/stat`` (field ``tpgid``), is led by a process whose
   *executable* (``/proc/<pid>/exe``) is a POSIX shell, that runs as this
   user, whose arguments are options only (no script operand, no ``-c``), and
-  that is asleep (waiting for input), not running. A child program or script
+  that is asleep (waiting for input), not running, and waits for no child in
+  its own process group (a shell in its startup files sleeps waiting for one). A child program or script
   in the foreground, a program under a shell's name, a root shell in a
   user's pane, and a busy shell are all refused.
 Rule 3: the cursor's row does not end in a continuation prompt (``> `` of
