@@ -1,6 +1,11 @@
 """``search_panes`` (inspect): find a pattern across panes, capped and bounded.
 
-All panes in scope are captured in one tmux invocation; matching runs here
+Each pane in scope is read newest row first in bounded windows
+(``tools.windows``): the first windows of as many panes as the byte cap can
+fill share one tmux invocation, a deeper range gets more windows, and reading
+stops once ``max_scan_bytes`` is spent or ``max_matches`` + 1 rows matched.
+So one call holds at most ``max_scan_bytes`` of rows plus one batch of
+windows planned to fill it (issue 13, item 2). Matching runs here
 (``observation.scan``), never in tmux.
 """
 
@@ -12,7 +17,7 @@ import msgspec
 
 from tmuxmcp.capability.params import SessionId, WindowId, local_int, number
 from tmuxmcp.capability.results import Terminal, TmuxId
-from tmuxmcp.driver.argv import Command, cmd
+from tmuxmcp.driver.argv import Command
 from tmuxmcp.driver.records import SectionMarker
 from tmuxmcp.errors import ObjectNotFound
 from tmuxmcp.tools.context import ToolContext
@@ -33,6 +38,7 @@ from tmuxmcp.tools.observation import (
     scan,
 )
 from tmuxmcp.tools.query import list_records, pane_listing
+from tmuxmcp.tools.windows import PaneRange, Window
 
 # -- search_panes ------------------------------------------------------------------
 
@@ -91,98 +97,189 @@ class _PaneRef(msgspec.Struct, frozen=True, kw_only=True):
     pane_id: str
     session_id: str
     window_id: str
+    history_size: int
+    height: int
+    width: int
 
 
-_PANE_REF = {"pane_id": "pane_id", "session_id": "session_id", "window_id": "window_id"}
+_PANE_REF = {
+    "pane_id": "pane_id",
+    "session_id": "session_id",
+    "window_id": "window_id",
+    "history_size": "history_size",
+    "height": "pane_height",
+    "width": "pane_width",
+}
 
 
-async def _capture_all(
-    ctx: ToolContext, panes: list[_PaneRef], scrollback: int
-) -> dict[int, tuple[int, list[str]]]:
-    """Every pane's rows in one invocation: index -> (relative row of the first, rows)."""
+Rows = list[tuple[int, str]]
+
+
+async def _read(
+    ctx: ToolContext, reads: list[tuple[int, PaneRange, Window]]
+) -> dict[int, Rows | None]:
+    """One window of each pane in ``reads``, in one invocation: index -> rows (None: gone).
+
+    A pane that closed since the listing stops the whole invocation (tmux
+    drops the rest of a command list after an error), so the panes are then
+    read one by one and only the missing one is skipped.
+    """
     marker = SectionMarker()
     commands: list[Command] = []
-    for index, pane in enumerate(panes):
-        line = marker.line(index, "history_size")
-        commands.append(cmd("display-message", "-p", t=pane.pane_id, args=[line]))
-        commands.append(cmd("capture-pane", "-p", t=pane.pane_id, S=-scrollback))
-    out = await ctx.client.run(*commands)
-    captured: dict[int, tuple[int, list[str]]] = {}
-    for index, (values, body) in marker.split(out.stdout).items():
-        if len(values) != 1 or not values[0].isdigit():
-            continue
-        history_text = values[0]
-        rows = body.split("\n")
-        if rows and rows[-1] == "":
-            rows.pop()
-        captured[index] = (-min(scrollback, int(history_text)), rows)
-    return captured
+    for index, pane, window in reads:
+        commands += pane.commands(marker, index, window)
+    try:
+        out = await ctx.client.run(*commands)
+    except ObjectNotFound:
+        if len(reads) == 1:
+            return {reads[0][0]: None}
+        found: dict[int, Rows | None] = {}
+        for one in reads:
+            found.update(await _read(ctx, [one]))
+        return found
+    sections = marker.split(out.stdout)
+    rows: dict[int, Rows | None] = {}
+    for index, pane, window in reads:
+        values, body = sections.get(index, ([], ""))
+        rows[index] = pane.take(window, values, body)
+    return rows
+
+
+class _Search:
+    """One search_panes call: panes in order, each read newest first, until a cap is met.
+
+    The byte cap (``max_scan_bytes``) is shared by all panes in listing order
+    and spent newest row first, so what it cuts off is the oldest rows of the
+    last pane reached and every pane after it. Matching runs on each window as
+    it arrives, so reading stops once ``max_matches`` + 1 rows matched (the +1
+    tells a full result from a truncated one).
+    """
+
+    def __init__(
+        self, ctx: ToolContext, args: SearchPanesArgs, matcher: Matcher, panes: list[_PaneRef]
+    ) -> None:
+        self.ctx, self.args, self.matcher, self.panes = ctx, args, matcher, panes
+        self.meter = Meter()
+        self.ranges = [
+            PaneRange(
+                p.pane_id,
+                history_size=p.history_size,
+                height=p.height,
+                width=p.width,
+                back=args.scrollback,
+            )
+            for p in panes
+        ]
+        self.bytes_left = args.max_scan_bytes
+        self.hits: list[tuple[int, ScanLine, Hit]] = []
+        self.by_bytes = self.timed_out = False
+        self.scanned = 0
+        self.searched = 0
+
+    def _batch(self, first: int) -> list[tuple[int, PaneRange, Window]]:
+        """First windows of pane ``first`` and the panes after it that fit what is left.
+
+        Each window is planned as if its rows were full (Rule 1 of ``windows``),
+        so the batch asks for about ``bytes_left`` bytes in all.
+        """
+        reads: list[tuple[int, PaneRange, Window]] = []
+        left = self.bytes_left
+        for index in range(first, len(self.ranges)):
+            pane = self.ranges[index]
+            if reads and left <= 0:
+                break
+            window = pane.window(left)
+            reads.append((index, pane, window))
+            left -= (window[1] - window[0] + 1) * (pane.width + 1)
+        return reads
+
+    def _over(self) -> bool:
+        return self.by_bytes or self.timed_out or len(self.hits) > self.args.max_matches
+
+    async def _scan(self, index: int, pane: PaneRange, rows: Rows) -> None:
+        """Spend the byte cap on ``rows`` newest first, then match them."""
+        lines: list[ScanLine] = []
+        for row, text in reversed(rows):
+            cost = len(text.encode("utf-8", "replace")) + 1
+            if cost > self.bytes_left:
+                self.by_bytes = True
+                break
+            self.bytes_left -= cost
+            lines.append(ScanLine(pane.relative(row), text))
+        budget = self.args.match_budget_ms / 1000 - self.meter.spent
+        if not lines:
+            return
+        if budget <= 0:
+            self.timed_out = True
+            return
+        limit = self.args.max_matches + 1 - len(self.hits)
+        found = await scan(self.matcher, lines, budget=budget, limit=limit, meter=self.meter)
+        self.scanned += found.scanned_bytes
+        self.timed_out = found.timed_out
+        self.hits += [(index, line, hit) for line, hit in found.hits]
+
+    async def run(self) -> None:
+        """Read and match until every pane is read or a cap is met."""
+        first_reads: dict[int, Rows | None] = {}
+        for index, pane in enumerate(self.ranges):
+            if index not in first_reads:
+                first_reads = await _read(self.ctx, self._batch(index))
+            rows = first_reads.pop(index, None)
+            if rows is None:
+                continue  # the pane closed since the listing
+            self.searched += 1
+            while True:
+                await self._scan(index, pane, rows)
+                if self._over() or pane.done:
+                    break
+                got = await _read(self.ctx, [(index, pane, pane.window(self.bytes_left))])
+                more = got[index]
+                if more is None:
+                    break  # the pane closed: what was read of it stands
+                rows = more
+            if self._over():
+                return
+
+    def result(self) -> SearchPanesResult:
+        """The matches in pane order then row order, and which cap cut the search short."""
+        by_matches = len(self.hits) > self.args.max_matches
+        kept = sorted(self.hits[: self.args.max_matches], key=lambda h: (h[0], h[1].row))
+        matches = []
+        for index, line, hit in kept:
+            pane = self.panes[index]
+            matches.append(
+                PaneMatch(
+                    pane_id=pane.pane_id,
+                    session_id=pane.session_id,
+                    window_id=pane.window_id,
+                    row=line.row,
+                    in_scrollback=line.row < 0,
+                    column=hit.start,
+                    matched=excerpt(line.text[hit.start : hit.end], Hit(0, 0, 0)),
+                    line=excerpt(line.text, hit),
+                )
+            )
+        truncated_by: Literal["max_matches", "max_scan_bytes"] | None = None
+        if by_matches:
+            truncated_by = "max_matches"
+        elif self.by_bytes:
+            truncated_by = "max_scan_bytes"
+        return SearchPanesResult(
+            outcome="match-timeout" if self.timed_out else "complete",
+            matches=matches,
+            panes_searched=self.searched,
+            truncated=truncated_by is not None,
+            truncated_by=truncated_by,
+            scanned_bytes=self.scanned,
+            match_ms=round(self.meter.spent * 1000, 3),
+        )
 
 
 async def search_panes(ctx: ToolContext, args: SearchPanesArgs) -> SearchPanesResult:
     """Handler for search_panes."""
-    matcher = Matcher(args.pattern, regex=args.regex)
+    matcher = Matcher(args.pattern, regex=args.regex)  # a bad pattern is refused before any read
     command = pane_listing(args.session_id, args.window_id, neither="every pane")
-    for attempt in range(2):
-        panes: list[_PaneRef] = await list_records(ctx, command, _PANE_REF, _PaneRef)
-        try:
-            captured = await _capture_all(ctx, panes, args.scrollback) if panes else {}
-        except ObjectNotFound:
-            if attempt == 0:
-                continue  # a pane closed between the two invocations: list again
-            raise
-        break
-    lines: list[ScanLine] = []
-    owner: list[int] = []
-    budget_left = args.max_scan_bytes
-    by_bytes = False
-    for index in range(len(panes)):
-        first, rows = captured.get(index, (0, []))
-        for offset, text in enumerate(rows):
-            budget_left -= len(text.encode("utf-8", "replace")) + 1
-            if budget_left < 0:
-                by_bytes = True
-                break
-            lines.append(ScanLine(first + offset, text))
-            owner.append(index)
-        if by_bytes:
-            break
-    meter = Meter()
-    found = await scan(
-        matcher,
-        lines,
-        budget=args.match_budget_ms / 1000,
-        limit=args.max_matches + 1,
-        meter=meter,
-    )
-    by_matches = len(found.hits) > args.max_matches
-    matches = []
-    index_of = {id(line): i for i, line in enumerate(lines)}
-    for line, hit in found.hits[: args.max_matches]:
-        pane = panes[owner[index_of[id(line)]]]
-        matches.append(
-            PaneMatch(
-                pane_id=pane.pane_id,
-                session_id=pane.session_id,
-                window_id=pane.window_id,
-                row=line.row,
-                in_scrollback=line.row < 0,
-                column=hit.start,
-                matched=excerpt(line.text[hit.start : hit.end], Hit(0, 0, 0)),
-                line=excerpt(line.text, hit),
-            )
-        )
-    truncated_by: Literal["max_matches", "max_scan_bytes"] | None = None
-    if by_matches:
-        truncated_by = "max_matches"
-    elif by_bytes:
-        truncated_by = "max_scan_bytes"
-    return SearchPanesResult(
-        outcome="match-timeout" if found.timed_out else "complete",
-        matches=matches,
-        panes_searched=len(panes),
-        truncated=truncated_by is not None,
-        truncated_by=truncated_by,
-        scanned_bytes=found.scanned_bytes,
-        match_ms=round(meter.spent * 1000, 3),
-    )
+    panes: list[_PaneRef] = await list_records(ctx, command, _PANE_REF, _PaneRef)
+    search = _Search(ctx, args, matcher, panes)
+    await search.run()
+    return search.result()

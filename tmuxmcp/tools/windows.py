@@ -1,0 +1,118 @@
+"""A range of one pane's rows, read newest first in bounded windows (issue 13, item 2).
+
+The readers that may reach deep into a pane's history (``search_panes``, and
+the deep reads of the waiting tools) never ask tmux for the whole range at
+once: a history can hold 500,000 rows of 2,000 columns. They ask for one
+window of rows at a time, from the bottom of the range upwards, and stop as
+soon as their caps are met. Pure bookkeeping here; the caller runs the
+commands (several panes' windows may share one invocation).
+
+Rule 1: a window holds at most ``max(MIN_WINDOW_ROWS, ceil(bytes_left /
+  (width + 1)))`` rows, where ``bytes_left`` is what the caller may still
+  take: as many rows as would fill it if every row were full. A row
+  ``capture-pane -p`` prints is at most ``width`` cells (4 bytes each in
+  UTF-8, usually 1) and a newline, so one window costs at most about
+  ``bytes_left + MIN_WINDOW_ROWS * (width + 1)`` bytes of ASCII text (four
+  times that for text made only of 4-byte characters): the bounded margin
+  over the caller's cap.
+Rule 2: rows are numbered absolutely (0 is the oldest history row), as at the
+  first read. Every window's invocation also reads ``history_size``, in the
+  same tmux invocation as the rows, so rows that scrolled into history between
+  two reads are accounted for: a relative range read after the history grew
+  by ``d`` rows names rows ``d`` further down, those already read are dropped
+  and the next window starts above the first row kept. No row is read twice
+  or skipped while only output scrolls.
+Rule 3: history that shrank between two reads (a trim at ``history-limit``,
+  ``clear-history``, a pane made taller) renumbers the rows: the reader stops
+  there (``broken``) rather than guess, and the caller reports what it read.
+"""
+
+from __future__ import annotations
+
+from tmuxmcp.driver.argv import Command, cmd
+from tmuxmcp.driver.records import SectionMarker
+
+MIN_WINDOW_ROWS = 16
+"""The smallest window: a small cap still reads a few rows per invocation."""
+MAX_STALLED_READS = 3
+"""Reads in a row that found only rows already read (the pane scrolled a whole
+window between two reads) before the reader gives up on the rest of the range."""
+
+Window = tuple[int, int]
+"""Absolute numbers of the first and last row asked for."""
+
+
+def split_rows(body: str) -> list[str]:
+    """``capture-pane -p`` output as rows (the final newline ends the last row)."""
+    rows = body.split("\n")
+    if rows and rows[-1] == "":
+        rows.pop()
+    return rows
+
+
+class PaneRange:
+    """The rows of one pane from ``back`` history rows above the screen down to its bottom."""
+
+    def __init__(self, pane_id: str, *, history_size: int, height: int, width: int, back: int):
+        self.pane_id = pane_id
+        self.width = max(1, width)
+        self.base = history_size
+        """``history_size`` at the last read: relative row numbers are absolute minus this."""
+        self.origin: int | None = None
+        """``history_size`` at the first read: where relative row 0 was then."""
+        self.top = history_size - min(max(back, 0), history_size)
+        self.next_bottom = history_size + height - 1
+        """The lowest row not read yet (absolute)."""
+        self.broken = False
+        self._stalled = 0
+
+    @property
+    def done(self) -> bool:
+        """Nothing more to read: the range is read to its top, or the numbering broke."""
+        return self.broken or self.next_bottom < self.top
+
+    def window(self, bytes_left: int) -> Window:
+        """The next window to read, for a caller that may still take ``bytes_left`` bytes."""
+        rows = max(MIN_WINDOW_ROWS, -(-max(bytes_left, 0) // (self.width + 1)))
+        return max(self.top, self.next_bottom - rows + 1), self.next_bottom
+
+    def commands(self, marker: SectionMarker, index: int, window: Window) -> list[Command]:
+        """``history_size`` and the window's rows, as section ``index`` of one invocation."""
+        first, last = window
+        return [
+            cmd("display-message", "-p", t=self.pane_id, args=[marker.line(index, "history_size")]),
+            cmd("capture-pane", "-p", t=self.pane_id, S=first - self.base, E=last - self.base),
+        ]
+
+    def take(self, window: Window, values: list[str], body: str) -> list[tuple[int, str]]:
+        """The new rows of a read of ``window``, top to bottom, as (absolute row, text)."""
+        if len(values) != 1 or not values[0].isdigit():
+            self.broken = True
+            return []
+        now = int(values[0])
+        shift = now - self.base
+        if shift < 0:  # Rule 3
+            self.broken = True
+            return []
+        first, last = window
+        # tmux starts a range that reaches above the oldest row at the oldest row.
+        start = max(0, first + shift)
+        rows = [(start + offset, text) for offset, text in enumerate(split_rows(body))]
+        if self.origin is None:
+            # The first read defines the numbering: every row it gave is new,
+            # including rows printed since the range was planned.
+            self.origin = now
+        else:
+            rows = [(row, text) for row, text in rows if row <= last]  # Rule 2
+        self.base = now
+        if rows:
+            self.next_bottom = rows[0][0] - 1
+            self._stalled = 0
+        else:
+            self._stalled += 1
+            self.broken = self._stalled >= MAX_STALLED_READS
+        return rows
+
+    def relative(self, row: int) -> int:
+        """An absolute row as capture-pane numbered it at the first read (0: top visible row)."""
+        return row - (self.base if self.origin is None else self.origin)
