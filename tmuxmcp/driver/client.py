@@ -49,7 +49,12 @@ What the check cannot cover, because tmux gives no in-band way to, is stated
 where the hints are derived (``capability.annotations``).
 
 tmux's error text is mapped to the exception tree here: missing objects become
-``ObjectNotFound`` (a caller mistake), a missing server ``ServerGone``.
+``ObjectNotFound`` (a caller mistake), a missing server ``ServerGone``. The
+messages that mean the server is gone are whole lines of the tmux client's
+own (client.c, 3.3a to 3.6a), matched as lines so that no name quoted in an
+error can pass for one (``GONE_LINES``). A client that failed silently (no
+gate line, no error text: the server told it to exit) is classified by
+asking whether the server process has exited (``liveness``).
 """
 
 from __future__ import annotations
@@ -60,7 +65,7 @@ from collections.abc import Mapping, Sequence
 
 import msgspec
 
-from tmuxmcp.driver import _spawn
+from tmuxmcp.driver import _spawn, liveness
 from tmuxmcp.driver.argv import Command, cmd, render
 from tmuxmcp.driver.socket import SocketSelection
 from tmuxmcp.errors import (
@@ -77,7 +82,19 @@ _NOT_FOUND = re.compile(
     r"(?:can't find|no such) (session|window|pane)[^\n]*|no current target"
     r"|(unknown|no) buffer[^\n]*"
 )
-_GONE = ("no server running", "error connecting to", "server exited unexpectedly")
+GONE_LINES = re.compile(
+    r"^(?:no server running on .*"
+    r"|error connecting to .* \((?:No such file or directory|Connection refused)\)"
+    r"|server exited(?: unexpectedly)?"
+    r"|lost server)$",
+    re.MULTILINE,
+)
+"""The tmux client's own lines for a server that is not there (client.c):
+no socket, or a socket nobody listens on; a socket that vanished (its
+directory removed); the connection dropped in the middle of a command list
+(3.3a to 3.6a say "server exited unexpectedly", older releases "lost
+server"). "error connecting to" with another reason (permission denied, a
+path too long) is a reachable problem, not a missing server."""
 _MAX_ERROR_CHARS = 300
 
 
@@ -106,13 +123,18 @@ def decode(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
 
+def server_gone(socket: SocketSelection) -> ServerGone:
+    """The error for a server that is not there (any more)."""
+    return ServerGone(
+        f"no tmux server is running on {socket.describe()}; "
+        "restart tmuxmcp to start or bind a server"
+    )
+
+
 def classify_failure(stderr: str, socket: SocketSelection) -> Exception:
     """Map tmux's error text to the exception tree."""
-    if any(marker in stderr for marker in _GONE):
-        return ServerGone(
-            f"no tmux server is running on {socket.describe()}; "
-            "restart tmuxmcp to start or bind a server"
-        )
+    if GONE_LINES.search(stderr):
+        return server_gone(socket)
     found = _NOT_FOUND.search(stderr)
     if found:
         return ObjectNotFound(f"tmux says: {found.group(0)}; list objects to get current ids")
@@ -188,6 +210,8 @@ class TmuxClient:
         seen = parse_identity(decode(head))
         if seen is None:
             stderr = decode(done.stderr)
+            if GONE_LINES.search(stderr):
+                raise server_gone(self.socket)
             for option, what in _CHANGES.items():
                 if option in stderr:
                     self.changed = (
@@ -203,15 +227,21 @@ class TmuxClient:
                     "to at startup (it was restarted or replaced); nothing was run on it; "
                     "restart tmuxmcp"
                 )
-            raise classify_failure(stderr, self.socket)
+            raise await self._failure(stderr, bound)
         if seen != bound:
             raise ServerReplaced(
                 f"the tmux server on {self.socket.describe()} is not the one tmuxmcp bound "
                 "to at startup (it was restarted or replaced); restart tmuxmcp"
             )
         if done.returncode != 0:
-            raise classify_failure(decode(done.stderr), self.socket)
+            raise await self._failure(decode(done.stderr), bound)
         return TmuxOutput(decode(rest))
+
+    async def _failure(self, stderr: str, bound: ServerIdentity) -> Exception:
+        """The error for a failed gated call; a silent one is gone if the server exited."""
+        if not stderr.strip() and await liveness.server_exited(bound.pid):
+            return server_gone(self.socket)
+        return classify_failure(stderr, self.socket)
 
 
 IDENTITY_FORMAT = "#{pid}:#{start_time}"
