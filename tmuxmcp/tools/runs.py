@@ -33,7 +33,7 @@ import trio
 from tmuxmcp.driver import guards
 from tmuxmcp.driver.argv import cmd
 from tmuxmcp.driver.records import RecordFormat
-from tmuxmcp.errors import PaneNotReady, TmuxCommandFailed, TmuxMcpError
+from tmuxmcp.errors import ObjectNotFound, PaneNotReady, TmuxCommandFailed, TmuxMcpError
 from tmuxmcp.tools import readiness, runscript
 from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.query import typed_record
@@ -161,7 +161,7 @@ async def watch(ctx: ToolContext, run: Run) -> None:
     """Wait for the status, collect the output, release the shell. Never raises."""
     try:
         with run.cancel:
-            await _wait_for_status(run)
+            await _wait_for_status(ctx, run)
             if run.status is not None:
                 run.outcome = await collect(ctx, run)
     except TmuxMcpError as exc:
@@ -173,7 +173,7 @@ async def watch(ctx: ToolContext, run: Run) -> None:
         run.done.set()
 
 
-async def _wait_for_status(run: Run) -> None:
+async def _wait_for_status(ctx: ToolContext, run: Run) -> None:
     grace = run.began + START_GRACE
     while run.status is None:
         with trio.move_on_after(1.0):
@@ -182,6 +182,10 @@ async def _wait_for_status(run: Run) -> None:
                 run.read_events(os.read(run.status_fd, 4096))
             continue
         if not _alive(run.shell_pid or run.pane_pid):
+            # A tmux server that exits hangs up every pane's shell first: ask it
+            # (a server that is gone raises ServerGone here, and that is the error).
+            with contextlib.suppress(ObjectNotFound):  # the pane closed with its shell
+                await ctx.client.run(cmd("display-message", "-p", t=run.pane, args=["#{pane_id}"]))
             run.error = PaneNotReady(
                 f"the shell of pane {run.pane} exited while running the command (an `exit`, "
                 "`exec` or errexit?); no exit status was reported"
