@@ -21,7 +21,7 @@ from msgspec import Meta
 
 from tmuxmcp.capability.params import local_int, sink, switch
 from tmuxmcp.driver.argv import Command, cmd
-from tmuxmcp.driver.records import RecordFormat
+from tmuxmcp.driver.records import RecordFormat, SectionMarker
 from tmuxmcp.sinks import Encoding, Sink
 from tmuxmcp.tools.activity import ActivityHint
 from tmuxmcp.tools.context import ToolContext
@@ -39,6 +39,7 @@ from tmuxmcp.tools.scrollback import (
     Frame,
     View,
 )
+from tmuxmcp.tools.windows import MIN_WINDOW_ROWS, PaneRange
 
 # -- bounds and timing -------------------------------------------------------------
 
@@ -139,6 +140,41 @@ async def observe(ctx: ToolContext, pane_id: str, back: int | None) -> View:
     """The pane's frame and rows from ``back`` history rows above the screen (None: all)."""
     frame, commands = observe_commands(pane_id, back)
     return parse_view(frame, (await ctx.client.run(*commands)).stdout)
+
+
+async def observe_bounded(
+    ctx: ToolContext, pane_id: str, back: int | None, *, max_bytes: int, width: int
+) -> tuple[View, bool]:
+    """``observe``, reading at most about ``max_bytes`` of rows however far ``back`` reaches.
+
+    The frame and the newest window are one invocation, as in ``observe``; the
+    rest of the range is read newest first in bounded windows
+    (``tools.windows``), and reading stops once the rows held pass
+    ``max_bytes``: older rows would be cut by the same cap before matching
+    anyway. ``width`` plans the first window (the pane's width as last seen).
+    Returns the view and whether it stops short of ``back`` because of the cap.
+    """
+    first = max(MIN_WINDOW_ROWS, -(-max_bytes // (max(width, 1) + 1)))
+    view = await observe(ctx, pane_id, first if back is None else min(back, first))
+    frame = view.frame
+    wanted = 0 if back is None else max(0, frame.history_size - back)
+    if view.top <= wanted:
+        return view, False
+    rows = view.rows
+    held = sum(len(row.encode("utf-8", "replace")) + 1 for row in rows)
+    reader = PaneRange.above(
+        pane_id, history_size=frame.history_size, width=frame.width, top=wanted, bottom=view.top - 1
+    )
+    while not reader.done and held < max_bytes:
+        marker = SectionMarker()
+        window = reader.window(max_bytes - held)
+        out = await ctx.client.run(*reader.commands(marker, 0, window))
+        values, body = marker.split(out.stdout).get(0, ([], ""))
+        older = [text for _, text in reader.take(window, values, body)]
+        held += sum(len(row.encode("utf-8", "replace")) + 1 for row in older)
+        rows = older + rows
+    bounded = View(frame, rows)
+    return bounded, bounded.top > wanted
 
 
 def shown(view: View, row: int) -> str:

@@ -109,7 +109,7 @@ from tmuxmcp.tools.observation import (
     cap_bytes,
     cells,
     cursor_param,
-    observe,
+    observe_bounded,
     scan,
     shown,
 )
@@ -234,6 +234,8 @@ class _NewRows:
         self.seen: tuple[int, list[str]] | None = None
         self.gap: Gap | None = None
         self.changed = False
+        self.unread = 0
+        """Rows between the mark and a view cut short by the byte cap, not read at all."""
 
     @classmethod
     def at_start(cls, view: View, scope: str) -> _NewRows:
@@ -272,14 +274,24 @@ class _NewRows:
         skip = min(len(old), len(text)) if old and text.startswith(old.rstrip(" ")) else 0
         return ScanLine(row, text, skip)
 
-    def take(self, view: View) -> list[ScanLine] | None:
-        """The rows to match in ``view``; None when a view of the whole history is needed."""
+    def take(self, view: View, cut: bool = False) -> list[ScanLine] | None:
+        """The rows to match in ``view``; None when a view of the whole history is needed.
+
+        ``cut``: the view stops short of where it was asked to reach, because
+        the rows since the mark are more than the byte cap lets one scan hold
+        (``observe_bounded``). A mark not found in it lies above it, or is
+        gone; either way every row read is new, and the rows above are
+        counted as not scanned.
+        """
         frame = view.frame
         top = frame.history_size
         if self.scope == "screen" or frame.alternate != self.alternate:
             return self._unseen(top, [ScanLine(r, shown(view, r)) for r in range(top, view.end)])
         at = locate(self.mark, view)
-        if at is None:
+        if at is None and cut:
+            self.unread += max(0, view.top - self.mark.row)
+            at = view.top
+        elif at is None:
             if view.top > 0:
                 return None
             self.gap = explain_gap(self.mark, view)
@@ -328,10 +340,17 @@ class _Wait:
         self.meter = Meter()
         self.scanned = self.skipped = self.polls = 0
         self.rows: _NewRows | None = None
+        self.width = 80
+        """The pane's width as last seen: plans the first window of the next read."""
+        self.cut = False
+        """The last view stopped short of the rows asked for, at the byte cap."""
 
     async def _observe(self, back: int | None) -> View:
         self.polls += 1
-        view = await observe(self.ctx, self.pane, back)
+        view, self.cut = await observe_bounded(
+            self.ctx, self.pane, back, max_bytes=self.args.max_scan_bytes, width=self.width
+        )
+        self.width = view.frame.width
         self.pacer.follow(view.frame.pid)
         return view
 
@@ -352,12 +371,13 @@ class _Wait:
 
     async def _check(self, rows: _NewRows, view: View) -> WaitForTextResult | None:
         """Match what is new in ``view``; a result if the wait is over."""
-        lines = rows.take(view)
+        lines = rows.take(view, self.cut)
         if lines is None:
             view = await self._observe(None)
-            lines = rows.take(view) or []
+            lines = rows.take(view, self.cut) or []
         lines, dropped = cap_bytes(lines, self.args.max_scan_bytes)
-        self.skipped += dropped
+        self.skipped += dropped + rows.unread
+        rows.unread = 0
         if lines:
             budget = self.args.match_budget_ms / 1000
             found = await scan(self.matcher, lines, budget=budget, limit=1, meter=self.meter)

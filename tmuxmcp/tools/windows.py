@@ -66,6 +66,15 @@ class PaneRange:
         self.broken = False
         self._stalled = 0
 
+    @classmethod
+    def above(
+        cls, pane_id: str, *, history_size: int, width: int, top: int, bottom: int
+    ) -> PaneRange:
+        """The rows ``top`` to ``bottom`` above a read whose ``history_size`` numbers them."""
+        reader = cls(pane_id, history_size=history_size, height=0, width=width, back=0)
+        reader.top, reader.next_bottom, reader.origin = top, bottom, history_size
+        return reader
+
     @property
     def done(self) -> bool:
         """Nothing more to read: the range is read to its top, or the numbering broke."""

@@ -1,0 +1,89 @@
+"""wait_for_text reads bounded windows however far back its mark is (issue 13.2).
+
+A since cursor taken before a long burst makes the first poll reach back over
+the whole burst. The bound is checked where it is decided: a wrapper around
+tmux logs the bytes each invocation wrote to stdout (``test_search_bounds``).
+"""
+
+from __future__ import annotations
+
+from tests.support import PrivateTmux, serve, structured
+from tests.tools.test_search_bounds import _byte_counting_tmux, _reads
+from tmuxmcp.tools.windows import MIN_WINDOW_ROWS
+
+_FILL = 'awk \'BEGIN{s=sprintf("%2000s","");gsub(/ /,"x",s);for(i=0;i<20000;i++)print s}\''
+
+
+async def test_a_since_cursor_before_a_wide_burst_reads_a_bounded_window(
+    private_tmux: PrivateTmux,
+) -> None:
+    """20,000 rows of 2,000 columns after the cursor, max_scan_bytes 1024: no read of MBs."""
+    private_tmux.new_session("seed")
+    private_tmux.bare("set-option", "-g", "history-limit", "30000")
+    ids = private_tmux.new_session("wide", "tmuxmcp", "-x", "2000", "-y", "40", "sh")
+    pane = ids["pane_id"]
+    private_tmux.bare("resize-window", "-t", pane, "-x", "2000", "-y", "40")
+    wrapper, log = _byte_counting_tmux(private_tmux.directory)
+    async with serve(private_tmux, "--tmux", wrapper) as session:
+        sent = structured(
+            await session.call_tool(
+                "send_text",
+                {"pane_id": pane, "text": f"clear; {_FILL}; echo DO''NE", "enter": True},
+            )
+        )
+        await private_tmux.wait_for_screen(pane, "\nDONE\n")
+        open(log, "w").close()
+        found = structured(
+            await session.call_tool(
+                "wait_for_text",
+                {
+                    "pane_id": pane,
+                    "pattern": "^DONE$",
+                    "regex": True,
+                    "since": sent["cursor"],
+                    "timeout": 30,
+                    "max_scan_bytes": 1024,
+                },
+            )
+        )
+        reads = _reads(log)
+    assert found["outcome"] == "matched"
+    assert found["lines_not_scanned"] > 0
+    # One poll: the frame, the screen (40 rows) and windows planned to fill 1 KiB.
+    biggest = max(size for size, _ in reads)
+    assert biggest <= (40 + 2 * MIN_WINDOW_ROWS) * 2001 + 4096, (biggest, len(reads))
+
+
+async def test_a_since_cursor_finds_the_first_row_of_a_long_burst_across_windows(
+    private_tmux: PrivateTmux,
+) -> None:
+    """The cap allows the whole burst: it is read in several windows, none skipped."""
+    private_tmux.new_session("seed")
+    private_tmux.bare("set-option", "-g", "history-limit", "30000")
+    pane = private_tmux.new_session("long")["pane_id"]
+    wrapper, log = _byte_counting_tmux(private_tmux.directory)
+    async with serve(private_tmux, "--tmux", wrapper) as session:
+        sent = structured(
+            await session.call_tool(
+                "send_text",
+                {"pane_id": pane, "text": "clear; seq 1 20000; echo DO''NE", "enter": True},
+            )
+        )
+        await private_tmux.wait_for_screen(pane, "\nDONE\n")
+        open(log, "w").close()
+        args = {"pane_id": pane, "regex": True, "since": sent["cursor"], "timeout": 30}
+        first = structured(
+            await session.call_tool(
+                "wait_for_text", {**args, "pattern": "^1$", "max_scan_bytes": 262144}
+            )
+        )
+        captures = [line for _, line in _reads(log) if "capture-pane" in line]
+        middle = structured(await session.call_tool("wait_for_text", {**args, "pattern": "^9876$"}))
+    assert first["outcome"] == "matched", first
+    assert first["match"]["line"] == "1"
+    assert first["lines_not_scanned"] == 0
+    assert len(captures) > 2, captures
+    assert middle["outcome"] == "matched"
+    row = str(middle["match"]["row"])
+    bare = private_tmux.bare("capture-pane", "-p", "-t", pane, "-S", row, "-E", row)
+    assert bare.stdout == "9876\n"
