@@ -1,4 +1,4 @@
-"""wait_for_text reads bounded windows however far back its mark is (issue 13.2).
+"""wait_for_text and capture_since read bounded windows however far back their mark is (13.2).
 
 A since cursor taken before a long burst makes the first poll reach back over
 the whole burst. The bound is checked where it is decided: a wrapper around
@@ -87,3 +87,70 @@ async def test_a_since_cursor_finds_the_first_row_of_a_long_burst_across_windows
     row = str(middle["match"]["row"])
     bare = private_tmux.bare("capture-pane", "-p", "-t", pane, "-S", row, "-E", row)
     assert bare.stdout == "9876\n"
+
+
+async def test_capture_since_a_cursor_far_up_reads_windows_at_the_cursor(
+    private_tmux: PrivateTmux,
+) -> None:
+    """20,000 wide rows since the cursor: the rows right after it, without reading the rest."""
+    private_tmux.new_session("seed")
+    private_tmux.bare("set-option", "-g", "history-limit", "30000")
+    ids = private_tmux.new_session("wide", "tmuxmcp", "-x", "2000", "-y", "40", "sh")
+    pane = ids["pane_id"]
+    private_tmux.bare("resize-window", "-t", pane, "-x", "2000", "-y", "40")
+    wrapper, log = _byte_counting_tmux(private_tmux.directory)
+    async with serve(private_tmux, "--tmux", wrapper) as session:
+        start = structured(await session.call_tool("capture_since", {"pane_id": pane}))
+        fill = _FILL + "; echo DO''NE"
+        private_tmux.bare("send-keys", "-t", pane, fill, "Enter")
+        await private_tmux.wait_for_screen(pane, "\nDONE\n")
+        open(log, "w").close()
+        page = structured(
+            await session.call_tool(
+                "capture_since", {"pane_id": pane, "cursor": start["cursor"], "max_lines": 3}
+            )
+        )
+        biggest = max(size for size, _ in _reads(log))
+    assert page["gap"] is None
+    assert page["more"] is True
+    assert page["lines"][0].endswith("echo DO''NE")
+    assert page["lines"][1:] == ["x" * 2000] * 2
+    assert biggest <= (3 + 64 + 40 + 16) * 2001 + 4096, biggest
+
+
+async def test_capture_since_pages_through_a_long_burst_from_its_cursor(
+    private_tmux: PrivateTmux,
+) -> None:
+    private_tmux.new_session("seed")
+    private_tmux.bare("set-option", "-g", "history-limit", "30000")
+    pane = private_tmux.new_session("long")["pane_id"]
+    async with serve(private_tmux) as session:
+        start = structured(await session.call_tool("capture_since", {"pane_id": pane}))
+        private_tmux.bare("send-keys", "-t", pane, "seq 1 20000; echo DO''NE", "Enter")
+        await private_tmux.wait_for_screen(pane, "\nDONE\n")
+        first = structured(
+            await session.call_tool(
+                "capture_since", {"pane_id": pane, "cursor": start["cursor"], "max_lines": 3}
+            )
+        )
+        second = structured(
+            await session.call_tool(
+                "capture_since", {"pane_id": pane, "cursor": first["cursor"], "max_lines": 3}
+            )
+        )
+        bare_row = private_tmux.bare(
+            "capture-pane",
+            "-p",
+            "-t",
+            pane,
+            "-S",
+            str(second["first_row"]),
+            "-E",
+            str(second["first_row"]),
+        )
+    assert first["gap"] is None and second["gap"] is None
+    assert first["lines"][0].endswith("seq 1 20000; echo DO''NE")
+    assert first["lines"][1:] == ["1", "2"]
+    assert second["lines"] == ["3", "4", "5"]
+    assert bare_row.stdout == "3\n"
+    assert first["more"] is True and second["more"] is True

@@ -177,6 +177,34 @@ async def observe_bounded(
     return bounded, bounded.top > wanted
 
 
+async def observe_history(
+    ctx: ToolContext, pane_id: str, frame: Frame, top: int, bottom: int
+) -> View | None:
+    """History rows ``top`` to ``bottom`` (absolute, as ``frame`` numbers them), as a view.
+
+    Read in bounded windows (``tools.windows``), so rows that scroll into
+    history meanwhile do not shift them; None if the history shrank between
+    the reads (the numbering changed) or a row could not be read. The view's
+    frame is ``frame`` with its height set so that the view ends after
+    ``bottom``: row numbers, ``relative`` and the marks made from it are those
+    of ``frame``; its screen and cursor lie outside it.
+    """
+    reader = PaneRange.above(
+        pane_id, history_size=frame.history_size, width=frame.width, top=top, bottom=bottom
+    )
+    rows: list[str] = []
+    wanted = (bottom - top + 1) * (frame.width + 1)
+    while not reader.done:
+        marker = SectionMarker()
+        window = reader.window(wanted)
+        out = await ctx.client.run(*reader.commands(marker, 0, window))
+        values, body = marker.split(out.stdout).get(0, ([], ""))
+        rows = [text for _, text in reader.take(window, values, body)] + rows
+    if reader.broken or len(rows) != bottom - top + 1:
+        return None
+    return View(msgspec.structs.replace(frame, height=bottom + 1 - frame.history_size), rows)
+
+
 def shown(view: View, row: int) -> str:
     """A row as it appears on screen: the cursor's row keeps the blanks before the cursor.
 

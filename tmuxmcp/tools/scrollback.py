@@ -205,16 +205,21 @@ def _candidates(mark: Mark, view: View) -> Iterator[int]:
     yield from (at for at in rest if at not in seen)
 
 
+def locate_at(mark: Mark, view: View, at: int) -> bool:
+    """Whether ``mark`` is at row ``at`` of ``view`` (its fingerprint, and its head if any)."""
+    if mark.alternate != view.frame.alternate or fingerprint(view, at) != mark.fingerprint:
+        return False
+    # A head that differs: the top rows were replaced (trimmed or cleared) under the mark.
+    return not mark.head or _same_head(mark, view, at)
+
+
 def locate(mark: Mark, view: View) -> int | None:
     """Where ``mark`` is now (Rule 1), or None when it cannot be found in ``view``."""
     if mark.alternate != view.frame.alternate:
         return None
     for at in _candidates(mark, view):
-        if fingerprint(view, at) != mark.fingerprint:
-            continue
-        if mark.head and not _same_head(mark, view, at):
-            continue  # the top rows were replaced (trimmed or cleared) under the mark
-        return at
+        if locate_at(mark, view, at):
+            return at
     return None
 
 

@@ -7,6 +7,7 @@ silently.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Annotated
 
 import msgspec
@@ -21,16 +22,20 @@ from tmuxmcp.tools.observation import (
     cursor_param,
     observe,
     observe_commands,
+    observe_history,
     parse_view,
 )
 from tmuxmcp.tools.scrollback import (
+    Frame,
     Gap,
     GapReason,
     Mark,
+    View,
     decode_cursor,
     encode_cursor,
     explain_gap,
     locate,
+    locate_at,
     mark_at,
 )
 
@@ -119,42 +124,94 @@ def cursor_from(ctx: ToolContext, pane: str, frame: RecordFormat, stdout: str) -
     return encode_cursor(_server_of(ctx), pane, mark)
 
 
+SINCE_SLACK = 1024
+"""History rows the near read reaches above where the cursor's row was when it was made
+(output since may have pushed it further up), within ``near_rows``."""
+NEAR_SLACK = 64
+"""The near read reaches at most ``max_lines`` + this many history rows up."""
+
+
+def _trim_positions(mark: Mark, frame: Frame) -> Iterator[int]:
+    """Where history trims can have moved the mark's row (Rule 1's first step)."""
+    trim = max(1, frame.history_limit // 10)
+    at = mark.row if frame.history_size >= mark.history_size else mark.row - trim
+    while at >= 0:
+        yield at
+        at -= trim
+
+
+async def _far(
+    ctx: ToolContext, pane: str, mark: Mark, near: View, rows: int
+) -> tuple[View, int, Gap | None]:
+    """A mark above the near read: a window of ``rows`` rows after it, and where it is.
+
+    Only the few places history trims can have moved the mark to are read,
+    each a window of the mark's two rows above and ``rows`` rows below, so the
+    call holds one window however far up the mark is. Not found there: the
+    gap, and a window from the top of the history.
+    """
+    frame = near.frame
+    if mark.alternate == frame.alternate and mark.width == frame.width:
+        for at in _trim_positions(mark, frame):
+            window = await observe_history(
+                ctx, pane, frame, max(0, at - 2), min(at + rows, frame.history_size - 1)
+            )
+            if window is not None and locate_at(mark, window, at):
+                return window, at, None
+    gap = explain_gap(mark, View(frame, []))
+    window = await observe_history(ctx, pane, frame, 0, min(rows, frame.history_size - 1))
+    if window is None:  # the history changed under the reads: start from the screen
+        return near, near.screen_top, gap
+    return window, 0, gap
+
+
 async def capture_since(ctx: ToolContext, args: CaptureSinceArgs) -> CaptureSinceResult:
-    """Handler for capture_since."""
+    """Handler for capture_since.
+
+    Reads are bounded by ``max_lines``, not by how far back the cursor is:
+    the near read reaches at most ``max_lines`` + ``NEAR_SLACK`` history rows
+    up; a cursor above that is looked for by ``_far`` in windows of
+    ``max_lines`` rows.
+    """
     pane = args.pane_id
     server = _server_of(ctx)
     gap: Gap | None = None
+    near_rows = args.max_lines + NEAR_SLACK
     if args.cursor is None:
         view = await observe(ctx, pane, back=2)
         start = view.screen_top
+        screen = view
     else:
         mark: Mark = decode_cursor(args.cursor, server, pane)
-        view = await observe(ctx, pane, back=max(0, mark.history_size - mark.row + 2) + 1024)
+        distance = max(0, mark.history_size - mark.row + 2) + SINCE_SLACK
+        view = await observe(ctx, pane, back=min(distance, near_rows))
+        screen = view
         at = locate(mark, view)
-        if at is None and view.top > 0:
-            view = await observe(ctx, pane, back=None)
-            at = locate(mark, view)
-        if at is None:
+        if at is None and view.top > 0 and view.frame.alternate == mark.alternate:
+            view, at, gap = await _far(ctx, pane, mark, view, args.max_lines + 1)
+        elif at is None:
             gap = explain_gap(mark, view)
             at = view.screen_top if gap.reason == "screen-switched" else view.top
         start = at
-    end = max(start, view.cursor_row)
+    cursor_row = min(screen.cursor_row, screen.end - 1)
+    end = max(start, screen.cursor_row)
     lines: list[str] = []
     size = 0
-    for r in range(start, end):
+    for r in range(start, min(end, view.end)):
         text = view.row(r)
         size += len(text.encode("utf-8", "replace")) + 1
         if len(lines) >= args.max_lines or size > MAX_RESULT_BYTES:
             break
         lines.append(text)
     following = start + len(lines)
-    cursor_row = min(view.cursor_row, view.end - 1)
     return CaptureSinceResult(
         pane_id=pane,
         lines=lines,
         first_row=view.relative(start) if lines else None,
-        partial=view.row(cursor_row) if cursor_row >= view.top else "",
-        cursor=encode_cursor(server, pane, mark_at(view, following)),
+        partial=screen.row(cursor_row) if cursor_row >= screen.top else "",
+        cursor=encode_cursor(
+            server, pane, mark_at(view if following < view.end else screen, following)
+        ),
         more=following < end,
         gap=None if gap is None else gap.reason,
         lines_lost=0 if gap is None else gap.lines_lost,
