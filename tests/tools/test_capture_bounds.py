@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from tests.support import PrivateTmux, serve, structured, tmux_wrapper
+from tests.support import PrivateTmux, error_text, serve, structured, tmux_wrapper
 from tmuxmcp.tools.inspect import DEFAULT_CAPTURE_LINES, WINDOW_MARGIN
 
 
@@ -84,3 +84,20 @@ async def test_blank_rows_below_the_text_are_not_returned_or_counted(
             assert got["lines"] == len(rows) <= 5
             assert got["captured_lines"] == got["lines"]
             assert got["truncated"] is False, extra
+
+
+async def test_an_end_above_the_default_start_is_refused_before_any_capture(
+    private_tmux: PrivateTmux,
+) -> None:
+    """tmux reads ``-E -50000`` without ``-S`` from row -50000 down to row 0, unbounded."""
+    pane = private_tmux.new_session("e")["pane_id"]
+    wrapper, log = _argv_logging_tmux(private_tmux.directory)
+    async with serve(private_tmux, "--tmux", wrapper) as session:
+        open(log, "w").close()
+        refused = await session.call_tool("capture_pane", {"pane_id": pane, "end": -50000})
+        with open(log) as f:
+            captures = [line for line in f if "capture-pane" in line]
+        text = error_text(refused)
+        assert text.startswith("[invalid-arguments]") and "`end`" in text, text
+        assert captures == []
+        assert not (await session.call_tool("capture_pane", {"pane_id": pane})).is_error

@@ -397,6 +397,13 @@ async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneRe
         raise InvalidArguments(
             "`start`: start must not be greater than end (0 is the top visible row)"
         )
+    if args.start is None and args.end is not None and args.end < 0:
+        # tmux would read from end down to the top visible row, however far up end is,
+        # outside the bounded history windows; refuse it like any end above start.
+        raise InvalidArguments(
+            "`end`: end must not be above start, which defaults to 0 (the top visible row); "
+            "give start too to read scrollback"
+        )
     flags = ["-p"]
     if args.join_wrapped:
         flags.append("-J")
