@@ -11,6 +11,9 @@ import os
 import random
 import select
 import signal
+import subprocess
+import sys
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -19,7 +22,8 @@ import trio
 from mcp import ClientSession
 from mcp.types import CallToolResult
 
-from tests.support import PrivateTmux, error_text, serve, structured
+from tests.support import PrivateTmux, error_text, logged_pids, serve, stalling_tmux, structured
+from tests.test_shutdown import _INIT, _alive, _gate_options, _line, _read_reply, _wait_exit
 
 
 async def test_a_stopped_tmux_server_times_out_while_pings_are_answered(
@@ -195,3 +199,42 @@ async def test_tmux_killed_in_the_middle_of_calls_is_always_server_gone(
         assert len(errors) == 5, errors
         wrong = {n: text for n, text in errors.items() if not text.startswith("[tmux-server-gone]")}
         assert not wrong, (repeat, how, wrong)
+
+
+def test_sigterm_with_a_call_in_flight_kills_its_tmux_child_and_exits_143(
+    private_tmux: PrivateTmux,
+) -> None:
+    """Item 3: a signal while a call waits on tmux ends serving cleanly: the call's
+    tmux child is killed and reaped, the gate option removed, no traceback."""
+    private_tmux.start_foreign_server()
+    wrapper, log, flag = stalling_tmux(private_tmux.directory)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tmuxmcp", "--tmux", wrapper, "--timeout", "30"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=private_tmux.env,
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    with proc:
+        proc.stdin.write(_INIT + _line({"id": 2, "method": "ping"}))
+        proc.stdin.flush()
+        _read_reply(proc.stdout.fileno(), 2)
+        before = len(logged_pids(log))
+        open(flag, "w").close()  # the next tmux call stalls
+        call = {"name": "list_sessions", "arguments": {}}
+        proc.stdin.write(_line({"id": 3, "method": "tools/call", "params": call}))
+        proc.stdin.flush()
+        deadline = time.monotonic() + 10
+        while len(logged_pids(log)) == before and time.monotonic() < deadline:
+            time.sleep(0.02)
+        stalled = logged_pids(log)[before:]
+        assert stalled, "the call reached tmux"
+        assert _alive(stalled[0])
+        os.unlink(flag)  # the stalled child stays stalled; the shutdown's own calls do not
+        proc.send_signal(signal.SIGTERM)
+        assert _wait_exit(proc) == 143
+        stderr = proc.stderr.read().decode()
+    assert "Traceback" not in stderr
+    assert not [pid for pid in logged_pids(log) if _alive(pid)]
+    assert "@tmuxmcp_" not in _gate_options(private_tmux)
