@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 
 from tests.support import PrivateTmux, error_text, serve, structured, tmux_wrapper
-from tmuxmcp.tools.inspect import DEFAULT_CAPTURE_LINES, WINDOW_MARGIN
+from tests.tools.test_search_bounds import _byte_counting_tmux, _reads
+from tmuxmcp.tools.inspect import DEFAULT_CAPTURE_LINES, MAX_CAPTURE_BYTES, WINDOW_MARGIN
 
 
 def _argv_logging_tmux(directory: str) -> tuple[str, str]:
@@ -101,3 +102,29 @@ async def test_an_end_above_the_default_start_is_refused_before_any_capture(
         assert text.startswith("[invalid-arguments]") and "`end`" in text, text
         assert captures == []
         assert not (await session.call_tool("capture_pane", {"pane_id": pane})).is_error
+
+
+async def test_a_wide_history_is_read_only_as_far_as_the_byte_cap(
+    private_tmux: PrivateTmux,
+) -> None:
+    """max_lines 100,000 over 20,000 rows of 2,000 columns: about 1 MiB read, not 40 MB."""
+    private_tmux.new_session("seed")
+    private_tmux.bare("set-option", "-g", "history-limit", "30000")
+    pane = private_tmux.new_session("wide", "tmuxmcp", "-x", "2000", "-y", "40", "sh")["pane_id"]
+    private_tmux.bare("resize-window", "-t", pane, "-x", "2000", "-y", "40")
+    fill = 'awk \'BEGIN{s=sprintf("%2000s","");gsub(/ /,"x",s);for(i=0;i<20000;i++)print s}\''
+    private_tmux.bare("send-keys", "-t", pane, f"clear; {fill}; echo DO''NE", "Enter")
+    await private_tmux.wait_for_screen(pane, "\nDONE\n")
+    wrapper, log = _byte_counting_tmux(private_tmux.directory)
+    async with serve(private_tmux, "--tmux", wrapper) as session:
+        open(log, "w").close()
+        got = structured(
+            await session.call_tool(
+                "capture_pane", {"pane_id": pane, "start": -30000, "max_lines": 100000}
+            )
+        )
+        total = sum(size for size, _ in _reads(log))
+    assert got["truncated_by"] == "max_bytes"
+    assert len(got["text"].encode()) <= MAX_CAPTURE_BYTES
+    assert "DONE" in got["text"].split("\n")[-3:]
+    assert total <= MAX_CAPTURE_BYTES + (WINDOW_MARGIN + 1) * 2001 + 4096, total

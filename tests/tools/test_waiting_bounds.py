@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from tests.support import PrivateTmux, serve, structured
 from tests.tools.test_search_bounds import _byte_counting_tmux, _reads
+from tmuxmcp.tools.observation import MAX_RESULT_BYTES
 from tmuxmcp.tools.windows import MIN_WINDOW_ROWS
 
 _FILL = 'awk \'BEGIN{s=sprintf("%2000s","");gsub(/ /,"x",s);for(i=0;i<20000;i++)print s}\''
@@ -154,3 +155,32 @@ async def test_capture_since_pages_through_a_long_burst_from_its_cursor(
     assert second["lines"] == ["3", "4", "5"]
     assert bare_row.stdout == "3\n"
     assert first["more"] is True and second["more"] is True
+
+
+async def test_capture_since_reads_no_more_wide_rows_than_its_result_can_hold(
+    private_tmux: PrivateTmux,
+) -> None:
+    """max_lines 10,000 of 2,000 columns would be 20 MB; the result holds 1 MiB."""
+    private_tmux.new_session("seed")
+    private_tmux.bare("set-option", "-g", "history-limit", "30000")
+    ids = private_tmux.new_session("wide", "tmuxmcp", "-x", "2000", "-y", "40", "sh")
+    pane = ids["pane_id"]
+    private_tmux.bare("resize-window", "-t", pane, "-x", "2000", "-y", "40")
+    wrapper, log = _byte_counting_tmux(private_tmux.directory)
+    async with serve(private_tmux, "--tmux", wrapper) as session:
+        start = structured(await session.call_tool("capture_since", {"pane_id": pane}))
+        private_tmux.bare("send-keys", "-t", pane, _FILL + "; echo DO''NE", "Enter")
+        await private_tmux.wait_for_screen(pane, "\nDONE\n")
+        open(log, "w").close()
+        page = structured(
+            await session.call_tool(
+                "capture_since", {"pane_id": pane, "cursor": start["cursor"], "max_lines": 10000}
+            )
+        )
+        total = sum(size for size, _ in _reads(log))
+    assert page["gap"] is None and page["more"] is True
+    assert page["lines"][1:4] == ["x" * 2000] * 3
+    assert sum(len(line) + 1 for line in page["lines"]) <= MAX_RESULT_BYTES
+    # The near read (what the result can hold, 64 rows more, the screen), then the
+    # window at the cursor: twice the result at most, never the 40 MB between.
+    assert total <= 2 * MAX_RESULT_BYTES + (64 + 40 + 16) * 2001 + 4096, total

@@ -345,29 +345,40 @@ async def _history_rows(
 ) -> tuple[list[str], int]:
     """The last rows of a range reaching into history, read in bounded windows.
 
-    Windows of ``max_lines + WINDOW_MARGIN`` rows are read from the bottom of
-    the range upwards, only as far as needed to fill ``max_lines`` with rows
-    above the last non-blank one, so one call holds at most
-    ``max_lines + WINDOW_MARGIN`` rows however long the history. Returns the
-    rows kept (trailing blank rows dropped) and how many rows the range holds
-    down to its last non-blank row.
+    Windows of at most ``max_lines + WINDOW_MARGIN`` rows are read from the
+    bottom of the range upwards, only as far as needed to fill ``max_lines``
+    with rows above the last non-blank one, and no further once the rows kept
+    hold ``MAX_CAPTURE_BYTES`` (the result keeps no more): a window is also at
+    most the rows that would fill the bytes still wanted if every row were
+    full. So one call holds at most ``max_lines + WINDOW_MARGIN`` rows, and
+    about ``MAX_CAPTURE_BYTES`` plus one window, however long and wide the
+    history. Returns the rows kept (trailing blank rows dropped) and how many
+    rows the range holds down to its last non-blank row.
     """
     frame = (
         await ctx.client.run(
-            cmd("display-message", "-p", t=pane_id, args=["#{history_size} #{pane_height}"])
+            cmd(
+                "display-message",
+                "-p",
+                t=pane_id,
+                args=["#{history_size} #{pane_height} #{pane_width}"],
+            )
         )
     ).stdout.split()
-    if len(frame) != 2 or not all(part.isdigit() for part in frame):
+    if len(frame) != 3 or not all(part.isdigit() for part in frame):
         raise InvalidArguments(f"tmux did not report the geometry of pane {pane_id}")
-    history, height = int(frame[0]), int(frame[1])
+    history, height, width = int(frame[0]), int(frame[1]), int(frame[2])
     assert args.start is not None
     top = max(args.start, -history)
     bottom = min(height - 1 if args.end is None else args.end, height - 1)
     kept: list[str] = []
     last_text: int | None = None  # the relative number of the last non-blank row
     window_bottom = bottom
-    while window_bottom >= top and len(kept) < args.max_lines:
-        window_top = max(top, window_bottom - (args.max_lines - len(kept)) - WINDOW_MARGIN + 1)
+    held = 0  # bytes of the rows kept
+    while window_bottom >= top and len(kept) < args.max_lines and held < MAX_CAPTURE_BYTES:
+        by_bytes = -(-(MAX_CAPTURE_BYTES - held) // (width + 1))
+        rows_wanted = min(args.max_lines - len(kept), by_bytes)
+        window_top = max(top, window_bottom - rows_wanted - WINDOW_MARGIN + 1)
         out = await ctx.client.run(
             cmd("capture-pane", *flags, t=pane_id, S=window_top, E=window_bottom)
         )
@@ -378,6 +389,7 @@ async def _history_rows(
             if rows:
                 last_text = window_top + len(rows) - 1
         kept = rows + kept
+        held += sum(_utf8_size(row) + 1 for row in rows)
         window_bottom = window_top - 1
     if last_text is None:
         return [], 0

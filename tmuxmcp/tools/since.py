@@ -168,27 +168,30 @@ async def _far(
 async def capture_since(ctx: ToolContext, args: CaptureSinceArgs) -> CaptureSinceResult:
     """Handler for capture_since.
 
-    Reads are bounded by ``max_lines``, not by how far back the cursor is:
-    the near read reaches at most ``max_lines`` + ``NEAR_SLACK`` history rows
-    up; a cursor above that is looked for by ``_far`` in windows of
-    ``max_lines`` rows.
+    Reads are bounded by what the result can hold, not by how far back the
+    cursor is: ``wanted`` is ``max_lines``, or fewer rows if that many full
+    rows of the cursor's width would pass ``MAX_RESULT_BYTES``. The near read
+    reaches at most ``wanted`` + ``NEAR_SLACK`` history rows up; a cursor
+    above that is looked for by ``_far`` in windows of ``wanted`` rows.
     """
     pane = args.pane_id
     server = _server_of(ctx)
     gap: Gap | None = None
-    near_rows = args.max_lines + NEAR_SLACK
     if args.cursor is None:
         view = await observe(ctx, pane, back=2)
         start = view.screen_top
         screen = view
     else:
         mark: Mark = decode_cursor(args.cursor, server, pane)
+        # No more rows than the result can hold: max_lines, and MAX_RESULT_BYTES of full rows.
+        wanted = min(args.max_lines, -(-MAX_RESULT_BYTES // (mark.width + 1)))
+        near_rows = wanted + NEAR_SLACK
         distance = max(0, mark.history_size - mark.row + 2) + SINCE_SLACK
         view = await observe(ctx, pane, back=min(distance, near_rows))
         screen = view
         at = locate(mark, view)
         if at is None and view.top > 0 and view.frame.alternate == mark.alternate:
-            view, at, gap = await _far(ctx, pane, mark, view, args.max_lines + 1)
+            view, at, gap = await _far(ctx, pane, mark, view, wanted + 1)
         elif at is None:
             gap = explain_gap(mark, view)
             at = view.screen_top if gap.reason == "screen-switched" else view.top
