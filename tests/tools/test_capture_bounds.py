@@ -128,3 +128,27 @@ async def test_a_wide_history_is_read_only_as_far_as_the_byte_cap(
     assert len(got["text"].encode()) <= MAX_CAPTURE_BYTES
     assert "DONE" in got["text"].split("\n")[-3:]
     assert total <= MAX_CAPTURE_BYTES + (WINDOW_MARGIN + 1) * 2001 + 4096, total
+
+
+async def test_a_screen_taller_than_one_window_is_read_in_bounded_windows(
+    private_tmux: PrivateTmux,
+) -> None:
+    """A visible screen of 2,000 rows (tmux allows 10,000) and max_lines 10."""
+    private_tmux.new_session("seed")
+    pane = private_tmux.new_session("tall", "tmuxmcp", "-x", "80", "-y", "2000", "sh")["pane_id"]
+    private_tmux.bare("resize-window", "-t", pane, "-x", "80", "-y", "2000")
+    private_tmux.bare("send-keys", "-t", pane, "clear; seq 1 3000; echo DO''NE", "Enter")
+    await private_tmux.wait_for_screen(pane, "\nDONE\n")
+    wrapper, log = _argv_logging_tmux(private_tmux.directory)
+    async with serve(private_tmux, "--tmux", wrapper) as session:
+        open(log, "w").close()
+        got = structured(
+            await session.call_tool("capture_pane", {"pane_id": pane, "max_lines": 10})
+        )
+        spans = _capture_spans(log)
+    assert spans and all(span <= 10 + WINDOW_MARGIN for span in spans), spans
+    screen = private_tmux.bare("capture-pane", "-p", "-t", pane).stdout.rstrip("\n").split("\n")
+    while screen and not screen[-1].strip():
+        screen.pop()
+    assert got["text"].split("\n") == screen[-10:]
+    assert got["truncated_by"] == "max_lines"

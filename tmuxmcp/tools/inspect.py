@@ -399,8 +399,9 @@ async def _history_rows(
 async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneResult:
     """Handler for capture_pane.
 
-    A range within the visible screen is one read (it holds at most the
-    pane's height); a range into history is read in bounded windows
+    A range within the visible screen is one read of at most ``max_lines +
+    WINDOW_MARGIN`` rows, with the pane's height; a taller screen, and a
+    range into history, is read in bounded windows from its bottom
     (``_history_rows``). Either way blank rows below the last text are
     dropped before ``max_lines`` counts.
     """
@@ -428,11 +429,31 @@ async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneRe
             by = "max_lines"
         captured = in_range
     else:
-        out = await ctx.client.run(cmd("capture-pane", *flags, t=pane_id, S=args.start, E=args.end))
-        rows = _rows(out.stdout)
-        while rows and _blank(rows[-1]):
-            rows.pop()
-        text, kept, captured, by = _captured("\n".join(rows), args.max_lines)
+        # One read of at most one window from the top of the range, with the
+        # pane's height: a screen can be 10,000 rows (tmux's largest window).
+        first = args.start or 0
+        window_end = first + args.max_lines + WINDOW_MARGIN - 1
+        end = window_end if args.end is None else min(args.end, window_end)
+        out = await ctx.client.run(
+            cmd("display-message", "-p", t=pane_id, args=["#{pane_height}"]),
+            cmd("capture-pane", *flags, t=pane_id, S=first, E=end),
+        )
+        height_text, _, body = out.stdout.partition("\n")
+        if not height_text.isdigit():
+            raise InvalidArguments(f"tmux did not report the geometry of pane {pane_id}")
+        bottom = int(height_text) - 1 if args.end is None else args.end
+        if bottom > end:  # a range taller than one window: from its bottom up, bounded
+            rows, captured = await _history_rows(
+                ctx, pane_id, flags, msgspec.structs.replace(args, start=first)
+            )
+            text, kept, _, by = _captured("\n".join(rows), None)
+            if by is None and kept < captured:
+                by = "max_lines"
+        else:
+            rows = _rows(body)
+            while rows and _blank(rows[-1]):
+                rows.pop()
+            text, kept, captured, by = _captured("\n".join(rows), args.max_lines)
     return CapturePaneResult(
         pane_id=pane_id,
         text=text,
