@@ -152,3 +152,19 @@ async def test_a_screen_taller_than_one_window_is_read_in_bounded_windows(
         screen.pop()
     assert got["text"].split("\n") == screen[-10:]
     assert got["truncated_by"] == "max_lines"
+
+
+async def test_an_end_below_the_screen_is_one_read(private_tmux: PrivateTmux) -> None:
+    """tmux clamps an end below the screen to its last row: no window beyond it is planned."""
+    pane = private_tmux.new_session("short")["pane_id"]
+    private_tmux.bare("send-keys", "-t", pane, "clear; printf 'a\\nb\\n'", "Enter")
+    await private_tmux.wait_for_screen(pane, "\nb\n")
+    wrapper, log = _argv_logging_tmux(private_tmux.directory)
+    async with serve(private_tmux, "--tmux", wrapper) as session:
+        open(log, "w").close()
+        got = structured(
+            await session.call_tool("capture_pane", {"pane_id": pane, "end": 30000, "max_lines": 5})
+        )
+        spans = _capture_spans(log)
+    assert len(spans) == 1, spans
+    assert got["text"].split("\n")[-3:-1] == ["a", "b"]

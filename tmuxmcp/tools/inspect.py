@@ -441,7 +441,7 @@ async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneRe
         height_text, _, body = out.stdout.partition("\n")
         if not height_text.isdigit():
             raise InvalidArguments(f"tmux did not report the geometry of pane {pane_id}")
-        bottom = int(height_text) - 1 if args.end is None else args.end
+        bottom = int(height_text) - 1 if args.end is None else min(args.end, int(height_text) - 1)
         if bottom > end:  # a range taller than one window: from its bottom up, bounded
             rows, captured = await _history_rows(
                 ctx, pane_id, flags, msgspec.structs.replace(args, start=first)
