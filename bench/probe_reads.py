@@ -2,135 +2,77 @@
 
 A probe, not a test: it prints the rows of docs/reliability.md ("Bounded
 reads") and asserts nothing. A private tmux server holds panes of 2,000
-columns with 20,000 full rows of history each; for every case a new
-``python -m tmuxmcp`` is started over stdio, and its ``VmHWM`` (peak RSS) is
-read from /proc before and after the one call.
+columns with 20,000 full rows of history each (``benchlib.bench_tmux``); for
+every case a new ``python -m tmuxmcp`` is started over stdio
+(``benchlib.RawClient``), and its ``VmHWM`` (peak RSS) is read from /proc
+before and after the one call.
 
     python bench/probe_reads.py
 """
 
 from __future__ import annotations
 
-import json
-import os
-import select
-import subprocess
-import sys
-import tempfile
 import time
 from typing import Any
+
+from benchlib import PrivateTmux, RawClient, bench_tmux
 
 WIDTH, HEIGHT, ROWS = 2000, 40, 20_000
 FILL = (
     "awk 'BEGIN{s=sprintf(\"%" + str(WIDTH) + 's","");gsub(/ /,"x",s);'
     f"for(i=0;i<{ROWS};i++)print s}}'; echo DO''NE"
 )
-INIT = (
-    json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                           "clientInfo": {"name": "probe", "version": "0"}}})
-    + "\n" + json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n"
-).encode()  # fmt: skip
 
 
-def _tmux(env: dict[str, str], *args: str) -> str:
-    done = subprocess.run(
-        ["tmux", "-L", "tmuxmcp", *args], env=env, capture_output=True, text=True, check=True
-    )
-    return done.stdout
-
-
-def _wide_pane(env: dict[str, str], name: str, fill: bool = True) -> str:
-    pane = _tmux(
-        env, "new-session", "-d", "-s", name, "-x", str(WIDTH), "-y", str(HEIGHT),
+def _wide_pane(tmux: PrivateTmux, name: str, fill: bool = True) -> str:
+    pane = tmux.bare(
+        "new-session", "-d", "-s", name, "-x", str(WIDTH), "-y", str(HEIGHT),
         "-P", "-F", "#{pane_id}", "sh",
-    ).strip()  # fmt: skip
-    _tmux(env, "resize-window", "-t", pane, "-x", str(WIDTH), "-y", str(HEIGHT))
+    ).stdout.strip()  # fmt: skip
+    tmux.bare("resize-window", "-t", pane, "-x", str(WIDTH), "-y", str(HEIGHT))
     if fill:
-        _fill(env, pane)
+        _fill(tmux, pane)
     return pane
 
 
-def _fill(env: dict[str, str], pane: str) -> None:
-    _tmux(env, "send-keys", "-t", pane, FILL, "Enter")
+def _fill(tmux: PrivateTmux, pane: str) -> None:
+    tmux.bare("send-keys", "-t", pane, FILL, "Enter")
     deadline = time.monotonic() + 300
-    while "\nDONE\n" not in _tmux(env, "capture-pane", "-p", "-t", pane):
-        assert time.monotonic() < deadline, "the pane never filled"
+    while "\nDONE\n" not in tmux.bare("capture-pane", "-p", "-t", pane).stdout:
+        if time.monotonic() > deadline:
+            raise SystemExit("probe: the pane never filled")
         time.sleep(0.2)
 
 
-class Server:
-    """One tmuxmcp over stdio."""
-
-    def __init__(self, env: dict[str, str]) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tmuxmcp"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=env,
-        )
-        self.next_id = 2
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(INIT)
-        self.proc.stdin.flush()
-        self.call("list_sessions", {})
-
-    def call(self, name: str, arguments: dict[str, Any]) -> Any:
-        """A tools/call; its structured result (or error text)."""
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        wanted = self.next_id
-        self.next_id += 1
-        params = {"name": name, "arguments": arguments}
-        line = {"jsonrpc": "2.0", "id": wanted, "method": "tools/call", "params": params}
-        self.proc.stdin.write(json.dumps(line).encode() + b"\n")
-        self.proc.stdin.flush()
-        buffer = b""
-        while True:
-            select.select([self.proc.stdout], [], [], 120)
-            chunk = os.read(self.proc.stdout.fileno(), 1 << 20)
-            assert chunk, "tmuxmcp closed its stdout"
-            buffer += chunk
-            while b"\n" in buffer:
-                reply_line, buffer = buffer.split(b"\n", 1)
-                reply = json.loads(reply_line)
-                if reply.get("id") == wanted:
-                    result = reply["result"]
-                    return result.get("structuredContent") or result["content"][0]["text"]
-
-    def peak_mb(self) -> float:
-        """VmHWM of the server process, in MB."""
-        with open(f"/proc/{self.proc.pid}/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-        raise AssertionError("no VmHWM")
-
-    def close(self) -> None:
-        """End the server (end of stdin)."""
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        self.proc.wait(30)
+def _peak_mb(client: RawClient) -> float:
+    """VmHWM of the server process, in MB."""
+    with open(f"/proc/{client.proc.pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    raise SystemExit("probe: no VmHWM in /proc")
 
 
-def _row(name: str, server: Server, before: float, result: Any) -> None:
-    after = server.peak_mb()
+def _call(client: RawClient, name: str, arguments: dict[str, Any]) -> Any:
+    result = client.call(name, arguments)
+    return result.get("structuredContent") or result["content"][0]["text"]
+
+
+def _row(name: str, client: RawClient, before: float, result: Any) -> None:
+    after = _peak_mb(client)
     summary = result if isinstance(result, str) else {
         k: result[k] for k in ("truncated_by", "outcome", "more", "lines_not_scanned")
         if k in result
     }  # fmt: skip
     print(f"| {name} | {before:.0f} | {after:.0f} | +{after - before:.0f} | {summary} |")
-    server.close()
 
 
 def main() -> int:
     """Print one table row per case."""
-    env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
-    env["TMUX_TMPDIR"] = tempfile.mkdtemp(prefix="tmxp", dir="/tmp")
-    try:
-        _tmux(env, "-f", "/dev/null", "new-session", "-d", "-s", "seed", "sh")
-        _tmux(env, "set-option", "-g", "history-limit", "30000")
-        panes = [_wide_pane(env, f"wide{n}") for n in range(2)]
+    with bench_tmux("tmxp") as tmux:
+        tmux.bare("-f", "/dev/null", "new-session", "-d", "-s", "seed", "sh")
+        tmux.bare("set-option", "-g", "history-limit", "30000")
+        panes = [_wide_pane(tmux, f"wide{n}") for n in range(2)]
         print("| call | peak RSS before (MB) | after (MB) | growth | result |")
         print("|---|---|---|---|---|")
         search = {"pattern": "never-printed", "scrollback": 100_000}
@@ -146,9 +88,9 @@ def main() -> int:
              {"pane_id": panes[0], "start": -30000, "max_lines": 1}),
         ]  # fmt: skip
         for name, tool, arguments in cases:
-            server = Server(env)
-            before = server.peak_mb()
-            _row(name, server, before, server.call(tool, arguments))
+            with RawClient(tmux.env, name="probe") as client:
+                before = _peak_mb(client)
+                _row(name, client, before, _call(client, tool, arguments))
         for name, tool, extra in (
             ("capture_since, cursor before the 20,000 rows, max_lines 10000",
              "capture_since", {"max_lines": 10_000}),
@@ -156,17 +98,18 @@ def main() -> int:
              "wait_for_text", {"pattern": "^DONE$", "regex": True, "timeout": 60,
                                "max_scan_bytes": 16 * 1024 * 1024}),
         ):  # fmt: skip
-            pane = _wide_pane(env, f"since{tool}", fill=False)
-            server = Server(env)
-            cursor = server.call("capture_since", {"pane_id": pane})["cursor"]
-            _fill(env, pane)
-            before = server.peak_mb()
-            key = "cursor" if tool == "capture_since" else "since"
-            _row(name, server, before, server.call(tool, {"pane_id": pane, key: cursor, **extra}))
-    finally:
-        subprocess.run(
-            ["tmux", "-L", "tmuxmcp", "kill-server"], env=env, capture_output=True, check=False
-        )
+            pane = _wide_pane(tmux, f"since-{tool}", fill=False)
+            with RawClient(tmux.env, name="probe") as client:
+                cursor = _call(client, "capture_since", {"pane_id": pane})["cursor"]
+                _fill(tmux, pane)
+                before = _peak_mb(client)
+                key = "cursor" if tool == "capture_since" else "since"
+                _row(
+                    name,
+                    client,
+                    before,
+                    _call(client, tool, {"pane_id": pane, key: cursor, **extra}),
+                )
     return 0
 
 

@@ -11,8 +11,6 @@ import os
 import random
 import select
 import signal
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -22,8 +20,9 @@ import trio
 from mcp import ClientSession
 from mcp.types import CallToolResult
 
+from tests.raw_client import RawClient
 from tests.support import PrivateTmux, error_text, logged_pids, serve, stalling_tmux, structured
-from tests.test_shutdown import _INIT, _alive, _gate_options, _line, _read_reply, _wait_exit
+from tests.test_shutdown import _alive, _gate_options, _wait_exit
 
 
 async def test_a_stopped_tmux_server_times_out_while_pings_are_answered(
@@ -208,23 +207,12 @@ def test_sigterm_with_a_call_in_flight_kills_its_tmux_child_and_exits_143(
     tmux child is killed and reaped, the gate option removed, no traceback."""
     private_tmux.start_foreign_server()
     wrapper, log, flag = stalling_tmux(private_tmux.directory)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tmuxmcp", "--tmux", wrapper, "--timeout", "30"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=private_tmux.env,
-    )
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    with proc:
-        proc.stdin.write(_INIT + _line({"id": 2, "method": "ping"}))
-        proc.stdin.flush()
-        _read_reply(proc.stdout.fileno(), 2)
+    with RawClient(private_tmux.env, "--tmux", wrapper, "--timeout", "30") as client:
+        client.request("ping", {})
         before = len(logged_pids(log))
         open(flag, "w").close()  # the next tmux call stalls
         call = {"name": "list_sessions", "arguments": {}}
-        proc.stdin.write(_line({"id": 3, "method": "tools/call", "params": call}))
-        proc.stdin.flush()
+        client.send({"jsonrpc": "2.0", "id": 1000, "method": "tools/call", "params": call})
         deadline = time.monotonic() + 10
         while len(logged_pids(log)) == before and time.monotonic() < deadline:
             time.sleep(0.02)
@@ -232,9 +220,8 @@ def test_sigterm_with_a_call_in_flight_kills_its_tmux_child_and_exits_143(
         assert stalled, "the call reached tmux"
         assert _alive(stalled[0])
         os.unlink(flag)  # the stalled child stays stalled; the shutdown's own calls do not
-        proc.send_signal(signal.SIGTERM)
-        assert _wait_exit(proc) == 143
-        stderr = proc.stderr.read().decode()
-    assert "Traceback" not in stderr
+        client.proc.send_signal(signal.SIGTERM)
+        assert _wait_exit(client.proc) == 143
+    assert "Traceback" not in client.stderr()
     assert not [pid for pid in logged_pids(log) if _alive(pid)]
     assert "@tmuxmcp_" not in _gate_options(private_tmux)

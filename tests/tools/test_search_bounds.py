@@ -8,29 +8,27 @@ what the server read from tmux for one call, not its RSS.
 from __future__ import annotations
 
 import os
-import subprocess
+import shutil
 
-from tests.support import PrivateTmux, serve, structured
+from tests.support import PrivateTmux, serve, structured, tmux_wrapper
 from tmuxmcp.tools.windows import MIN_WINDOW_ROWS
 
 
 def _byte_counting_tmux(directory: str) -> tuple[str, str]:
-    """A tmux wrapper that logs ``<stdout bytes> <argv>`` per invocation."""
-    real = subprocess.run(
-        ["sh", "-c", "command -v tmux"], capture_output=True, text=True, check=True
-    ).stdout.strip()
+    """A tmux wrapper that logs ``<stdout bytes> <argv>`` per invocation.
+
+    It runs tmux itself and exits with its status, so it never reaches the
+    wrapper's own exec: the output has to pass through it to be counted.
+    """
+    real = shutil.which("tmux") or "tmux"
     log = os.path.join(directory, "reads")
-    path = os.path.join(directory, "counting-tmux")
-    with open(path, "w") as f:
-        f.write(
-            "#!/bin/sh\n"
-            f'out="{directory}/out.$$"\n'
-            f'"{real}" "$@" > "$out"; rc=$?\n'
-            f'printf "%s %s\\n" "$(wc -c < "$out")" "$*" >> "{log}"\n'
-            'cat "$out"; rm -f "$out"; exit $rc\n'
-        )
-    os.chmod(path, 0o700)
-    return path, log
+    counting = (
+        f'out="{directory}/out.$$"\n'
+        f'"{real}" "$@" > "$out"; rc=$?\n'
+        f'printf "%s %s\\n" "$(wc -c < "$out")" "$*" >> "{log}"\n'
+        'cat "$out"; rm -f "$out"; exit $rc'
+    )
+    return tmux_wrapper(os.path.join(directory, "counting-tmux"), counting, real), log
 
 
 def _reads(log: str) -> list[tuple[int, str]]:
@@ -68,6 +66,7 @@ async def test_a_small_byte_cap_reads_a_small_window_of_a_wide_long_history(
             )
         )
         reads = _reads(log)
+    assert any("capture-pane" in line for _, line in reads), "the wrapper counted the reads"
     total = sum(size for size, _ in reads)
     # The listing, plus windows planned to fill 1 KiB: at most MIN_WINDOW_ROWS full rows.
     assert total <= 1024 + MIN_WINDOW_ROWS * 2001 + 4096, (total, [r[1][:200] for r in reads])
