@@ -144,7 +144,11 @@ async def _until_error(session: ClientSession, name: str, args: dict[str, Any]) 
 
 
 async def _kill_under_calls(private_tmux: PrivateTmux, how: str, delay: float) -> dict[str, str]:
-    """Five calls in flight on a new server, tmux killed after ``delay``: each one's error."""
+    """Five calls in flight on a new server, tmux killed after ``delay``: each one's error.
+
+    tmuxmcp's run files go to a private ``TMPDIR``, so the caller can check that
+    none is left once it has exited (the shells they were for are gone).
+    """
     errors: dict[str, str] = {}
     panes = [private_tmux.new_session(f"s{n}")["pane_id"] for n in range(3)]
     async with serve(private_tmux) as session:
@@ -193,9 +197,13 @@ async def test_tmux_killed_in_the_middle_of_calls_is_always_server_gone(
     for a server that is not there). The kill lands at a random moment, so over
     the repeats it finds the calls both between and inside tmux invocations."""
     shuffle = random.Random(f"faults-{how}")
+    run_files = os.path.join(private_tmux.directory, "run-files")
+    os.mkdir(run_files, 0o700)
+    private_tmux.env["TMPDIR"] = run_files
     for repeat in range(KILL_REPEATS):
         errors = await _kill_under_calls(private_tmux, how, 0.2 + shuffle.random() * 0.5)
         assert len(errors) == 5, errors
+        assert os.listdir(run_files) == [], (repeat, how, "run files left behind")
         wrong = {n: text for n, text in errors.items() if not text.startswith("[tmux-server-gone]")}
         assert not wrong, (repeat, how, wrong)
 

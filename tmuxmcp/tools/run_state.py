@@ -77,6 +77,9 @@ class Run:
         self.closed = False
         self.outlived = False
         """Closed while its command was still running (its files must stay)."""
+        self.shell_gone = False
+        """Its shell exited before reporting the end (an exit, or tmux hung it up): no
+        script will ever look for its files."""
         self.cancel = trio.CancelScope()
 
     # -- files ------------------------------------------------------------------
@@ -121,7 +124,7 @@ class Run:
     @property
     def pending(self) -> bool:
         """Typed and started (or maybe started), and its script has not reported its end."""
-        return self.status_fd >= 0 and self.status is None and self.started
+        return self.status_fd >= 0 and self.status is None and self.started and not self.shell_gone
 
     def close(self) -> None:
         """Release, close every descriptor (a held lock goes with it), remove the files.

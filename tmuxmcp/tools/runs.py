@@ -182,6 +182,7 @@ async def _wait_for_status(ctx: ToolContext, run: Run) -> None:
                 run.read_events(os.read(run.status_fd, 4096))
             continue
         if not _alive(run.shell_pid or run.pane_pid):
+            run.shell_gone = True  # its files can go with the run
             # A tmux server that exits hangs up every pane's shell first: ask it
             # (a server that is gone raises ServerGone here, and that is the error).
             with contextlib.suppress(ObjectNotFound):  # the pane closed with its shell
