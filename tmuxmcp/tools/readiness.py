@@ -11,9 +11,10 @@ Rule 2 (Linux): the terminal's foreground process group, read from
   *executable* (``/proc/<pid>/exe``) is a POSIX shell, that runs as this
   user, whose arguments are options only (no script operand, no ``-c``), and
   that is asleep (waiting for input), not running, and waits for no child in
-  its own process group (a shell in its startup files sleeps waiting for one). A child program or script
-  in the foreground, a program under a shell's name, a root shell in a
-  user's pane, and a busy shell are all refused.
+  its own process group (a shell in its startup files sleeps waiting for
+  one). A child program or script in the foreground, a program under a
+  shell's name, a root shell in a user's pane, and a busy shell are all
+  refused.
 Rule 3: the cursor's row does not end in a continuation prompt (``> `` of
   sh/bash/dash/ksh, ``quote> ``/``for> `` ... of zsh): a shell waiting for the
   rest of an unclosed quote, here-document or ``\\``-continued line would take
