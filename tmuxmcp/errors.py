@@ -84,6 +84,17 @@ class PaneNotReady(CallerError):
     reference = "pane-not-ready"
 
 
+class CommandInterrupted(TmuxMcpError):
+    """You get this when a run_command run ended without reporting its exit status.
+
+    Its shell left the script tmuxmcp had it source, for example on C-c
+    (send_keys), and is back at its prompt; the pane is free again. What the
+    command printed is on the pane's screen (capture_pane).
+    """
+
+    reference = "command-interrupted"
+
+
 class SelfTeardownRefused(CallerError):
     """You get this when a teardown tool names the pane tmuxmcp itself runs in.
 

@@ -445,6 +445,28 @@ def test_a_job_that_just_ended_is_waited_for_not_refused(tmp_path: Any, leader: 
         readiness.check("%1", _state(100), ["$ "], proc=proc)
 
 
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+async def test_a_run_stopped_with_c_c_frees_the_pane(private_tmux: PrivateTmux, shell: str) -> None:
+    """The busy refusal says to stop a run with send_keys C-c. C-c makes every shell
+    leave the sourced script, which then never reports: the run stayed busy forever,
+    wait_for_command timed out and the next run_command was refused."""
+    async with serve(private_tmux) as session:
+        pane = _shell_session(private_tmux, f"int-{shell}", shell)
+        await _at_prompt(private_tmux, pane)
+        first = await _run(session, pane, "sleep 60; echo never", timeout=1)
+        assert first["timed_out"] is True
+        await session.call_tool("send_keys", {"pane_id": pane, "keys": ["C-c"]})
+        waited = await session.call_tool(
+            "wait_for_command", {"pane_id": pane, "run_id": first["run_id"], "timeout": 30}
+        )
+        assert waited.is_error
+        assert "[command-interrupted]" in error_text(waited)
+        done = await _run(session, pane, "echo after", timeout=30)
+        assert (done["exit_status"], done["output"]) == (0, "after")
+        screen = private_tmux.bare("capture-pane", "-p", "-t", pane).stdout.split("\n")
+        assert "never" not in [row.strip() for row in screen]  # the echo after sleep never ran
+
+
 def test_a_pane_whose_program_has_no_terminal_yet_is_waited_for_not_refused(
     tmp_path: Any,
 ) -> None:

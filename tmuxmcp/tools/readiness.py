@@ -38,6 +38,7 @@ Rule 4: the typing invocation re-checks, inside tmux and just before the
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from pathlib import Path
@@ -168,6 +169,22 @@ def waits_for_foreground_child(shell_pid: int, proc: Path = PROC) -> bool:
             continue  # gone since the listing
         if int(fields[2]) == shell_pid and fields[0] not in ("Z", "X"):
             return True
+    return False
+
+
+def holds_open(pid: int, path: str, proc: Path = PROC) -> bool | None:
+    """Whether process ``pid`` has the file ``path`` open, compared by device and inode
+    (so a symlink in the path does not matter); None when that cannot be read."""
+    try:
+        wanted = os.stat(path)
+        descriptors = list((proc / str(pid) / "fd").iterdir())
+    except OSError:
+        return None
+    for fd in descriptors:
+        with contextlib.suppress(OSError):
+            found = os.stat(fd)
+            if (found.st_dev, found.st_ino) == (wanted.st_dev, wanted.st_ino):
+                return True
     return False
 
 

@@ -78,8 +78,8 @@ class Run:
         self.outlived = False
         """Closed while its command was still running (its files must stay)."""
         self.shell_gone = False
-        """Its shell exited before reporting the end (an exit, or tmux hung it up): no
-        script will ever look for its files."""
+        """Its shell exited, or left the script, before reporting the end (an exit, tmux
+        hanging it up, C-c): no script will ever look for its files."""
         self.cancel = trio.CancelScope()
 
     # -- files ------------------------------------------------------------------

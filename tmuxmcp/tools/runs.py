@@ -33,7 +33,13 @@ import trio
 from tmuxmcp.driver import guards
 from tmuxmcp.driver.argv import cmd
 from tmuxmcp.driver.records import RecordFormat
-from tmuxmcp.errors import ObjectNotFound, PaneNotReady, TmuxCommandFailed, TmuxMcpError
+from tmuxmcp.errors import (
+    CommandInterrupted,
+    ObjectNotFound,
+    PaneNotReady,
+    TmuxCommandFailed,
+    TmuxMcpError,
+)
 from tmuxmcp.tools import readiness, runscript
 from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.query import typed_record
@@ -173,8 +179,15 @@ async def watch(ctx: ToolContext, run: Run) -> None:
         run.done.set()
 
 
+ABANDONED_CHECKS = 2
+"""Idle polls in a row (1 s each) that must find the script's release FIFO closed
+by its shell before the run counts as abandoned: the script opens it just after
+reporting ``S``, so one poll could fall between the two on a loaded machine."""
+
+
 async def _wait_for_status(ctx: ToolContext, run: Run) -> None:
     grace = run.began + START_GRACE
+    unheld = 0
     while run.status is None:
         with trio.move_on_after(1.0):
             await trio.lowlevel.wait_readable(run.status_fd)
@@ -192,6 +205,21 @@ async def _wait_for_status(ctx: ToolContext, run: Run) -> None:
                 "`exec` or errexit?); no exit status was reported"
             )
             return
+        if run.started and run.shell_pid is not None:
+            # The script holds its release FIFO open (a saved copy while the
+            # command runs) until it reports its end. A shell that dropped it
+            # has left the script: C-c aborts a sourced script in every
+            # shell, which then never reports (measured in dash, bash, zsh).
+            held = readiness.holds_open(run.shell_pid, run.files["g"])
+            unheld = unheld + 1 if held is False else 0
+            if unheld >= ABANDONED_CHECKS:
+                run.shell_gone = True
+                run.error = CommandInterrupted(
+                    f"the command in pane {run.pane} ended without reporting its exit status: "
+                    "its shell left it (C-c, or the shell was replaced by exec) and the pane "
+                    "is free again; its output is on the screen (capture_pane)"
+                )
+                return
         if (
             not run.started
             and trio.current_time() >= grace
