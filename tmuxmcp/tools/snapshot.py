@@ -192,18 +192,36 @@ def _tree(rows: list[_Row], depth: int, session: str | None) -> list[SnapshotSes
     return list(sessions.values())
 
 
+def _screens_to_read(panes: list[SnapshotPane]) -> tuple[list[int], bool]:
+    """The panes whose screens fit the content budget by their size, and whether any did not.
+
+    Decided from each screen's cells before anything is read (issue 13.2): a
+    screen of more cells than the budget has left is not captured, so one call
+    reads at most the budget's worth of cells (times the bytes of a cell).
+    """
+    left = MAX_SNAPSHOT_CONTENT_BYTES
+    chosen: list[int] = []
+    for index, pane in enumerate(panes):
+        cells = pane.width * pane.height + pane.height  # and a newline per row
+        if cells > left:
+            continue
+        left -= cells
+        chosen.append(index)
+    return chosen, len(chosen) < len(panes)
+
+
 async def _fill_content(ctx: ToolContext, panes: list[SnapshotPane]) -> bool:
-    """Capture every pane's visible screen in one invocation; True if truncated."""
-    if not panes:
-        return False
+    """Capture the visible screens that fit the budget in one invocation; True if truncated."""
+    chosen, truncated = _screens_to_read(panes)
+    if not chosen:
+        return truncated
     marker = SectionMarker()
     commands: list[Command] = []
-    for index, pane in enumerate(panes):
+    for index in chosen:
         commands.append(cmd("display-message", "-p", args=[marker.line(index)]))
-        commands.append(cmd("capture-pane", "-p", t=pane.pane_id))
+        commands.append(cmd("capture-pane", "-p", t=panes[index].pane_id))
     out = await ctx.client.run(*commands)
     budget = MAX_SNAPSHOT_CONTENT_BYTES
-    truncated = False
     for index, (_, body) in sorted(marker.split(out.stdout).items()):
         if index >= len(panes):
             continue
