@@ -213,7 +213,11 @@ async def _wait_for_status(ctx: ToolContext, run: Run) -> None:
             held = readiness.holds_open(run.shell_pid, run.files["g"])
             unheld = unheld + 1 if held is False else 0
             if unheld >= ABANDONED_CHECKS:
-                run.shell_gone = True
+                run.shell_gone = True  # no script will look for its files again
+                # A dying tmux server hangs up the shell, which then leaves the
+                # script too: ask tmux first, so a server that is gone is the
+                # error (ServerGone) and a pane that closed is ObjectNotFound.
+                await ctx.client.run(cmd("display-message", "-p", t=run.pane, args=["#{pane_id}"]))
                 run.error = CommandInterrupted(
                     f"the command in pane {run.pane} ended without reporting its exit status: "
                     "its shell left it (C-c, or the shell was replaced by exec) and the pane "
