@@ -467,6 +467,30 @@ async def test_a_run_stopped_with_c_c_frees_the_pane(private_tmux: PrivateTmux, 
         assert "never" not in [row.strip() for row in screen]  # the echo after sleep never ran
 
 
+def test_a_foreground_job_exiting_while_it_is_read_is_waited_for(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A login shell's .profile runs `mesg` in the foreground; read while it exits, its
+    /proc entry answers ESRCH (ProcessLookupError), which was refused as unreadable."""
+    proc = _fake_proc(
+        str(tmp_path),
+        {
+            100: ("100 (sh) S 1 100 100 34816 200 0\n", "/bin/sh"),
+            200: ("200 (mesg) R 100 200 100 34816 200 0\n", "/usr/bin/mesg"),
+        },
+    )
+    real = Path.read_text
+
+    def exiting(path: Path, *args: Any, **kwargs: Any) -> str:
+        if path.parent.name == "200":
+            raise ProcessLookupError(3, "No such process")
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", exiting)
+    with pytest.raises(readiness.ShellBusy, match="has just exited"):
+        readiness.check("%1", _state(100), ["$ "], proc=proc)
+
+
 def test_a_pane_whose_program_has_no_terminal_yet_is_waited_for_not_refused(
     tmp_path: Any,
 ) -> None:

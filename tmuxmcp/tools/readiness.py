@@ -216,7 +216,9 @@ def leader_exited(pane_pid: int, proc: Path = PROC) -> bool:
         return False
     try:
         state = _stat_fields((proc / str(tpgid) / "stat").read_text())[0]
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):
+        # Gone, or going while it was read (ESRCH, measured on a login shell's
+        # `mesg` from .profile exiting right after new-session).
         return True
     except (OSError, ValueError, IndexError):
         return False
