@@ -560,19 +560,75 @@ async def test_a_shell_still_in_its_startup_files_is_not_typed_into(
         assert "typed-too-early" not in private_tmux.bare("capture-pane", "-p", "-t", pane).stdout
 
 
-def test_an_unreadable_foreground_is_still_refused(tmp_path: Any) -> None:
-    """A foreground process that exists but cannot be read (another user's) is no job
-    that just ended: refused, not waited for."""
+def test_an_unreadable_foreground_is_still_refused(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A foreground process that exists but cannot be read (another user's: its exe link
+    answers EACCES) is no job that just ended: refused, not waited for."""
     proc = _fake_proc(
         str(tmp_path),
         {
             100: ("100 (sh) S 1 100 100 34816 200 0\n", "/bin/sh"),
-            200: ("200 (sudo) S 100 200 100 34816 200 0\n", ""),
+            200: ("200 (sudo) S 100 200 100 34816 200 0\n", "/usr/bin/sudo"),
         },
     )
+    real = os.readlink
+
+    def denied(path: Any, *args: Any, **kwargs: Any) -> str:
+        if Path(path).parent.name == "200":
+            raise PermissionError(13, "Permission denied")
+        return str(real(path, *args, **kwargs))
+
+    monkeypatch.setattr(os, "readlink", denied)
     with pytest.raises(PaneNotReady, match="cannot see") as refused:
         readiness.check("%1", _state(100), ["$ "], proc=proc)
     assert not isinstance(refused.value, readiness.ShellBusy)
+
+
+def test_a_leader_exiting_before_it_is_a_zombie_is_waited_for(tmp_path: Any) -> None:
+    """A process that is exiting drops its memory (and so its exe link: ENOENT) before
+    its state turns Z. Read in that window, the job that just ended was refused ("cannot
+    see which process"): CI's run_command right after create_session, whose login shell
+    runs `mesg` from .profile in the foreground."""
+    proc = _fake_proc(
+        str(tmp_path),
+        {
+            100: ("100 (sh) S 1 100 100 34816 200 0\n", "/bin/sh"),
+            200: ("200 (mesg) R 100 200 100 34816 200 0\n", ""),
+        },
+    )
+    with pytest.raises(readiness.ShellBusy, match="has just exited"):
+        readiness.check("%1", _state(100), ["$ "], proc=proc)
+
+
+def test_the_foreground_is_judged_on_one_reading_of_the_terminal(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shell may take the terminal back between two reads of ``tpgid``. The facts
+    of the first reading decide; a second look that found the shell's own group made
+    the exited job's missing entry look like an unreadable process."""
+    proc = _fake_proc(
+        str(tmp_path),
+        {
+            100: ("100 (sh) S 1 100 100 34816 200 0\n", "/bin/sh"),
+            200: ("200 (mesg) Z 100 200 100 34816 200 0\n", ""),
+        },
+    )
+    real = Path.read_text
+    reads = []
+
+    def shell_takes_terminal_back(path: Path, *args: Any, **kwargs: Any) -> str:
+        text = real(path, *args, **kwargs)
+        if path == proc / "100" / "stat":
+            reads.append(path)
+            if len(reads) > 1:  # from the second look on, the shell has the terminal
+                return text.replace(" 200 0\n", " 100 0\n")
+        return text
+
+    monkeypatch.setattr(Path, "read_text", shell_takes_terminal_back)
+    with pytest.raises(readiness.ShellBusy, match="has just exited"):
+        readiness.check_process("%1", 100, proc=proc)
+    assert len(reads) == 1
 
 
 # -- the Python side of a call: files and the typed-line search ---------------------------

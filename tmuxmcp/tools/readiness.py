@@ -42,6 +42,7 @@ import contextlib
 import os
 import re
 from pathlib import Path
+from typing import Literal, NoReturn
 
 import msgspec
 
@@ -120,14 +121,42 @@ def _stat_fields(text: str) -> list[str]:
     return text[text.rindex(")") + 2 :].split()
 
 
-def foreground_of(pane_pid: int, proc: Path = PROC) -> Foreground | None:
-    """The foreground process group leader of ``pane_pid``'s terminal, or None if unreadable."""
+class Unseen(msgspec.Struct, frozen=True):
+    """Why the foreground of a pane's terminal could not be read, from one reading."""
+
+    reason: Literal["pane-gone", "starting", "leader-gone", "hidden"]
+    """``pane-gone``: the pane's own process is gone. ``starting``: its terminal has
+    no foreground group yet (a pane just created). ``leader-gone``: the group's
+    leader has exited or is exiting (a job just ended; the shell takes the
+    terminal back in a moment). ``hidden``: the leader exists but its facts
+    cannot be read (another user's process)."""
+
+
+def _is_gone(error: OSError) -> bool:
+    # ENOENT: the entry (or, for a zombie, its exe link) is gone; ESRCH: the
+    # process went while it was read (measured on a login shell's `mesg`).
+    return isinstance(error, (FileNotFoundError, ProcessLookupError))
+
+
+def foreground_of(pane_pid: int, proc: Path = PROC) -> Foreground | Unseen:
+    """The foreground process group leader of ``pane_pid``'s terminal, or why it is unseen.
+
+    One reading of ``tpgid`` decides: every later fact is read for that
+    process, so a job exiting between two reads cannot turn a transient state
+    into a refusal (the shell took the terminal back while a second look
+    re-read ``tpgid``: "cannot see which process", seen in CI).
+    """
     try:
         tpgid = int(_stat_fields((proc / str(pane_pid) / "stat").read_text())[5])
-        if tpgid <= 0:
-            return None
-        base = proc / str(tpgid)
+    except (OSError, ValueError, IndexError):
+        return Unseen("pane-gone")
+    if tpgid <= 0:
+        return Unseen("starting")
+    base = proc / str(tpgid)
+    try:
         fields = _stat_fields((base / "stat").read_text())
+        if fields[0] in ("Z", "X"):
+            return Unseen("leader-gone")
         exe = os.path.basename(os.readlink(base / "exe"))
         argv = tuple(
             a.decode("utf-8", "replace") for a in (base / "cmdline").read_bytes().split(b"\0")[:-1]
@@ -137,8 +166,10 @@ def foreground_of(pane_pid: int, proc: Path = PROC) -> Foreground | None:
             for line in (base / "status").read_text().splitlines()
             if line.startswith("Uid:")
         )
-    except (OSError, ValueError, IndexError, StopIteration):
-        return None
+    except OSError as error:
+        return Unseen("leader-gone" if _is_gone(error) else "hidden")
+    except (ValueError, IndexError, StopIteration):
+        return Unseen("hidden")
     return Foreground(
         pid=tpgid, program=exe.removesuffix(" (deleted)"), argv=argv, uid=uid, state=fields[0]
     )
@@ -188,43 +219,6 @@ def holds_open(pid: int, path: str, proc: Path = PROC) -> bool | None:
     return False
 
 
-def terminal_starting(pane_pid: int, proc: Path = PROC) -> bool:
-    """True when ``pane_pid`` runs but its terminal has no foreground group yet.
-
-    A pane just created runs its program before that program has taken the
-    terminal as its controlling one (``tpgid`` is -1 for a moment, measured
-    right after ``new-session``): a transient state, like a job just ended.
-    """
-    try:
-        return int(_stat_fields((proc / str(pane_pid) / "stat").read_text())[5]) <= 0
-    except (OSError, ValueError, IndexError):
-        return False
-
-
-def leader_exited(pane_pid: int, proc: Path = PROC) -> bool:
-    """True when the terminal's foreground group names a process that is gone or a zombie.
-
-    A job's leader that has just exited leaves the terminal's foreground group
-    pointing at it until the shell reaps it and takes the terminal back: a
-    transient state, unlike a process tmuxmcp may not read (another user's).
-    """
-    try:
-        tpgid = int(_stat_fields((proc / str(pane_pid) / "stat").read_text())[5])
-    except (OSError, ValueError, IndexError):
-        return False  # the pane's own process is gone or unreadable: not this case
-    if tpgid <= 0:
-        return False
-    try:
-        state = _stat_fields((proc / str(tpgid) / "stat").read_text())[0]
-    except (FileNotFoundError, ProcessLookupError):
-        # Gone, or going while it was read (ESRCH, measured on a login shell's
-        # `mesg` from .profile exiting right after new-session).
-        return True
-    except (OSError, ValueError, IndexError):
-        return False
-    return state in ("Z", "X")
-
-
 def interactive_arguments(argv: tuple[str, ...]) -> bool:
     """Options only, and no ``-c``: a shell reading commands from its terminal."""
     for arg in argv[1:]:
@@ -235,14 +229,33 @@ def interactive_arguments(argv: tuple[str, ...]) -> bool:
     return True
 
 
-def refuse_foreground(pane: str, pane_pid: int, fg: Foreground | None, uid: int) -> None:
-    """Rule 2: raise ``PaneNotReady`` unless ``fg`` is a shell waiting at its prompt."""
-    if fg is None:
-        raise PaneNotReady(
-            f"pane {pane}: tmuxmcp cannot see which process is in the foreground of its "
-            "terminal (it may belong to another user), so it does not type into it; use "
-            "send_text or send_keys"
+def refuse_unseen(pane: str, unseen: Unseen) -> NoReturn:
+    """Rule 2 when the foreground could not be read: wait out a transient state, refuse
+    the rest (a process tmuxmcp may not read is not one it may type into)."""
+    if unseen.reason == "leader-gone":
+        raise JobJustEnded(
+            f"pane {pane}: the job in the foreground of its terminal has just exited and "
+            "the shell has not taken the terminal back yet; retry, or send_keys C-c"
         )
+    if unseen.reason == "starting":
+        raise JobJustEnded(
+            f"pane {pane}: its program has not taken its terminal yet (the pane is just "
+            "starting); retry in a moment"
+        )
+    if unseen.reason == "pane-gone":
+        raise PaneNotReady(
+            f"pane {pane}'s program has exited (its process is gone); respawn the pane or "
+            "use another one"
+        )
+    raise PaneNotReady(
+        f"pane {pane}: tmuxmcp cannot see which process is in the foreground of its "
+        "terminal (it may belong to another user), so it does not type into it; use "
+        "send_text or send_keys"
+    )
+
+
+def refuse_foreground(pane: str, pane_pid: int, fg: Foreground, uid: int) -> None:
+    """Rule 2: raise ``PaneNotReady`` unless ``fg`` is a shell waiting at its prompt."""
     program = fg.program.lstrip("-")
     if program not in POSIX_SHELLS:
         shown = os.path.basename(fg.argv[0]) if fg.argv else program
@@ -338,18 +351,9 @@ def check_process(pane: str, pane_pid: int, *, proc: Path = PROC) -> Shell:
     """Rule 2 alone, from /proc: raise ``PaneNotReady`` unless ``pane_pid``'s terminal
     has a shell of this user waiting at its prompt in the foreground."""
     fg = foreground_of(pane_pid, proc)
-    if fg is None and leader_exited(pane_pid, proc):
-        raise JobJustEnded(
-            f"pane {pane}: the job in the foreground of its terminal has just exited and "
-            "the shell has not taken the terminal back yet; retry, or send_keys C-c"
-        )
-    if fg is None and terminal_starting(pane_pid, proc):
-        raise JobJustEnded(
-            f"pane {pane}: its program has not taken its terminal yet (the pane is just "
-            "starting); retry in a moment"
-        )
+    if isinstance(fg, Unseen):
+        refuse_unseen(pane, fg)
     refuse_foreground(pane, pane_pid, fg, os.getuid())
-    assert fg is not None
     if waits_for_foreground_child(fg.pid, proc):
         raise ShellBusy(
             f"pane {pane}'s shell is running a command in the foreground (its startup files, "
@@ -364,4 +368,4 @@ def still_waiting_at_prompt(pane_pid: int, shell_pid: int | None, proc: Path = P
     if shell_pid is None or not proc_available(proc):
         return False
     fg = foreground_of(pane_pid, proc)
-    return fg is not None and fg.pid == shell_pid and fg.state in ("S", "I")
+    return isinstance(fg, Foreground) and fg.pid == shell_pid and fg.state in ("S", "I")
