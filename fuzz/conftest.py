@@ -14,6 +14,7 @@ import pytest
 from fuzz import profiles
 from fuzz.harness import Harness, harness
 from tests.conftest import _no_inherited_tmux  # noqa: F401 (autouse: scrub TMUX)
+from tests.skip_reasons import pytest_runtest_makereport  # noqa: F401 (a hook: reasons kept)
 
 
 @pytest.fixture(scope="module")
