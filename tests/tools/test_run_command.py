@@ -560,6 +560,30 @@ async def test_a_shell_still_in_its_startup_files_is_not_typed_into(
         assert "typed-too-early" not in private_tmux.bare("capture-pane", "-p", "-t", pane).stdout
 
 
+def test_a_shell_running_a_c_command_is_waited_for_as_a_program(tmp_path: Any) -> None:
+    """A pane created with one command word runs ``SHELL -c WORD`` until the shell execs
+    it. Read in that moment, the pane was refused at once ("runs a script or a -c
+    command"; the fuzz suite's `sh` panes on tmux 3.6 in CI): now it is waited for
+    like any program in the foreground, within the program settle time."""
+    proc = _fake_proc(str(tmp_path), {100: ("100 (sh) S 1 100 100 34816 100 0\n", "/bin/sh")})
+    (proc / "100" / "cmdline").write_bytes(b"sh\0-c\0sh\0")
+    with pytest.raises(readiness.ProgramInForeground, match="-c command"):
+        readiness.check("%1", _state(100), ["$ "], proc=proc)
+
+
+async def test_run_command_waits_for_a_c_shell_to_exec_its_shell(
+    private_tmux: PrivateTmux,
+) -> None:
+    """The same over real tmux: the pane's `sh -c` runs a moment before it execs an
+    interactive shell; run_command straight after new-session gets that shell."""
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("cshell", "tmuxmcp", "sh", "-c", "sleep 0.1; exec sh")[
+            "pane_id"
+        ]
+        done = await _run(session, pane, "echo ok", timeout=30)
+        assert (done["exit_status"], done["output"]) == (0, "ok"), done
+
+
 def test_an_unreadable_foreground_is_still_refused(
     tmp_path: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

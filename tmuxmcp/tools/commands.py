@@ -278,8 +278,10 @@ async def _wait_turn(ctx: ToolContext, pane: str, seconds: float) -> None:
 SETTLE_SECONDS = 1.0
 """How long a shell that is still running (drawing its prompt after the previous
 command, say) is given to get back to its prompt before the call is refused."""
-SETTLE_PROGRAM_SECONDS = 0.5
-"""The same for a program in the foreground, which may be just exiting."""
+SETTLE_PROGRAM_SECONDS = 1.0
+"""The same for a program in the foreground, which may be just starting, exec'ing
+the shell (``sh -c sh``) or exiting; as long as a shell's settle time, because on
+a loaded machine a new pane takes that long to reach its shell."""
 PROC_POLL_SECONDS = 0.00025
 """The first pause before the shell is looked at again (doubling up to 50 ms). A
 shell usually gets back to its prompt within a millisecond of a run's release,

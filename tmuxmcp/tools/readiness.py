@@ -71,6 +71,15 @@ class ProgramInForeground(PaneNotReady):
     """You get this when another program, not the shell, has the pane's terminal."""
 
 
+class ScriptInForeground(ProgramInForeground):
+    """You get this when the shell in the foreground runs a script or a ``-c`` command.
+
+    Waited for like any program: it may be about to exec or exit. A pane created
+    with one command word runs ``SHELL -c WORD``, and the shell execs that word a
+    moment later (seen in CI: ``sh -c sh`` read before its exec was refused).
+    """
+
+
 class PaneState(msgspec.Struct, frozen=True, kw_only=True):
     """What tmux says about a pane, read together with its screen."""
 
@@ -271,13 +280,13 @@ def refuse_foreground(pane: str, pane_pid: int, fg: Foreground, uid: int) -> Non
             "types only into shells of the user tmuxmcp runs as. Use send_text instead"
         )
     if fg.pid != pane_pid and not interactive_arguments(fg.argv):
-        raise PaneNotReady(
+        raise ScriptInForeground(
             f"pane {pane} is running a shell script ({' '.join(fg.argv)[:80]!r}) in the "
             "foreground, which may be waiting for an answer; run_command does not type into "
             "it. Answer it with send_text, or stop it with send_keys C-c"
         )
     if not interactive_arguments(fg.argv):
-        raise PaneNotReady(
+        raise ScriptInForeground(
             f"pane {pane}'s shell runs a script or a -c command, not an interactive prompt; "
             "use send_text or send_keys"
         )
