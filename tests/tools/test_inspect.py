@@ -6,6 +6,7 @@ import subprocess
 import sys
 from unittest import mock
 
+import trio
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -221,3 +222,55 @@ async def test_server_info_reports_whether_the_sink_claims_were_verified(
     ]
     assert [note.split(":")[0] for note in after["notes"]] == sorted(noted)
     assert after["proven_in_ci"] is True
+
+
+async def test_a_megabyte_title_from_a_pane_program_is_cut_in_every_listing(
+    private_tmux: PrivateTmux,
+) -> None:
+    """A pane program sets a 300,000-character title with one escape sequence; another
+    client of the socket names a window and a buffer at length. Every listing carried
+    them whole, twice (list_panes answered 600 KB for one pane): now each is cut to its
+    type's declared maxLength, ending in an ellipsis, in the text form too."""
+    long = 300_000
+    pane = private_tmux.new_session("long")["pane_id"]
+    private_tmux.bare(
+        "send-keys", "-t", pane, "-l",
+        f"printf '\\033]2;%s\\033\\\\' \"$(head -c {long} /dev/zero | tr '\\0' T)\"\n",
+    )  # fmt: skip
+    private_tmux.bare("rename-window", "-t", pane, "W" * 5000)
+    private_tmux.bare("set-buffer", "-b", "B" * 5000, "--", "content")
+    for _ in range(200):  # the pane's sh runs the printf (deadline 20 s)
+        title = private_tmux.bare("display-message", "-p", "-t", pane, "#{pane_title}").stdout
+        if len(title) > long:
+            break
+        await trio.sleep(0.1)
+    assert len(title.strip()) == long, "the pane never set its title"
+    async with serve(private_tmux) as session:
+        for tool, args in [
+            ("list_panes", {}),
+            ("get_pane_info", {"pane_id": pane}),
+            ("list_windows", {}),
+            ("list_buffers", {}),
+            ("snapshot", {}),
+        ]:
+            result = await session.call_tool(tool, args)
+            assert not result.is_error, error_text(result)
+            body = structured(result)
+            found = [v for v in _strings(body) if v.startswith(("TTT", "WWW", "BBB"))]
+            assert found, f"{tool}: no long value in {str(body)[:200]}"
+            for value in found:
+                assert len(value) <= 1024 and value.endswith("\u2026"), (tool, len(value))
+            text = "".join(getattr(c, "text", "") for c in result.content)
+            assert "T" * 1100 not in text and "W" * 1100 not in text, tool
+            assert len(text) < 20_000, (tool, len(text))
+
+
+def _strings(value: object) -> list[str]:
+    """Every string anywhere in a decoded JSON value."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []

@@ -23,6 +23,13 @@ Rules, in the order of the classes:
   the user's processes and files: untrusted, may expose secrets;
 * ``terminal`` text (screen, scrollback, command output) is whatever a pane
   program printed: untrusted, may expose secrets.
+
+Names and process text are also bounded in length (``NAME_MAX_CHARS``,
+``PROCESS_MAX_CHARS``, declared as the types' ``maxLength``): a pane program
+can set a title of a megabyte with one escape sequence, and every listing
+would carry it to the agent, twice (text and structuredContent), for every
+such pane. A longer value is cut and ends in ``TRUNCATED`` (``bounded``);
+the records reader applies the declared bound (``tools.query``).
 """
 
 from __future__ import annotations
@@ -54,17 +61,33 @@ SECRETS = frozenset({Content.NAME, Content.PROCESS, Content.TERMINAL})
 """Classes that may carry anything a program read, secrets included."""
 
 
-def content(kind: Content) -> Meta:
-    """The ``Meta`` that classifies a result field."""
-    return Meta(extra={"content": kind.value})
+def content(kind: Content, *, max_length: int | None = None) -> Meta:
+    """The ``Meta`` that classifies a result field (and bounds its length, if given)."""
+    return Meta(max_length=max_length, extra={"content": kind.value})
+
+
+NAME_MAX_CHARS = 1024
+"""The most characters of a name or title a result carries (tmux stores up to
+about a megabyte of an escape sequence's title)."""
+PROCESS_MAX_CHARS = 4096
+"""The most characters of a command name or path a result carries (PATH_MAX)."""
+TRUNCATED = "\u2026"
+"""The last character of a value cut to its bound: an ellipsis."""
+
+
+def bounded(value: str, max_length: int) -> str:
+    """``value``, or its first characters and ``TRUNCATED`` in ``max_length`` in all."""
+    if len(value) <= max_length:
+        return value
+    return value[: max_length - len(TRUNCATED)] + TRUNCATED
 
 
 TmuxId = Annotated[str, content(Content.TMUX_ID)]
 TmuxReport = Annotated[str, content(Content.TMUX_REPORT)]
 Own = Annotated[str, content(Content.TMUXMCP)]
 Echo = Annotated[str, content(Content.CALLER)]
-Name = Annotated[str, content(Content.NAME)]
-Process = Annotated[str, content(Content.PROCESS)]
+Name = Annotated[str, content(Content.NAME, max_length=NAME_MAX_CHARS)]
+Process = Annotated[str, content(Content.PROCESS, max_length=PROCESS_MAX_CHARS)]
 Terminal = Annotated[str, content(Content.TERMINAL)]
 ReportData = Annotated[dict[str, Any], content(Content.TMUX_REPORT)]
 

@@ -8,11 +8,14 @@ tmux text themselves.
 from __future__ import annotations
 
 import functools
+import typing
 from collections.abc import Callable
 from typing import Any
 
 import msgspec
+from msgspec import Meta
 
+from tmuxmcp.capability.results import bounded
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.driver.records import RecordFormat
 from tmuxmcp.errors import InvalidArguments
@@ -35,6 +38,14 @@ def _as_str(value: str) -> str:
     return value
 
 
+def _max_length(annotation: Any) -> int | None:
+    """The ``maxLength`` a result type declares on a text field (``capability.results``)."""
+    if typing.get_origin(annotation) is not typing.Annotated:
+        return None
+    bounds = [m.max_length for m in typing.get_args(annotation)[1:] if isinstance(m, Meta)]
+    return next((b for b in bounds if b is not None), None)
+
+
 @functools.cache
 def _readers(kind: type[msgspec.Struct]) -> dict[str, Callable[[str], Any]]:
     """Per field of ``kind``, how to read tmux's string for it.
@@ -50,13 +61,18 @@ def _readers(kind: type[msgspec.Struct]) -> dict[str, Callable[[str], Any]]:
             readers[field.name] = _as_int
         elif field.type == (int | None):
             readers[field.name] = _as_optional_int
+        elif (limit := _max_length(field.type)) is not None:
+            # The declared bound is the enforcement: a pane program's megabyte title
+            # is cut here, before any result or text form holds it.
+            readers[field.name] = functools.partial(bounded, max_length=limit)
         else:
             readers[field.name] = _as_str
     return readers
 
 
 def typed_record(raw: dict[str, str], fields: dict[str, str], kind: type[msgspec.Struct]) -> Any:
-    """Convert tmux's strings to ``kind``'s field types (bool, int, int | None, str)."""
+    """Convert tmux's strings to ``kind``'s field types (bool, int, int | None, str;
+    a str whose type declares a ``max_length`` is cut to it)."""
     readers = _readers(kind)
     return kind(**{name: readers[name](raw[variable]) for name, variable in fields.items()})
 

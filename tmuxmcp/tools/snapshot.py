@@ -100,11 +100,14 @@ class SnapshotResult(msgspec.Struct, kw_only=True):
 
 
 class _Row(msgspec.Struct, frozen=True, kw_only=True):
+    """One line of the listing; names and process text typed as in the result, so
+    the records reader bounds them the same way."""
+
     session_id: str
-    session_name: str
+    session_name: Name
     window_id: str = ""
     window_index: int = 0
-    window_name: str = ""
+    window_name: Name = ""
     window_active: bool = False
     window_layout: str = ""
     pane_id: str = ""
@@ -112,9 +115,9 @@ class _Row(msgspec.Struct, frozen=True, kw_only=True):
     pane_active: bool = False
     pane_width: int = 0
     pane_height: int = 0
-    pane_title: str = ""
-    pane_current_command: str = ""
-    pane_current_path: str = ""
+    pane_title: Name = ""
+    pane_current_command: Process = ""
+    pane_current_path: Process = ""
 
 
 _SESSION = ("session_id", "session_name")
