@@ -584,6 +584,22 @@ async def test_run_command_waits_for_a_c_shell_to_exec_its_shell(
         assert (done["exit_status"], done["output"]) == (0, "ok"), done
 
 
+def test_a_program_s_long_argv0_is_quoted_short_in_the_refusal(tmp_path: Any) -> None:
+    """argv[0] is the foreground program's to choose (``exec -a``), at any length; the
+    refusal quoted it whole, so a 100,000-character name went into the error text."""
+    proc = _fake_proc(
+        str(tmp_path),
+        {
+            100: ("100 (sh) S 1 100 100 34816 200 0\n", "/bin/sh"),
+            200: ("200 (cat) S 100 200 100 34816 200 0\n", "/usr/bin/cat"),
+        },
+    )
+    (proc / "200" / "cmdline").write_bytes(b"bash" + b"x" * 100_000 + b"\0")
+    with pytest.raises(readiness.ProgramInForeground, match="calls itself") as refused:
+        readiness.check("%1", _state(100), ["$ "], proc=proc)
+    assert len(str(refused.value)) < 1000
+
+
 def test_an_unreadable_foreground_is_still_refused(
     tmp_path: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -267,7 +267,8 @@ def refuse_foreground(pane: str, pane_pid: int, fg: Foreground, uid: int) -> Non
     """Rule 2: raise ``PaneNotReady`` unless ``fg`` is a shell waiting at its prompt."""
     program = fg.program.lstrip("-")
     if program not in POSIX_SHELLS:
-        shown = os.path.basename(fg.argv[0]) if fg.argv else program
+        # argv[0] is the program's to choose, at any length: quote 80 characters of it.
+        shown = (os.path.basename(fg.argv[0]) if fg.argv else program)[:80]
         faked = f" (it calls itself {shown!r})" if shown.lstrip("-") != program else ""
         raise ProgramInForeground(
             f"pane {pane} is running {program!r}{faked} in the foreground, not a shell at its "
