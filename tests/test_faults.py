@@ -11,7 +11,6 @@ import os
 import random
 import select
 import signal
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -20,9 +19,8 @@ import trio
 from mcp import ClientSession
 from mcp.types import CallToolResult
 
-from tests.raw_client import RawClient
-from tests.support import PrivateTmux, error_text, logged_pids, serve, stalling_tmux, structured
-from tests.test_shutdown import _alive, _gate_options, _wait_exit
+from tests.process_support import alive, gate_options, stalled_call, wait_exit
+from tests.support import PrivateTmux, error_text, logged_pids, serve, structured
 
 
 async def test_a_stopped_tmux_server_times_out_while_pings_are_answered(
@@ -213,23 +211,11 @@ def test_sigterm_with_a_call_in_flight_kills_its_tmux_child_and_exits_143(
 ) -> None:
     """Item 3: a signal while a call waits on tmux ends serving cleanly: the call's
     tmux child is killed and reaped, the gate option removed, no traceback."""
-    private_tmux.start_foreign_server()
-    wrapper, log, flag = stalling_tmux(private_tmux.directory)
-    with RawClient(private_tmux.env, "--tmux", wrapper, "--timeout", "30") as client:
-        client.request("ping", {})
-        before = len(logged_pids(log))
-        open(flag, "w").close()  # the next tmux call stalls
-        call = {"name": "list_sessions", "arguments": {}}
-        client.send({"jsonrpc": "2.0", "id": 1000, "method": "tools/call", "params": call})
-        deadline = time.monotonic() + 10
-        while len(logged_pids(log)) == before and time.monotonic() < deadline:
-            time.sleep(0.02)
-        stalled = logged_pids(log)[before:]
-        assert stalled, "the call reached tmux"
-        assert _alive(stalled[0])
-        os.unlink(flag)  # the stalled child stays stalled; the shutdown's own calls do not
-        client.proc.send_signal(signal.SIGTERM)
-        assert _wait_exit(client.proc) == 143
-    assert "Traceback" not in client.stderr()
-    assert not [pid for pid in logged_pids(log) if _alive(pid)]
-    assert "@tmuxmcp_" not in _gate_options(private_tmux)
+    with stalled_call(private_tmux) as call:
+        assert alive(call.stalled[0])
+        os.unlink(call.flag)  # the stalled child stays stalled; the shutdown's own calls do not
+        call.client.proc.send_signal(signal.SIGTERM)
+        assert wait_exit(call.client.proc) == 143
+    assert "Traceback" not in call.client.stderr()
+    assert not [pid for pid in logged_pids(call.log) if alive(pid)]
+    assert "@tmuxmcp_" not in gate_options(private_tmux)

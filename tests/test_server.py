@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from typing import Any
 
 import pytest
@@ -11,6 +10,7 @@ import trio
 from mcp.shared.exceptions import MCPError
 from mcp.types import Tool
 
+from tests.process_support import alive
 from tests.raw_client import handshake, raw_exchange
 from tests.support import (
     PrivateTmux,
@@ -218,17 +218,6 @@ async def test_a_replaced_server_is_refused(private_tmux: PrivateTmux) -> None:
         assert info["info"]["annotation_evidence"]["minimal_provenance"] is False
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    status = subprocess.run(
-        ["ps", "-o", "stat=", "-p", str(pid)], capture_output=True, text=True, check=False
-    ).stdout.strip()
-    return bool(status) and not status.startswith("Z")
-
-
 async def test_a_stalled_tmux_times_out_and_is_reaped(private_tmux: PrivateTmux) -> None:
     wrapper, log, flag = stalling_tmux(private_tmux.directory)
     async with serve(private_tmux, "--tmux", wrapper, "--timeout", "0.5") as session:
@@ -241,7 +230,7 @@ async def test_a_stalled_tmux_times_out_and_is_reaped(private_tmux: PrivateTmux)
         assert text.startswith("[tmux-timeout]")
         os.unlink(flag)
         pid = logged_pids(log)[before]
-        assert not _alive(pid), "the stalled tmux client must be killed and reaped"
+        assert not alive(pid), "the stalled tmux client must be killed and reaped"
         assert not (await session.call_tool("list_sessions", {})).is_error
 
 
@@ -257,7 +246,7 @@ async def test_a_cancelled_call_kills_its_tmux_child(private_tmux: PrivateTmux) 
         os.unlink(flag)
         pid = logged_pids(log)[before]
         with trio.fail_after(10):
-            while _alive(pid):
+            while alive(pid):
                 await trio.sleep(0.05)
         assert not (await session.call_tool("list_sessions", {})).is_error
 

@@ -23,18 +23,9 @@ from typing import Any
 
 import pytest
 
+from tests.process_support import alive, gate_options, stalled_call, wait_exit
 from tests.raw_client import RawClient, handshake
 from tests.support import PrivateTmux, logged_pids, stalling_tmux, tmux_wrapper
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with contextlib.suppress(OSError), open(f"/proc/{pid}/stat") as f:
-        return f.read().split(") ")[-1][0] != "Z"
-    return False
 
 
 def _line(message: dict[str, Any]) -> bytes:
@@ -63,19 +54,6 @@ def _read_reply(fd: int, wanted: int, seconds: float = 30) -> dict[str, Any]:
     raise AssertionError(f"no reply to request {wanted}")
 
 
-def _wait_exit(proc: subprocess.Popen[bytes], seconds: float = 10) -> int:
-    try:
-        return proc.wait(timeout=seconds)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-        raise AssertionError("tmuxmcp did not exit") from None
-
-
-def _gate_options(tmux: PrivateTmux) -> str:
-    return tmux.bare("show-options", "-s").stdout
-
-
 @pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
 def test_a_signal_ends_serving_cleanly(
     private_tmux: PrivateTmux, signum: signal.Signals, status: int
@@ -83,13 +61,13 @@ def test_a_signal_ends_serving_cleanly(
     private_tmux.start_foreign_server()
     with RawClient(private_tmux.env) as client:
         assert client.request("ping", {})["result"] == {}
-        assert "@tmuxmcp_" in _gate_options(private_tmux)
+        assert "@tmuxmcp_" in gate_options(private_tmux)
         client.proc.send_signal(signum)
-        assert _wait_exit(client.proc) == status
+        assert wait_exit(client.proc) == status
     stderr = client.stderr()
     assert "Traceback" not in stderr
     assert "stdin/stdout" not in stderr, "stdin is a pipe: no banner"
-    assert "@tmuxmcp_" not in _gate_options(private_tmux)
+    assert "@tmuxmcp_" not in gate_options(private_tmux)
 
 
 def _on_a_terminal(tmux: PrivateTmux, *args: str) -> tuple[subprocess.Popen[bytes], int]:
@@ -123,7 +101,7 @@ def test_on_a_terminal_a_banner_then_ctrl_c_exits_130(private_tmux: PrivateTmux)
             os.write(master, _INIT + _line({"id": 2, "method": "ping"}))
             assert _read_reply(proc.stdout.fileno(), 2)["result"] == {}
             os.write(master, b"\x03")  # the line discipline sends SIGINT
-            assert _wait_exit(proc) == 130
+            assert wait_exit(proc) == 130
             stderr = proc.stderr.read().decode()
     finally:
         os.close(master)
@@ -131,9 +109,9 @@ def test_on_a_terminal_a_banner_then_ctrl_c_exits_130(private_tmux: PrivateTmux)
     assert len(banners) == 1, stderr
     assert "MCP" in banners[0] and "Ctrl-C" in banners[0]
     assert "Traceback" not in stderr
-    assert "@tmuxmcp_" not in _gate_options(private_tmux)
+    assert "@tmuxmcp_" not in gate_options(private_tmux)
     assert logged_pids(log), "the wrapper ran"
-    assert not [pid for pid in logged_pids(log) if _alive(pid)]
+    assert not [pid for pid in logged_pids(log) if alive(pid)]
 
 
 def test_on_a_terminal_ctrl_d_exits_0(private_tmux: PrivateTmux) -> None:
@@ -144,7 +122,7 @@ def test_on_a_terminal_ctrl_d_exits_0(private_tmux: PrivateTmux) -> None:
             os.write(master, _INIT + _line({"id": 2, "method": "ping"}))
             assert _read_reply(proc.stdout.fileno(), 2)["result"] == {}
             os.write(master, b"\x04")  # EOF at the start of a line
-            assert _wait_exit(proc) == 0
+            assert wait_exit(proc) == 0
             stderr = proc.stderr.read().decode()
     finally:
         os.close(master)
@@ -161,32 +139,20 @@ def test_sigint_then_sigterm_as_claude_code_stops_servers(private_tmux: PrivateT
             client.proc.wait(timeout=0.1)
         if client.proc.poll() is None:
             client.proc.send_signal(signal.SIGTERM)
-        assert _wait_exit(client.proc) == 130
+        assert wait_exit(client.proc) == 130
     stderr = client.stderr()
     assert "Traceback" not in stderr
-    assert "@tmuxmcp_" not in _gate_options(private_tmux)
+    assert "@tmuxmcp_" not in gate_options(private_tmux)
 
 
 def test_stdin_closed_during_a_call_exits_0_leaving_no_child(private_tmux: PrivateTmux) -> None:
-    private_tmux.start_foreign_server()
-    wrapper, log, flag = stalling_tmux(private_tmux.directory)
-    with RawClient(private_tmux.env, "--tmux", wrapper, "--timeout", "30") as client:
-        client.request("ping", {})
-        before = len(logged_pids(log))
-        open(flag, "w").close()  # the next tmux call stalls
-        call = {"name": "list_sessions", "arguments": {}}
-        client.send({"jsonrpc": "2.0", "id": 1000, "method": "tools/call", "params": call})
-        deadline = time.monotonic() + 10
-        while len(logged_pids(log)) == before and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert len(logged_pids(log)) > before, "the call reached tmux"
-        assert client.proc.stdin is not None
-        client.proc.stdin.close()
-        assert _wait_exit(client.proc, 5) == 0
-    stderr = client.stderr()
-    os.unlink(flag)
+    with stalled_call(private_tmux) as call:
+        assert call.client.proc.stdin is not None
+        call.client.proc.stdin.close()
+        assert wait_exit(call.client.proc, 5) == 0
+    stderr = call.client.stderr()
     assert "Traceback" not in stderr
-    assert not [pid for pid in logged_pids(log) if _alive(pid)]
+    assert not [pid for pid in logged_pids(call.log) if alive(pid)]
 
 
 def _start_unbindable(tmux: PrivateTmux) -> subprocess.CompletedProcess[bytes]:

@@ -1,63 +1,44 @@
 """capture_pane reads bounded windows and drops blank rows below the text (issues 13, 14).
 
 The bound is checked where it is decided: a wrapper around tmux logs every
-argv, and each ``capture-pane`` it saw must span at most ``max_lines`` plus
-``WINDOW_MARGIN`` rows, whatever the history holds.
+argv (``tests.bounds_support.ByteCounter``), and each ``capture-pane`` it saw
+must span at most ``max_lines`` plus ``WINDOW_MARGIN`` rows, whatever the
+history holds.
 """
 
 from __future__ import annotations
 
-import os
-
-from tests.support import PrivateTmux, error_text, serve, structured, tmux_wrapper
-from tests.tools.test_search_bounds import _byte_counting_tmux, _reads
+from tests.bounds_support import (
+    FULL_ROW_BYTES,
+    SLACK,
+    ByteCounter,
+    fill_and_wait,
+    fill_rows,
+    new_long_pane,
+)
+from tests.support import PrivateTmux, error_text, serve, structured
 from tmuxmcp.tools.inspect import DEFAULT_CAPTURE_LINES, MAX_CAPTURE_BYTES, WINDOW_MARGIN
 
 
-def _argv_logging_tmux(directory: str) -> tuple[str, str]:
-    log = os.path.join(directory, "argv")
-    path = tmux_wrapper(os.path.join(directory, "argv-tmux"), f'printf "%s\\n" "$*" >> "{log}"')
-    return path, log
-
-
-def _capture_spans(log: str) -> list[int]:
-    """Rows each logged capture-pane asked for (-S to -E)."""
-    spans = []
-    with open(log) as f:
-        for line in f:
-            words = line.split()
-            if "capture-pane" not in words:
-                continue
-            at = words.index("capture-pane")
-            rest = words[at:]
-            assert "-S" in rest and "-E" in rest, f"an unbounded capture: {line}"
-            start, end = int(rest[rest.index("-S") + 1]), int(rest[rest.index("-E") + 1])
-            spans.append(end - start + 1)
-    return spans
-
-
 async def test_a_small_cap_reads_a_small_window_of_a_long_history(
-    private_tmux: PrivateTmux,
+    private_tmux: PrivateTmux, byte_counter: ByteCounter
 ) -> None:
-    private_tmux.new_session("seed")
-    private_tmux.bare("set-option", "-g", "history-limit", "30000")
-    pane = private_tmux.new_session("big")["pane_id"]
+    pane = new_long_pane(private_tmux, "big")["pane_id"]
     private_tmux.bare("send-keys", "-t", pane, "clear; seq 1 20000; echo DO''NE", "Enter")
     await private_tmux.wait_for_screen(pane, "\nDONE\n")
-    wrapper, log = _argv_logging_tmux(private_tmux.directory)
-    async with serve(private_tmux, "--tmux", wrapper) as session:
-        open(log, "w").close()
+    async with serve(private_tmux, "--tmux", byte_counter.wrapper) as session:
+        byte_counter.reset()
         one = structured(
             await session.call_tool(
                 "capture_pane", {"pane_id": pane, "start": -30000, "max_lines": 1}
             )
         )
-        spans = _capture_spans(log)
-        open(log, "w").close()
+        spans = byte_counter.capture_spans()
+        byte_counter.reset()
         default = structured(
             await session.call_tool("capture_pane", {"pane_id": pane, "start": -30000})
         )
-        default_spans = _capture_spans(log)
+        default_spans = byte_counter.capture_spans()
     assert spans and all(span <= 1 + WINDOW_MARGIN for span in spans), spans
     assert one["truncated_by"] == "max_lines"
     last = [r for r in private_tmux.bare("capture-pane", "-p", "-t", pane).stdout.split("\n") if r]
@@ -88,16 +69,14 @@ async def test_blank_rows_below_the_text_are_not_returned_or_counted(
 
 
 async def test_an_end_above_the_default_start_is_refused_before_any_capture(
-    private_tmux: PrivateTmux,
+    private_tmux: PrivateTmux, byte_counter: ByteCounter
 ) -> None:
     """tmux reads ``-E -50000`` without ``-S`` from row -50000 down to row 0, unbounded."""
     pane = private_tmux.new_session("e")["pane_id"]
-    wrapper, log = _argv_logging_tmux(private_tmux.directory)
-    async with serve(private_tmux, "--tmux", wrapper) as session:
-        open(log, "w").close()
+    async with serve(private_tmux, "--tmux", byte_counter.wrapper) as session:
+        byte_counter.reset()
         refused = await session.call_tool("capture_pane", {"pane_id": pane, "end": -50000})
-        with open(log) as f:
-            captures = [line for line in f if "capture-pane" in line]
+        captures = byte_counter.captures()
         text = error_text(refused)
         assert text.startswith("[invalid-arguments]") and "`end`" in text, text
         assert captures == []
@@ -105,33 +84,27 @@ async def test_an_end_above_the_default_start_is_refused_before_any_capture(
 
 
 async def test_a_wide_history_is_read_only_as_far_as_the_byte_cap(
-    private_tmux: PrivateTmux,
+    private_tmux: PrivateTmux, wide_pane: dict[str, str], byte_counter: ByteCounter
 ) -> None:
     """max_lines 100,000 over 20,000 rows of 2,000 columns: about 1 MiB read, not 40 MB."""
-    private_tmux.new_session("seed")
-    private_tmux.bare("set-option", "-g", "history-limit", "30000")
-    pane = private_tmux.new_session("wide", "tmuxmcp", "-x", "2000", "-y", "40", "sh")["pane_id"]
-    private_tmux.bare("resize-window", "-t", pane, "-x", "2000", "-y", "40")
-    fill = 'awk \'BEGIN{s=sprintf("%2000s","");gsub(/ /,"x",s);for(i=0;i<20000;i++)print s}\''
-    private_tmux.bare("send-keys", "-t", pane, f"clear; {fill}; echo DO''NE", "Enter")
-    await private_tmux.wait_for_screen(pane, "\nDONE\n")
-    wrapper, log = _byte_counting_tmux(private_tmux.directory)
-    async with serve(private_tmux, "--tmux", wrapper) as session:
-        open(log, "w").close()
+    pane = wide_pane["pane_id"]
+    await fill_and_wait(private_tmux, pane, fill_rows())
+    async with serve(private_tmux, "--tmux", byte_counter.wrapper) as session:
+        byte_counter.reset()
         got = structured(
             await session.call_tool(
                 "capture_pane", {"pane_id": pane, "start": -30000, "max_lines": 100000}
             )
         )
-        total = sum(size for size, _ in _reads(log))
+        total = byte_counter.total()
     assert got["truncated_by"] == "max_bytes"
     assert len(got["text"].encode()) <= MAX_CAPTURE_BYTES
     assert "DONE" in got["text"].split("\n")[-3:]
-    assert total <= MAX_CAPTURE_BYTES + (WINDOW_MARGIN + 1) * 2001 + 4096, total
+    assert total <= MAX_CAPTURE_BYTES + (WINDOW_MARGIN + 1) * FULL_ROW_BYTES + SLACK, total
 
 
 async def test_a_screen_taller_than_one_window_is_read_in_bounded_windows(
-    private_tmux: PrivateTmux,
+    private_tmux: PrivateTmux, byte_counter: ByteCounter
 ) -> None:
     """A visible screen of 2,000 rows (tmux allows 10,000) and max_lines 10."""
     private_tmux.new_session("seed")
@@ -139,13 +112,12 @@ async def test_a_screen_taller_than_one_window_is_read_in_bounded_windows(
     private_tmux.bare("resize-window", "-t", pane, "-x", "80", "-y", "2000")
     private_tmux.bare("send-keys", "-t", pane, "clear; seq 1 3000; echo DO''NE", "Enter")
     await private_tmux.wait_for_screen(pane, "\nDONE\n")
-    wrapper, log = _argv_logging_tmux(private_tmux.directory)
-    async with serve(private_tmux, "--tmux", wrapper) as session:
-        open(log, "w").close()
+    async with serve(private_tmux, "--tmux", byte_counter.wrapper) as session:
+        byte_counter.reset()
         got = structured(
             await session.call_tool("capture_pane", {"pane_id": pane, "max_lines": 10})
         )
-        spans = _capture_spans(log)
+        spans = byte_counter.capture_spans()
     assert spans and all(span <= 10 + WINDOW_MARGIN for span in spans), spans
     screen = private_tmux.bare("capture-pane", "-p", "-t", pane).stdout.rstrip("\n").split("\n")
     while screen and not screen[-1].strip():
@@ -154,17 +126,18 @@ async def test_a_screen_taller_than_one_window_is_read_in_bounded_windows(
     assert got["truncated_by"] == "max_lines"
 
 
-async def test_an_end_below_the_screen_is_one_read(private_tmux: PrivateTmux) -> None:
+async def test_an_end_below_the_screen_is_one_read(
+    private_tmux: PrivateTmux, byte_counter: ByteCounter
+) -> None:
     """tmux clamps an end below the screen to its last row: no window beyond it is planned."""
     pane = private_tmux.new_session("short")["pane_id"]
     private_tmux.bare("send-keys", "-t", pane, "clear; printf 'a\\nb\\n'", "Enter")
     await private_tmux.wait_for_screen(pane, "\nb\n")
-    wrapper, log = _argv_logging_tmux(private_tmux.directory)
-    async with serve(private_tmux, "--tmux", wrapper) as session:
-        open(log, "w").close()
+    async with serve(private_tmux, "--tmux", byte_counter.wrapper) as session:
+        byte_counter.reset()
         got = structured(
             await session.call_tool("capture_pane", {"pane_id": pane, "end": 30000, "max_lines": 5})
         )
-        spans = _capture_spans(log)
+        spans = byte_counter.capture_spans()
     assert len(spans) == 1, spans
     assert got["text"].split("\n")[-3:-1] == ["a", "b"]

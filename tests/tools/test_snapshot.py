@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from tests.bounds_support import ByteCounter, fill_and_wait, fill_rows
 from tests.support import PrivateTmux, serve, structured
-from tests.tools.test_search_bounds import _byte_counting_tmux, _reads
 
 
 async def test_snapshot_tree_with_screens(private_tmux: PrivateTmux) -> None:
@@ -62,7 +62,7 @@ async def test_excluding_a_listing_omits_every_level_below(private_tmux: Private
 
 
 async def test_a_screen_larger_than_the_content_budget_is_not_read(
-    private_tmux: PrivateTmux,
+    private_tmux: PrivateTmux, byte_counter: ByteCounter
 ) -> None:
     """Issue 13.2: snapshot captured every visible screen in one tmux call before its
     1 MiB content cap applied, so a 2,000 x 600 screen full of text (1.2 MB) was read
@@ -71,17 +71,14 @@ async def test_a_screen_larger_than_the_content_budget_is_not_read(
     private_tmux.bare("send-keys", "-t", small, "echo small-screen", "Enter")
     big = private_tmux.new_session("big", "tmuxmcp", "-x", "2000", "-y", "600", "sh")["pane_id"]
     private_tmux.bare("resize-window", "-t", big, "-x", "2000", "-y", "600")
-    fill = 'awk \'BEGIN{s=sprintf("%1990s","");gsub(/ /,"x",s);for(i=0;i<700;i++)print s}\''
-    private_tmux.bare("send-keys", "-t", big, f"clear; {fill}; echo DO''NE", "Enter")
-    await private_tmux.wait_for_screen(big, "\nDONE\n")
+    await fill_and_wait(private_tmux, big, fill_rows(700, columns=1990))
     await private_tmux.wait_for_screen(small, "small-screen\n")
-    wrapper, log = _byte_counting_tmux(private_tmux.directory)
-    async with serve(private_tmux, "--tmux", wrapper) as session:
-        open(log, "w").close()
+    async with serve(private_tmux, "--tmux", byte_counter.wrapper) as session:
+        byte_counter.reset()
         result = structured(await session.call_tool("snapshot", {}))
     panes = {p["pane_id"]: p for s in result["sessions"] for w in s["windows"] for p in w["panes"]}
     assert panes[big]["content"] is None
     assert "small-screen" in panes[small]["content"]
     assert result["content_truncated"] is True
-    read = sum(size for size, _ in _reads(log))
+    read = byte_counter.total()
     assert read < 200_000, f"{read} bytes read from tmux for one snapshot"

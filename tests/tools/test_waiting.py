@@ -19,6 +19,7 @@ from typing import Any
 import trio
 from mcp import ClientSession
 
+from tests.process_support import alive
 from tests.support import PrivateTmux, error_text, logged_pids, serve, stalling_tmux, structured
 
 NEVER = "no such text anywhere 7c1f"
@@ -49,14 +50,6 @@ async def _shows(tmux: PrivateTmux, pane: str, needle: str) -> None:
 async def _ready(tmux: PrivateTmux, pane: str) -> None:
     """Wait for the shell's first prompt, so typed keys are not echoed before it."""
     await _until(lambda: tmux.bare("capture-pane", "-p", "-t", pane).stdout.strip() != "")
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rpartition(")")[2].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 class _Background:
@@ -290,7 +283,7 @@ async def test_a_tmux_that_does_not_answer_is_the_tmux_timeout_error(
         assert text.startswith("[tmux-timeout]")
         assert "match" not in text
         stalled = logged_pids(log)[-1]
-        await _until(lambda: not _alive(stalled))
+        await _until(lambda: not alive(stalled))
 
 
 # -- lifecycle: pane gone or dead, cancellation, progress --------------------------------
@@ -360,7 +353,7 @@ async def test_cancelling_a_wait_stops_it_and_leaves_no_tmux_child(
             call.scope.cancel()
         os.unlink(flag)
         assert call.result is None
-        await _until(lambda: not _alive(stalled))
+        await _until(lambda: not alive(stalled))
         await _until(lambda: _server_children(os.getpid()) == [])
         # The wait loop is gone: no more polls (the safety poll would come every 0.5 s).
         quiet_from = len(logged_pids(log))
