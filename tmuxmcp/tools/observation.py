@@ -39,7 +39,7 @@ from tmuxmcp.tools.scrollback import (
     Frame,
     View,
 )
-from tmuxmcp.tools.windows import MIN_WINDOW_ROWS, PaneRange
+from tmuxmcp.tools.windows import PaneRange, rows_within
 
 # -- bounds and timing -------------------------------------------------------------
 
@@ -154,7 +154,7 @@ async def observe_bounded(
     anyway. ``width`` plans the first window (the pane's width as last seen).
     Returns the view and whether it stops short of ``back`` because of the cap.
     """
-    first = max(MIN_WINDOW_ROWS, -(-max_bytes // (max(width, 1) + 1)))
+    first = rows_within(max_bytes, width)
     view = await observe(ctx, pane_id, first if back is None else min(back, first))
     frame = view.frame
     wanted = 0 if back is None else max(0, frame.history_size - back)

@@ -12,8 +12,14 @@ is the screen between the prompt row (a ``scrollback.Mark`` taken just before
 typing, found again even after history trims) and the cursor at the fence,
 read while the script still holds the shell back from drawing its prompt.
 
-Bounded reads: the output is read in at most two windows of ``WINDOW_ROWS``
-screen rows (head and tail); rows between them are counted, not read.
+Bounded reads (issue 13.2), whatever the pane's width: the end frame reads
+``speculative_rows`` history rows, and a longer output is read a window at a
+time from both ends (head and tail) until the run's byte budget is met; rows
+between them are counted, not read. Both row counts are chosen from the
+pane's width (``windows.rows_within``) so that one read holds at most about
+``SPECULATIVE_BYTES`` (twice: physical and joined rows) or ``WINDOW_BYTES``
+as if every row were full: at most ``WINDOW_ROWS`` rows on a pane up to 261
+columns wide, about 260 on one of 2,000.
 
 The end frame also gives the pane's ``pane_pid``, kept for the next run's
 readiness check (``RunRegistry.pane_pids``): a hint, which the next typing
@@ -40,7 +46,7 @@ from tmuxmcp.errors import (
     TmuxCommandFailed,
     TmuxMcpError,
 )
-from tmuxmcp.tools import readiness, runscript
+from tmuxmcp.tools import readiness, runscript, windows
 from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.query import typed_record
 from tmuxmcp.tools.run_state import Outcome, Run
@@ -55,12 +61,18 @@ from tmuxmcp.tools.scrollback import (
 )
 
 WINDOW_ROWS = 2000
-"""Rows read per capture of a long output (bounded reads: the head and the tail are
-read a chunk at a time until the run's byte budget is met)."""
+"""Rows read per capture of a long output at most (bounded reads: the head and the tail
+are read a window at a time until the run's byte budget is met)."""
+WINDOW_BYTES = 512 * 1024
+"""Bytes one window of a long output holds at most if its rows are full (ASCII): the
+window has ``windows.rows_within(WINDOW_BYTES, width)`` rows, up to ``WINDOW_ROWS``."""
 HEAD_SHARE = 4
 """The head keeps 1/HEAD_SHARE of the output budget, the tail the rest."""
 SPECULATIVE_ROWS = 200
-"""History rows read with the end frame, enough for most outputs in one invocation."""
+"""History rows read with the end frame at most, enough for most outputs in one
+invocation."""
+SPECULATIVE_BYTES = 256 * 1024
+"""Bytes those rows hold at most if they are full (read twice: physical and joined)."""
 START_GRACE = 2.0
 """Seconds after typing before a shell that has not started the script is examined."""
 FENCE_WAIT = 2.0
@@ -281,6 +293,17 @@ async def _end_frame(
     return found, phys[-end:], _rows(parts[2])
 
 
+def window_rows(width: int) -> int:
+    """Rows of one window of a long output on a pane ``width`` cells wide."""
+    return min(WINDOW_ROWS, windows.rows_within(WINDOW_BYTES, width))
+
+
+def speculative_rows(run: Run) -> int:
+    """History rows read with the end frame, for the width the pane had at typing."""
+    width = run.mark.width if run.mark is not None else 0
+    return min(SPECULATIVE_ROWS, windows.rows_within(SPECULATIVE_BYTES, width))
+
+
 def _candidates(mark: Mark, frame: Frame) -> Iterator[int]:
     """Where the mark can be now: where it was, or moved up by whole history trims."""
     trim = max(1, frame.history_limit // 10)
@@ -370,18 +393,19 @@ def _typed_index(lines: list[str], typed: str) -> int | None:
 async def _read_long(
     ctx: ToolContext, run: Run, frame: Frame, first: int, last: int
 ) -> tuple[list[str], list[str], int]:
-    """Head and tail of rows ``first``..``last``, read in chunks until the budget is met.
+    """Head and tail of rows ``first``..``last``, read in windows until the budget is met.
 
     Returns the head, the tail, and the number of rows between them that were
-    not read. At most one chunk beyond what the budget needs is read.
+    not read. At most one window beyond what the budget needs is read at each end.
     """
     tail_budget = run.budget - run.budget // HEAD_SHARE
     head_budget = run.budget // HEAD_SHARE
+    rows = window_rows(frame.width)
     tail: list[str] = []
     size = 0
     hi = last
     while hi >= first and size < tail_budget:
-        lo = max(first, hi - WINDOW_ROWS + 1)
+        lo = max(first, hi - rows + 1)
         (chunk,) = await _joined(ctx, run.pane, frame, [(lo, hi)])
         tail = chunk + tail
         size += sum(len(line) + 1 for line in chunk)
@@ -390,7 +414,7 @@ async def _read_long(
     size = 0
     lo = first
     while lo <= hi and size < head_budget:
-        top = min(hi, lo + WINDOW_ROWS - 1)
+        top = min(hi, lo + rows - 1)
         (chunk,) = await _joined(ctx, run.pane, frame, [(lo, top)])
         head += chunk
         size += sum(len(line) + 1 for line in chunk)
@@ -402,7 +426,7 @@ async def _await_fence(ctx: ToolContext, run: Run) -> tuple[PathFrame, list[str]
     deadline = trio.current_time() + FENCE_WAIT
     delay = 0.001
     while True:
-        found = await _end_frame(ctx, run.pane, SPECULATIVE_ROWS)
+        found = await _end_frame(ctx, run.pane, speculative_rows(run))
         if found[0].path == run.fence or trio.current_time() >= deadline:
             return found
         await trio.sleep(delay)
@@ -419,7 +443,7 @@ async def collect(ctx: ToolContext, run: Run) -> Outcome:
 
 async def peek(ctx: ToolContext, run: Run) -> Outcome:
     """The output so far of a run still going (for a timed-out call)."""
-    return await _read_output(ctx, run, *await _end_frame(ctx, run.pane, SPECULATIVE_ROWS))
+    return await _read_output(ctx, run, *await _end_frame(ctx, run.pane, speculative_rows(run)))
 
 
 async def last_line(ctx: ToolContext, pane: str) -> str:

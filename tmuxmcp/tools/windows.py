@@ -42,6 +42,13 @@ Window = tuple[int, int]
 """Absolute numbers of the first and last row asked for."""
 
 
+def rows_within(byte_budget: int, width: int) -> int:
+    """The rows of a window that holds at most about ``byte_budget`` bytes (Rule 1): as
+    many rows of ``width`` cells as fill it if every row is full, never fewer than
+    ``MIN_WINDOW_ROWS``."""
+    return max(MIN_WINDOW_ROWS, -(-max(byte_budget, 0) // (max(1, width) + 1)))
+
+
 def split_rows(body: str) -> list[str]:
     """``capture-pane -p`` output as rows (the final newline ends the last row)."""
     rows = body.split("\n")
@@ -82,7 +89,7 @@ class PaneRange:
 
     def window(self, bytes_left: int) -> Window:
         """The next window to read, for a caller that may still take ``bytes_left`` bytes."""
-        rows = max(MIN_WINDOW_ROWS, -(-max(bytes_left, 0) // (self.width + 1)))
+        rows = rows_within(bytes_left, self.width)
         return max(self.top, self.next_bottom - rows + 1), self.next_bottom
 
     def commands(self, marker: SectionMarker, index: int, window: Window) -> list[Command]:
