@@ -33,7 +33,7 @@ import pytest
 
 from tests.support import PrivateTmux, error_text, serve, temporary_tmux
 from tmuxmcp.definition import DEFINITION
-from tmuxmcp.tools import run_state
+from tmuxmcp.tools import run_directory
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "examples.md"
@@ -68,8 +68,8 @@ VOLATILE = frozenset(
     }
 )
 # run_command's private directory of sourced command files, one per server
-# (on a memory file system where there is one: run_state.directory_base).
-_RUN_BASE = run_state.directory_base() or tempfile.gettempdir()
+# (on a memory file system where there is one: run_directory.directory_base).
+_RUN_BASE = run_directory.directory_base() or tempfile.gettempdir()
 _RUN_FILES = re.compile(re.escape(_RUN_BASE) + r"/tmuxmcp-[A-Za-z0-9_]+")
 MAX_LIST_ITEMS = 4
 MAX_STRING = 400

@@ -341,6 +341,8 @@ async def serve_stdio(runtime: Runtime) -> None:
     """Serve MCP over stdio until stdin closes."""
     server = build_server(runtime)
     runs = runtime.context.runs
+    # Directories of run files that killed or outlived tmuxmcp processes left.
+    runs.sweep()
     try:
         async with (
             open_stdio() as (read_stream, write_stream),

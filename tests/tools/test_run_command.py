@@ -29,7 +29,7 @@ from tests.support import (
 )
 from tmuxmcp.driver import guards
 from tmuxmcp.errors import PaneNotReady
-from tmuxmcp.tools import readiness, run_state, runs
+from tmuxmcp.tools import readiness, run_directory, runs
 
 SHELLS = {
     "sh": ("sh",),
@@ -303,7 +303,7 @@ async def test_two_tmuxmcp_processes_never_type_into_one_pane_at_once(
 
 
 async def test_no_files_are_left_behind(private_tmux: PrivateTmux) -> None:
-    tmp = run_state.directory_base() or tempfile.gettempdir()
+    tmp = run_directory.directory_base() or tempfile.gettempdir()
     before = {name for name in os.listdir(tmp) if name.startswith("tmuxmcp-")}
     async with serve(private_tmux) as session:
         pane = private_tmux.new_session("files")["pane_id"]
@@ -688,13 +688,14 @@ def test_the_private_directory_prefers_a_memory_file_system(tmp_path: Any) -> No
     millisecond of a call. ``$TMPDIR`` set by the user still wins."""
     runtime = tmp_path / "runtime"
     runtime.mkdir(mode=0o700)
-    assert run_state.directory_base({"XDG_RUNTIME_DIR": str(runtime)}) == str(runtime)
+    assert run_directory.directory_base({"XDG_RUNTIME_DIR": str(runtime)}) == str(runtime)
     assert (
-        run_state.directory_base({"TMPDIR": "/somewhere", "XDG_RUNTIME_DIR": str(runtime)}) is None
+        run_directory.directory_base({"TMPDIR": "/somewhere", "XDG_RUNTIME_DIR": str(runtime)})
+        is None
     )
     runtime.chmod(0o755)  # not private: not used
     shm = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
-    assert run_state.directory_base({"XDG_RUNTIME_DIR": str(runtime)}) == shm
+    assert run_directory.directory_base({"XDG_RUNTIME_DIR": str(runtime)}) == shm
 
 
 # -- speed without a weaker check (issue 11: run_command within 1.2x of the bare floor) --

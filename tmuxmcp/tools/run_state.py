@@ -1,17 +1,21 @@
 """The state of ``run_command`` runs: their files, FIFOs and outcome, and the registry.
 
 No tmux and no processes here: a ``Run`` owns the files of one run in this
-process's private directory (mode 0700, made by ``tempfile.mkdtemp``), the
-two FIFOs it shares with the pane's shell, and its pane lock; ``RunRegistry``
-owns the runs and the nursery that watches them (see ``runs``).
+process's private directory (mode 0700, made with its owner record by
+``run_directory.make``), the two FIFOs it shares with the pane's shell, the
+record of that shell, and its pane lock; ``RunRegistry`` owns the runs, the
+nursery that watches them (see ``runs``) and the directory.
 
 Rules: every file is created with ``O_EXCL | O_NOFOLLOW`` and mode 0600; a
 run is closed exactly once, which releases the shell, closes its descriptors
-(and so its pane lock) and removes its files. The private directory is made
-in ``$TMPDIR`` when it is set, else on a memory file system when there is one
-(``$XDG_RUNTIME_DIR``, ``/dev/shm``): each run creates four files and two
-FIFOs, and on a disk file system (``/tmp`` on ext4) that alone took about a
-millisecond of a call.
+(and so its pane lock) and removes its files, its shell's record with them
+unless its command still runs. The private directory is made in ``$TMPDIR``
+when it is set, else on a memory file system when there is one
+(``$XDG_RUNTIME_DIR``, ``/dev/shm``; ``run_directory.directory_base``): each
+run creates four files and two FIFOs, and on a disk file system (``/tmp`` on
+ext4) that alone took about a millisecond of a call. A directory left behind
+(a command outlived this process, or it was killed) is removed by a later
+tmuxmcp's ``RunRegistry.sweep`` once its owner and shells are gone.
 """
 
 from __future__ import annotations
@@ -20,14 +24,13 @@ import contextlib
 import os
 import secrets
 import shutil
-import stat
-import tempfile
 
 import msgspec
 import trio
 
 from tmuxmcp.errors import TmuxMcpError
-from tmuxmcp.tools import runscript
+from tmuxmcp.tools import run_directory, run_sweep, runscript
+from tmuxmcp.tools.run_directory import directory_base
 from tmuxmcp.tools.scrollback import Mark
 
 
@@ -54,6 +57,8 @@ class Run:
         self.run_id = run_id
         self.pane = pane
         self.files = {key: os.path.join(directory, f"{key}{index}") for key in "rcsgt"}
+        self.shell_record = os.path.join(directory, f"{run_directory.SHELL_PREFIX}{index}")
+        """Which shell will source the files (``run_directory``, Rule 2)."""
         self.fence = f"tmuxmcp-{secrets.token_hex(12)}"
         self.began = trio.current_time()
         self.started = False
@@ -109,6 +114,10 @@ class Run:
         script = runscript.script(files=self.files, fence=self.fence, check_syntax=check_syntax)
         _write(self.files["r"], script)
 
+    def record_shell(self) -> None:
+        """Record the shell about to be typed into (again, when the pane was checked again)."""
+        run_directory.record_shell(self.shell_record, self.shell_pid or self.pane_pid)
+
     def release(self) -> None:
         """Let the script finish: it puts the path back and returns the status."""
         if self.released or self.release_fd < 0:
@@ -145,9 +154,11 @@ class Run:
                     os.close(fd)
         self.status_fd = self.release_fd = self.lock_fd = -1
         # The script's last step sources t; it is removed with the directory.
-        for key in "c" if going else "csg":
+        for path in [self.files[key] for key in "csg"] + [self.shell_record]:
+            if going and path != self.files["c"]:
+                continue  # the script still opens them, and the record says who does
             with contextlib.suppress(OSError):
-                os.unlink(self.files[key])
+                os.unlink(path)
 
     def disarm(self) -> None:
         """The shell did not run the typed line: make sure it never can."""
@@ -171,32 +182,6 @@ def _write(path: str, text: str) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         out.write(text)
-
-
-def directory_base(environ: dict[str, str] | None = None) -> str | None:
-    """Where the private directory is made: ``$TMPDIR`` if set, else the first memory
-    file system that suits (``$XDG_RUNTIME_DIR`` owned by this user and closed to
-    others, or a sticky world-writable ``/dev/shm``), else None (tempfile's default).
-
-    ``mkdtemp`` makes the directory itself 0700 with an unguessable name, so a
-    shared sticky base is as safe as ``/tmp``.
-    """
-    env = os.environ if environ is None else environ
-    if env.get("TMPDIR"):
-        return None
-    candidates = [env["XDG_RUNTIME_DIR"]] if env.get("XDG_RUNTIME_DIR") else []
-    # S108: only the base of mkdtemp, which makes a private directory in it.
-    for base in [*candidates, "/dev/shm"]:  # noqa: S108
-        try:
-            info = os.stat(base)
-        except OSError:
-            continue
-        if not stat.S_ISDIR(info.st_mode) or not os.access(base, os.W_OK | os.X_OK):
-            continue
-        private = info.st_uid == os.getuid() and not info.st_mode & 0o077
-        if private or info.st_mode & stat.S_ISVTX:
-            return base
-    return None
 
 
 KEEP_FINISHED = 64
@@ -224,8 +209,13 @@ class RunRegistry:
     def directory(self) -> str:
         """This process's private directory (0700), made on first use."""
         if self._directory is None:
-            self._directory = tempfile.mkdtemp(prefix="tmuxmcp-", dir=directory_base())
+            self._directory = run_directory.make(directory_base())
         return self._directory
+
+    def sweep(self) -> list[str]:
+        """Remove the directories other tmuxmcp processes left that nobody can use any
+        more (``run_sweep``: owner and shells gone); their paths."""
+        return run_sweep.sweep(directory_base())
 
     def new_run(self, pane: str) -> Run:
         """A fresh run with its own id and file names."""

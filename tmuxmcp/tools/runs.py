@@ -147,6 +147,7 @@ async def type_line(
     if not run.files_written:
         run.write_files(command, check_syntax=check_syntax)
     run.typed = runscript.typed_line(command, run.files["r"], suppress_history=suppress_history)
+    run.record_shell()
     guard = guards.guard_name(ctx.client.marker, run.pane, run.pane_pid, rows=not screen_read)
     try:
         out = await ctx.client.run(

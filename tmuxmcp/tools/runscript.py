@@ -5,7 +5,7 @@ Pure: text only. What is typed into the pane is one short line,
     `` : 'first line of the command'; . /dev/shm/tmuxmcp-k3j2/r7``
 
 so a person watching sees their command (shown, never run, as the argument of
-the no-op ``:``) and a path (``run_state.directory_base``: on Linux usually
+the no-op ``:``) and a path (``run_directory.directory_base``: on Linux usually
 ``$XDG_RUNTIME_DIR`` or /dev/shm, else the temporary directory). Everything
 else lives in files in tmuxmcp's private directory (mode 0700), never on the
 screen:
