@@ -35,6 +35,7 @@ even while a read is blocked (see ``cli``).
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import fcntl
 import os
@@ -95,11 +96,10 @@ class StreamLines:
             yield line
 
 
-class StreamWriter:
-    """Whole lines to a pipe or socket, one writer at a time."""
+class _LineWriter(abc.ABC):
+    """Whole lines out, one writer at a time, never cut by cancellation."""
 
-    def __init__(self, stream: trio.abc.SendStream) -> None:
-        self._stream = stream
+    def __init__(self) -> None:
         self._lock = trio.Lock()
 
     async def write(self, text: str) -> int:
@@ -108,42 +108,45 @@ class StreamWriter:
         return len(text)
 
     async def write_line(self, data: bytes) -> None:
-        """Send one encoded message and its newline whole, in one ``send_all``."""
+        """Send one encoded message and its newline whole, in one write."""
         await self.send(data + b"\n")
 
     async def send(self, data: bytes) -> None:
         """Send ``data`` whole, even under cancellation."""
         with trio.CancelScope(shield=True):
             async with self._lock:
-                await self._stream.send_all(data)
+                await self._send_all(data)
+
+    @abc.abstractmethod
+    async def _send_all(self, data: bytes) -> None:
+        """Write every byte of ``data`` to the wire."""
 
 
-class ThreadWriter:
+class StreamWriter(_LineWriter):
+    """Whole lines to a pipe or socket, on the event loop (in one ``send_all``)."""
+
+    def __init__(self, stream: trio.abc.SendStream) -> None:
+        super().__init__()
+        self._stream = stream
+
+    async def _send_all(self, data: bytes) -> None:
+        await self._stream.send_all(data)
+
+
+class ThreadWriter(_LineWriter):
     """Whole lines to a terminal or file, written by a worker thread."""
 
     def __init__(self, fd: int) -> None:
+        super().__init__()
         self._fd = fd
-        self._lock = trio.Lock()
 
     def _write_all(self, data: bytes) -> None:
         view = memoryview(data)
         while view:
             view = view[os.write(self._fd, view) :]
 
-    async def write(self, text: str) -> int:
-        """Write ``text`` whole, even under cancellation."""
-        await self.send(text.encode("utf-8"))
-        return len(text)
-
-    async def write_line(self, data: bytes) -> None:
-        """Write one encoded message and its newline whole."""
-        await self.send(data + b"\n")
-
-    async def send(self, data: bytes) -> None:
-        """Write ``data`` whole, even under cancellation."""
-        with trio.CancelScope(shield=True):
-            async with self._lock:
-                await trio.to_thread.run_sync(self._write_all, data)
+    async def _send_all(self, data: bytes) -> None:
+        await trio.to_thread.run_sync(self._write_all, data)
 
 
 Writer = StreamWriter | ThreadWriter
