@@ -16,16 +16,16 @@ from typing import Annotated, Literal
 import msgspec
 
 from tmuxmcp.capability.params import SessionId, WindowId, local_int, number
-from tmuxmcp.capability.results import Terminal, TmuxId
+from tmuxmcp.capability.results import TmuxId
 from tmuxmcp.driver.argv import Command
 from tmuxmcp.driver.records import SectionMarker
 from tmuxmcp.errors import ObjectNotFound
 from tmuxmcp.tools.context import ToolContext
+from tmuxmcp.tools.matches import Match
 from tmuxmcp.tools.matching import (
     Hit,
     Matcher,
     Meter,
-    excerpt,
 )
 from tmuxmcp.tools.observation import (
     DEFAULT_MATCH_BUDGET_MS,
@@ -59,17 +59,12 @@ class SearchPanesArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, k
     max_scan_bytes: ScanBytes = DEFAULT_SCAN_BYTES
 
 
-class PaneMatch(msgspec.Struct, frozen=True, kw_only=True):
-    """A matching row."""
+class PaneMatch(Match, frozen=True, kw_only=True):
+    """A matching row, and the pane it is in."""
 
     pane_id: TmuxId
     session_id: TmuxId
     window_id: TmuxId
-    row: int
-    in_scrollback: bool
-    column: int
-    matched: Terminal
-    line: Terminal
 
 
 class SearchPanesResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -248,15 +243,13 @@ class _Search:
         for index, line, hit in kept:
             pane = self.panes[index]
             matches.append(
-                PaneMatch(
+                PaneMatch.found(
+                    line.row,
+                    line.text,
+                    hit,
                     pane_id=pane.pane_id,
                     session_id=pane.session_id,
                     window_id=pane.window_id,
-                    row=line.row,
-                    in_scrollback=line.row < 0,
-                    column=hit.start,
-                    matched=excerpt(line.text[hit.start : hit.end], Hit(0, 0, 0)),
-                    line=excerpt(line.text, hit),
                 )
             )
         truncated_by: Literal["max_matches", "max_scan_bytes"] | None = None

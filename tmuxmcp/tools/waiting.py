@@ -84,16 +84,16 @@ import msgspec
 import trio
 
 from tmuxmcp.capability.params import PaneId, closed
-from tmuxmcp.capability.results import Terminal, TmuxId
+from tmuxmcp.capability.results import TmuxId
 from tmuxmcp.errors import InvalidArguments, ObjectNotFound
 from tmuxmcp.sinks import Sink
 from tmuxmcp.tools.activity import ActivityHint
 from tmuxmcp.tools.context import ToolContext
+from tmuxmcp.tools.matches import Match
 from tmuxmcp.tools.matching import (
     Hit,
     Matcher,
     Meter,
-    excerpt,
 )
 from tmuxmcp.tools.observation import (
     DEFAULT_MATCH_BUDGET_MS,
@@ -158,19 +158,6 @@ class WaitForTextArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, k
     ) = None
     match_budget_ms: MatchBudget = DEFAULT_MATCH_BUDGET_MS
     max_scan_bytes: ScanBytes = DEFAULT_SCAN_BYTES
-
-
-class Match(msgspec.Struct, frozen=True, kw_only=True):
-    """Where the pattern matched."""
-
-    row: int
-    """Row number as capture_pane counts it: 0 is the top visible row, negative is scrollback."""
-    in_scrollback: bool
-    column: int
-    """Character offset of the match in ``line``'s row."""
-    matched: Terminal
-    line: Terminal
-    """The row (cut to 1000 characters around the match)."""
 
 
 WaitOutcome = Literal["matched", "timeout", "match-timeout", "pane-gone", "pane-dead"]
@@ -309,13 +296,7 @@ class _NewRows:
 
 
 def _match(view: View, line: ScanLine, hit: Hit) -> Match:
-    return Match(
-        row=view.relative(line.row),
-        in_scrollback=line.row < view.screen_top,
-        column=hit.start,
-        matched=excerpt(line.text[hit.start : hit.end], Hit(0, 0, 0)),
-        line=excerpt(line.text, hit),
-    )
+    return Match.found(view.relative(line.row), line.text, hit)
 
 
 class _Wait:
