@@ -5,7 +5,8 @@ logs the bytes each tmux invocation wrote to stdout with its argv, so a test
 counts what the server read from tmux for one call, not its RSS
 (``ByteCounter``). The panes that make a missed bound visible are wide and
 long: ``wide_pane`` is 2,000 columns by 40 rows with room for 30,000 rows of
-history, and ``fill_rows`` prints full rows into it.
+history, ``fill_rows`` prints full rows into it, and ``filled_wide_pane`` is
+that pane holding 20,000 of them.
 """
 
 from __future__ import annotations
@@ -117,6 +118,14 @@ def new_long_pane(tmux: PrivateTmux, name: str = "long", *, wide: bool = False) 
 def wide_pane(private_tmux: PrivateTmux) -> dict[str, str]:
     """``new_long_pane``'s ids: a fresh, empty 2,000-column pane."""
     return new_long_pane(private_tmux, "wide", wide=True)
+
+
+@pytest.fixture
+async def filled_wide_pane(private_tmux: PrivateTmux, wide_pane: dict[str, str]) -> dict[str, str]:
+    """``wide_pane`` after ``clear``, 20,000 full rows and ``DONE``: a history of about
+    40 MB that a reader must not take whole."""
+    await fill_and_wait(private_tmux, wide_pane["pane_id"], fill_rows())
+    return wide_pane
 
 
 async def fill_and_wait(tmux: PrivateTmux, pane: str, fill: str, *, clear: bool = True) -> None:

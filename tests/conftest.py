@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.bounds_support import byte_counter, wide_pane  # noqa: F401 (fixtures)
+from tests.bounds_support import byte_counter, filled_wide_pane, wide_pane  # noqa: F401 (fixtures)
 from tests.skip_reasons import pytest_runtest_makereport  # noqa: F401 (a hook: reasons kept)
 from tests.support import PrivateTmux, temporary_tmux
 

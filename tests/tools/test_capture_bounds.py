@@ -12,8 +12,6 @@ from tests.bounds_support import (
     FULL_ROW_BYTES,
     SLACK,
     ByteCounter,
-    fill_and_wait,
-    fill_rows,
     new_long_pane,
 )
 from tests.support import PrivateTmux, error_text, serve, structured
@@ -84,11 +82,10 @@ async def test_an_end_above_the_default_start_is_refused_before_any_capture(
 
 
 async def test_a_wide_history_is_read_only_as_far_as_the_byte_cap(
-    private_tmux: PrivateTmux, wide_pane: dict[str, str], byte_counter: ByteCounter
+    private_tmux: PrivateTmux, filled_wide_pane: dict[str, str], byte_counter: ByteCounter
 ) -> None:
     """max_lines 100,000 over 20,000 rows of 2,000 columns: about 1 MiB read, not 40 MB."""
-    pane = wide_pane["pane_id"]
-    await fill_and_wait(private_tmux, pane, fill_rows())
+    pane = filled_wide_pane["pane_id"]
     async with serve(private_tmux, "--tmux", byte_counter.wrapper) as session:
         byte_counter.reset()
         got = structured(

@@ -68,6 +68,18 @@ def _start_run(client: RawClient, pane: str, command: str, timeout: float) -> di
     return structured
 
 
+def _run_then_kill(
+    tmux: PrivateTmux, base: str, pane: str, command: str, timeout: float
+) -> tuple[dict[str, Any], str]:
+    """One run_command in a fresh server, then SIGKILL; the result and the directory left."""
+    with RawClient(tmux.env) as server:
+        result = _start_run(server, pane, command, timeout)
+        (left,) = _directories(base)
+        server.proc.send_signal(signal.SIGKILL)
+        assert wait_exit(server.proc) == -signal.SIGKILL
+    return result, left
+
+
 async def _until(condition: Any, seconds: float = 20) -> None:
     with trio.fail_after(seconds):
         while not condition():
@@ -79,11 +91,8 @@ async def test_a_killed_server_s_directory_is_removed_by_the_next_one(
 ) -> None:
     """SIGKILL after a run: the directory stays; the next tmuxmcp removes it at startup."""
     pane = private_tmux.new_session("killed")["pane_id"]
-    with RawClient(private_tmux.env) as first:
-        assert _start_run(first, pane, "echo one", 20)["output"] == "one"
-        (left,) = _directories(base)
-        first.proc.send_signal(signal.SIGKILL)
-        assert wait_exit(first.proc) == -signal.SIGKILL
+    finished, left = _run_then_kill(private_tmux, base, pane, "echo one", 20)
+    assert finished["output"] == "one"
     assert _directories(base) == {left}, "a killed tmuxmcp removes nothing"
     with RawClient(private_tmux.env) as second:
         assert second.request("ping", {})["result"] == {}
@@ -99,12 +108,9 @@ async def test_a_command_outliving_its_server_keeps_the_directory_until_it_ends(
     still runs the script, and once it has ended a sweep does."""
     pane = private_tmux.new_session("outlived")["pane_id"]
     gate = os.path.join(private_tmux.directory, "gate")
-    with RawClient(private_tmux.env) as first:
-        started = _start_run(first, pane, f"while [ ! -e {gate} ]; do sleep 0.05; done", 0.5)
-        assert started["completed"] is False
-        (left,) = _directories(base)
-        first.proc.send_signal(signal.SIGKILL)
-        wait_exit(first.proc)
+    waiting = f"while [ ! -e {gate} ]; do sleep 0.05; done"
+    started, left = _run_then_kill(private_tmux, base, pane, waiting, 0.5)
+    assert started["completed"] is False
     later = time.time() + SHELL_GRACE + 1
     # A new server starts and sweeps; the shell is still in the script.
     with RawClient(private_tmux.env) as second:
@@ -130,11 +136,8 @@ async def test_a_shell_that_is_gone_frees_its_directory_at_once(
 ) -> None:
     pane = private_tmux.new_session("gone")["pane_id"]
     private_tmux.new_session("bystander")
-    with RawClient(private_tmux.env) as first:
-        assert _start_run(first, pane, "sleep 30", 0.5)["completed"] is False
-        (left,) = _directories(base)
-        first.proc.send_signal(signal.SIGKILL)
-        wait_exit(first.proc)
+    started, left = _run_then_kill(private_tmux, base, pane, "sleep 30", 0.5)
+    assert started["completed"] is False
     assert run_sweep.sweep(base) == [], "its shell still runs the command"
     private_tmux.bare("kill-pane", "-t", pane)
     await _until(lambda: run_sweep.sweep(base) == [os.path.join(base, left)])

@@ -12,8 +12,6 @@ from tests.bounds_support import (
     FULL_ROW_BYTES,
     SLACK,
     ByteCounter,
-    fill_and_wait,
-    fill_rows,
     new_long_pane,
 )
 from tests.support import PrivateTmux, serve, structured
@@ -21,11 +19,10 @@ from tmuxmcp.tools.windows import MIN_WINDOW_ROWS
 
 
 async def test_a_small_byte_cap_reads_a_small_window_of_a_wide_long_history(
-    private_tmux: PrivateTmux, wide_pane: dict[str, str], byte_counter: ByteCounter
+    private_tmux: PrivateTmux, filled_wide_pane: dict[str, str], byte_counter: ByteCounter
 ) -> None:
     """2,000 columns, 20,000 full rows of history, max_scan_bytes 1024: a few KB read."""
-    pane = wide_pane["pane_id"]
-    await fill_and_wait(private_tmux, pane, fill_rows())
+    pane = filled_wide_pane["pane_id"]
     history = int(private_tmux.bare("display-message", "-p", "-t", pane, "#{history_size}").stdout)
     assert history >= 19_000
     async with serve(private_tmux, "--tmux", byte_counter.wrapper) as session:
@@ -35,7 +32,7 @@ async def test_a_small_byte_cap_reads_a_small_window_of_a_wide_long_history(
                 "search_panes",
                 {
                     "pattern": "DONE",
-                    "window_id": wide_pane["window_id"],
+                    "window_id": filled_wide_pane["window_id"],
                     "scrollback": 30000,
                     "max_scan_bytes": 1024,
                 },
