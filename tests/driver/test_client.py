@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from typing import Any
 
 import pytest
 import trio
@@ -19,6 +20,7 @@ from tests.support import DEDICATED, PrivateTmux
 from tmuxmcp.driver import binding
 from tmuxmcp.driver.argv import cmd
 from tmuxmcp.driver.client import (
+    CommandTooLong,
     ConfigWatch,
     ServerIdentity,
     TmuxClient,
@@ -123,6 +125,52 @@ async def test_run_returns_only_the_commands_output(private_tmux: PrivateTmux) -
     )
     assert out == TmuxOutput("one\ntwo;\n")
     assert await client.run() == TmuxOutput("")
+
+
+async def test_a_command_list_over_tmux_s_limit_is_refused_before_tmux_runs(
+    private_tmux: PrivateTmux,
+) -> None:
+    """tmux refuses a command list over 16,364 bytes whole ("command too long"), which
+    reached the client as a tmux error; tmuxmcp now says it built it, and runs nothing."""
+    client = _client(private_tmux)
+    await binding.establish(client)
+    private_tmux.bare("set-option", "-g", "@seen", "before")
+    words = [cmd("set-option", "-g", args=["@seen", "after"])]
+    words += [cmd("display-message", "-p", args=["x" * 1000]) for _ in range(17)]
+    with pytest.raises(CommandTooLong, match="tmuxmcp defect"):
+        await client.run(*words)
+    seen = private_tmux.bare("show-options", "-gv", "@seen").stdout.strip()
+    assert seen == "before"
+
+
+async def test_groups_run_in_as_few_invocations_as_the_limit_allows_in_order(
+    private_tmux: PrivateTmux,
+) -> None:
+    """snapshot and search_panes read every pane in one invocation, which failed with
+    "command too long" from about 200 panes on; ``run_groups`` splits the list between
+    groups, keeps each whole and the output in order."""
+    client = _client(private_tmux)
+    await binding.establish(client)
+    groups = [
+        [
+            cmd("display-message", "-p", args=[f"{n}a"]),
+            cmd("display-message", "-p", args=[f"{n}b" + "y" * 300]),
+        ]
+        for n in range(200)
+    ]
+    spawned = []
+    real = client.run
+
+    async def counting(*commands: Any, **kwargs: Any) -> TmuxOutput:
+        spawned.append(len(commands))
+        return await real(*commands, **kwargs)
+
+    client.run = counting  # type: ignore[method-assign]
+    out = await client.run_groups(groups)
+    lines = out.stdout.splitlines()
+    assert lines == [line for n in range(200) for line in (f"{n}a", f"{n}b" + "y" * 300)]
+    assert len(spawned) > 1 and all(count % 2 == 0 for count in spawned), spawned
+    assert len(spawned) <= 6, spawned  # about 62 KB of commands in 12 KB invocations
 
 
 @pytest.mark.parametrize(

@@ -97,6 +97,25 @@ server"). "error connecting to" with another reason (permission denied, a
 path too long) is a reachable problem, not a missing server."""
 _MAX_ERROR_CHARS = 300
 
+MAX_COMMAND_BYTES = 16364
+"""The most bytes tmux accepts in one invocation's command list: the words after
+the global flags, each with its terminating NUL (client.c packs them into one
+message of at most ``MAX_IMSGSIZE``, 16384 in every release; beyond this tmux
+answers "command too long" and runs nothing; research tmux-sinks.md)."""
+GATE_RESERVE = 4096
+"""Bytes of ``MAX_COMMAND_BYTES`` that ``run_groups`` leaves for the gate (about
+120 bytes, up to about 2,000 with the configuration watch and many hooks)."""
+
+
+def packed_size(words: Sequence[str]) -> int:
+    """The bytes ``words`` take in tmux's command message (each word and its NUL)."""
+    return sum(len(word.encode("utf-8", "surrogateescape")) + 1 for word in words)
+
+
+class CommandTooLong(TmuxCommandFailed):
+    """You get this when tmuxmcp built a tmux command list longer than tmux accepts
+    in one invocation (a tmuxmcp defect: report it)."""
+
 
 class ServerIdentity(msgspec.Struct, frozen=True):
     """What distinguishes one tmux server process from its successors."""
@@ -200,8 +219,16 @@ class TmuxClient:
             raise ConfigurationChanged(self.changed)
         name = gate_name(self.marker, bound, self.watch, [c.name for c in commands])
         gate = cmd("show-options", "-s", "-v", args=[name])
+        words = render([gate, *commands])
+        if packed_size(words) > MAX_COMMAND_BYTES:
+            # tmux would refuse it whole ("command too long"); say whose fault it is.
+            raise CommandTooLong(
+                f"tmuxmcp built a tmux command list of {packed_size(words)} bytes, over the "
+                f"{MAX_COMMAND_BYTES} tmux accepts in one invocation; nothing ran. This is a "
+                "tmuxmcp defect: please report it with the call that caused it"
+            )
         done = await _spawn.run_argv(
-            [*self.base_argv(), *render([gate, *commands])],
+            [*self.base_argv(), *words],
             env=self.env,
             seconds=self.timeout if seconds is None else seconds,
             stdin=stdin,
@@ -236,6 +263,30 @@ class TmuxClient:
         if done.returncode != 0:
             raise await self._failure(decode(done.stderr), bound)
         return TmuxOutput(decode(rest))
+
+    async def run_groups(
+        self, groups: Sequence[Sequence[Command]], *, seconds: float | None = None
+    ) -> TmuxOutput:
+        """Run ``groups`` in order, each whole in one invocation, in as few invocations
+        as tmux's size limit allows; their outputs joined in order.
+
+        For reads that scale with the number of panes (``snapshot``,
+        ``search_panes``): one invocation for 1,000 panes is over the limit,
+        which made the whole call fail. A group is what must share an
+        invocation (a section marker and the capture it announces).
+        """
+        batches: list[list[Command]] = [[]]
+        size = 0
+        budget = MAX_COMMAND_BYTES - GATE_RESERVE
+        for group in groups:
+            words = packed_size(render(group)) + 2  # and the ";" that joins it
+            if batches[-1] and size + words > budget:
+                batches.append([])
+                size = 0
+            batches[-1].extend(group)
+            size += words
+        outputs = [await self.run(*batch, seconds=seconds) for batch in batches if batch]
+        return TmuxOutput("".join(out.stdout for out in outputs))
 
     async def _failure(self, stderr: str, bound: ServerIdentity) -> Exception:
         """The error for a failed gated call; a silent one is gone if the server exited."""

@@ -17,7 +17,6 @@ import msgspec
 
 from tmuxmcp.capability.params import SessionId, WindowId, local_int, number
 from tmuxmcp.capability.results import TmuxId
-from tmuxmcp.driver.argv import Command
 from tmuxmcp.driver.records import SectionMarker
 from tmuxmcp.errors import ObjectNotFound
 from tmuxmcp.tools.context import ToolContext
@@ -113,18 +112,17 @@ Rows = list[tuple[int, str]]
 async def _read(
     ctx: ToolContext, reads: list[tuple[int, PaneRange, Window]]
 ) -> dict[int, Rows | None]:
-    """One window of each pane in ``reads``, in one invocation: index -> rows (None: gone).
+    """One window of each pane in ``reads``, in as few invocations as tmux's size limit
+    allows: index -> rows (None: gone).
 
     A pane that closed since the listing stops the whole invocation (tmux
     drops the rest of a command list after an error), so the panes are then
     read one by one and only the missing one is skipped.
     """
     marker = SectionMarker()
-    commands: list[Command] = []
-    for index, pane, window in reads:
-        commands += pane.commands(marker, index, window)
+    groups = [pane.commands(marker, index, window) for index, pane, window in reads]
     try:
-        out = await ctx.client.run(*commands)
+        out = await ctx.client.run_groups(groups)
     except ObjectNotFound:
         if len(reads) == 1:
             return {reads[0][0]: None}

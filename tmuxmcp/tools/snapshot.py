@@ -214,16 +214,20 @@ def _screens_to_read(panes: list[SnapshotPane]) -> tuple[list[int], bool]:
 
 
 async def _fill_content(ctx: ToolContext, panes: list[SnapshotPane]) -> bool:
-    """Capture the visible screens that fit the budget in one invocation; True if truncated."""
+    """Capture the visible screens that fit the budget (as few invocations as tmux's size
+    limit allows); True if truncated."""
     chosen, truncated = _screens_to_read(panes)
     if not chosen:
         return truncated
     marker = SectionMarker()
-    commands: list[Command] = []
-    for index in chosen:
-        commands.append(cmd("display-message", "-p", args=[marker.line(index)]))
-        commands.append(cmd("capture-pane", "-p", t=panes[index].pane_id))
-    out = await ctx.client.run(*commands)
+    groups = [
+        [
+            cmd("display-message", "-p", args=[marker.line(index)]),
+            cmd("capture-pane", "-p", t=panes[index].pane_id),
+        ]
+        for index in chosen
+    ]
+    out = await ctx.client.run_groups(groups)
     budget = MAX_SNAPSHOT_CONTENT_BYTES
     for index, (_, body) in sorted(marker.split(out.stdout).items()):
         if index >= len(panes):
