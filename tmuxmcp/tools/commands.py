@@ -6,7 +6,7 @@ How a run works (see ``readiness``, ``runscript``, ``runs``):
    the pane's own shell is waiting at its prompt; anything else is refused
    with ``pane-not-ready`` before anything is typed;
 2. the command goes into a file in tmuxmcp's private directory, and one
-   short line (`` : 'the command'; . /dev/shm/tmuxmcp-…/r7``) is typed, so a
+   short line (`` { : 'the command'; . /dev/shm/tmuxmcp-…/r7; } 7>&1 …``) is typed, so a
    command of any length up to the cap runs exactly as written; the
    invocation that types first re-checks the pane inside tmux (Rule 4 of
    ``readiness``) and stops before the paste if it changed;
@@ -42,7 +42,7 @@ from tmuxmcp.capability.results import Own, Terminal, TmuxId
 from tmuxmcp.errors import ObjectNotFound, PaneNotReady
 from tmuxmcp.sinks import Encoding, Sink
 from tmuxmcp.sinks.text import MAX_COMMAND_BYTES
-from tmuxmcp.tools import panelock, readiness, runs, runscript
+from tmuxmcp.tools import panelock, readiness, runs
 from tmuxmcp.tools.context import ToolContext, _no_progress
 from tmuxmcp.tools.run_state import Outcome, Run
 from tmuxmcp.tools.runs import HEAD_SHARE
@@ -350,15 +350,14 @@ async def _type(ctx: ToolContext, run: Run, args: RunCommandArgs, ready: _Ready)
     pane = args.pane_id
     for attempt in range(3):
         run.pane_pid, run.shell_pid = ready.pane_pid, ready.shell.pid
-        check_syntax = ready.shell.program in runscript.SHELLS_WITHOUT_RECOVERY
         if run.files_written:
-            run.write_script(check_syntax=check_syntax)
+            run.write_script(shell=ready.shell.program)
         typed = await runs.type_line(
             ctx,
             run,
             args.command,
             suppress_history=args.suppress_history,
-            check_syntax=check_syntax,
+            shell=ready.shell.program,
             screen_read=ready.screen_read,
         )
         if typed:

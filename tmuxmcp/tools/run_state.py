@@ -69,7 +69,10 @@ class Run:
         self.mark: Mark | None = None
         self.typed = ""
         self.files_written = False
-        self.check_syntax = False
+        self.shell = ""
+        """The base name of the shell the script is written for (``runscript.script``)."""
+        self.refused: str | None = None
+        """Why the script ran nothing (``runscript.REFUSALS``), when it said so instead of ``S``."""
         self.budget = 64 * 1024
         """Bytes of output to collect (the starting call's max_output_bytes)."""
         self.restore_path: str | None = None
@@ -89,11 +92,11 @@ class Run:
 
     # -- files ------------------------------------------------------------------
 
-    def write_files(self, command: str, *, check_syntax: bool) -> None:
+    def write_files(self, command: str, *, shell: str) -> None:
         """Create the command, status and script files and the two FIFOs."""
         f = self.files
         _write(f["c"], command if command.endswith("\n") else command + "\n")
-        _write(f["t"], runscript.status_return(0, None))
+        _write(f["t"], runscript.status_return(0, None, shell))
         os.mkfifo(f["s"], 0o600)
         os.mkfifo(f["g"], 0o600)
         # Read-write opens never block, and holding the release FIFO open is
@@ -102,16 +105,18 @@ class Run:
         self.status_fd = os.open(f["s"], os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)
         self.release_fd = os.open(f["g"], os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)
         self.files_written = True
-        self.write_script(check_syntax=check_syntax)
+        self.write_script(shell=shell)
 
-    def write_script(self, *, check_syntax: bool) -> None:
+    def write_script(self, *, shell: str) -> None:
         """(Re)write the script ``r`` for the shell found (before anything is typed)."""
         if self.files_written and os.path.lexists(self.files["r"]):
-            if check_syntax == self.check_syntax:
+            if shell == self.shell:
                 return
             os.unlink(self.files["r"])
-        self.check_syntax = check_syntax
-        script = runscript.script(files=self.files, fence=self.fence, check_syntax=check_syntax)
+            os.unlink(self.files["t"])
+            _write(self.files["t"], runscript.status_return(0, None, shell))
+        self.shell = shell
+        script = runscript.script(files=self.files, fence=self.fence, shell=shell)
         _write(self.files["r"], script)
 
     def record_shell(self) -> None:
@@ -126,7 +131,7 @@ class Run:
         with contextlib.suppress(OSError):
             if self.status is not None:
                 tmp = self.files["t"] + ".new"
-                _write(tmp, runscript.status_return(self.status, self.restore_path))
+                _write(tmp, runscript.status_return(self.status, self.restore_path, self.shell))
                 os.replace(tmp, self.files["t"])
             os.write(self.release_fd, b"go\n")
 
@@ -173,6 +178,8 @@ class Run:
         for line in data.decode("ascii", "replace").splitlines():
             if line == "S":
                 self.started = True
+            elif line.startswith("X ") and line[2:] in runscript.REFUSALS:
+                self.refused = line[2:]
             elif line.startswith("E ") and line[2:].isdigit():
                 self.started = True
                 self.status = int(line[2:])

@@ -130,7 +130,7 @@ async def type_line(
     command: str,
     *,
     suppress_history: bool,
-    check_syntax: bool,
+    shell: str,
     screen_read: bool,
 ) -> bool:
     """Re-check the pane, take the start mark and type the line, in one invocation.
@@ -145,7 +145,7 @@ async def type_line(
     fmt = RecordFormat(list(_FIELDS.values()))
     name = f"tmuxmcp-{secrets.token_hex(8)}"
     if not run.files_written:
-        run.write_files(command, check_syntax=check_syntax)
+        run.write_files(command, shell=shell)
     run.typed = runscript.typed_line(command, run.files["r"], suppress_history=suppress_history)
     run.record_shell()
     guard = guards.guard_name(ctx.client.marker, run.pane, run.pane_pid, rows=not screen_read)
@@ -192,6 +192,23 @@ async def watch(ctx: ToolContext, run: Run) -> None:
         run.done.set()
 
 
+REFUSED = {
+    "errexit": (
+        "pane {pane}'s shell has errexit on (set -e), so nothing was run: there, any command "
+        "that ends with a non-zero status (even `test -f x && echo yes`) would exit the "
+        "shell and close the pane before its status could be reported. Turn it off in the "
+        "pane with send_text 'set +e' (enter true), then retry; to stop at the first "
+        "failure, run the command in a child shell: sh -ec '...'"
+    ),
+    "errreturn": (
+        "pane {pane}'s zsh has ERR_RETURN set, so nothing was run: it would make tmuxmcp's "
+        "script return at the command's first non-zero status, before reporting it. Turn "
+        "it off in the pane with send_text 'unsetopt err_return' (enter true), then retry"
+    ),
+}
+"""The refusal for each option the script refuses to run under (``runscript.REFUSALS``)."""
+
+
 ABANDONED_CHECKS = 2
 """Idle polls in a row (1 s each) that must find the script's release FIFO closed
 by its shell before the run counts as abandoned: the script opens it just after
@@ -206,17 +223,14 @@ async def _wait_for_status(ctx: ToolContext, run: Run) -> None:
             await trio.lowlevel.wait_readable(run.status_fd)
             with contextlib.suppress(BlockingIOError):
                 run.read_events(os.read(run.status_fd, 4096))
+            if run.refused is not None:
+                run.shell_gone = True  # the script has ended: its files can go
+                run.error = PaneNotReady(REFUSED[run.refused].format(pane=run.pane))
+                return
             continue
         if not _alive(run.shell_pid or run.pane_pid):
             run.shell_gone = True  # its files can go with the run
-            # A tmux server that exits hangs up every pane's shell first: ask it
-            # (a server that is gone raises ServerGone here, and that is the error).
-            with contextlib.suppress(ObjectNotFound):  # the pane closed with its shell
-                await ctx.client.run(cmd("display-message", "-p", t=run.pane, args=["#{pane_id}"]))
-            run.error = PaneNotReady(
-                f"the shell of pane {run.pane} exited while running the command (an `exit`, "
-                "`exec` or errexit?); no exit status was reported"
-            )
+            run.error = await _shell_exited(ctx, run)
             return
         if run.started and run.shell_pid is not None:
             # The script holds its release FIFO open (a saved copy while the
@@ -252,7 +266,60 @@ async def _wait_for_status(ctx: ToolContext, run: Run) -> None:
             return
 
 
+EXIT_NOTICE_SECONDS = 2.0
+"""How long tmux is given to notice that a pane's shell has exited."""
+
+
+async def _shell_exited(ctx: ToolContext, run: Run) -> PaneNotReady:
+    """The error for a shell that exited during its command, saying what became of the
+    pane: closed with it, dead and kept (``remain-on-exit``, with the shell's exit
+    status) or already running a new program (respawned)."""
+    # A tmux server that exits hangs up every pane's shell first: ask it (a
+    # server that is gone raises ServerGone here, and that is the error). tmux
+    # learns of the exit a moment after the process is gone (the pane still
+    # shows the old pid, then dead without a status): ask again for a while.
+    deadline = trio.current_time() + EXIT_NOTICE_SECONDS
+    while True:
+        try:
+            out = await ctx.client.run(
+                cmd(
+                    "display-message",
+                    "-p",
+                    t=run.pane,
+                    args=["#{pane_pid} #{pane_dead} #{pane_dead_status}"],
+                )
+            )
+            pid, dead, status = [*out.stdout.split(), "", "", ""][:3]
+        except ObjectNotFound:
+            pid = dead = status = ""
+        settled = pid != str(run.pane_pid) or (dead == "1" and status != "")
+        if settled or trio.current_time() >= deadline:
+            break
+        await trio.sleep(0.05)
+    what = (
+        f"the shell of pane {run.pane} exited during the command (the command ran `exit`, "
+        "or `exec` of a program that has ended, or turned errexit on with set -e and then "
+        "failed), so the command reported no exit status"
+    )
+    if not pid:
+        return PaneNotReady(
+            f"{what}. The pane closed with its shell; run commands in another pane "
+            "(list_panes, split_pane or create_window)"
+        )
+    if dead == "1":
+        code = f"; the shell's own exit status was {status}" if status.isdigit() else ""
+        return PaneNotReady(
+            f"{what}{code}. The pane is kept, dead (remain-on-exit): respawn_pane starts "
+            "a new shell in it"
+        )
+    return PaneNotReady(
+        f"{what}. Pane {run.pane} now runs another process (respawned); check it with "
+        "capture_pane before running commands in it"
+    )
+
+
 def _alive(pid: int) -> bool:
+    """Whether ``pid`` still runs; a zombie (exited, not yet reaped) does not."""
     if pid <= 0:
         return True
     try:
@@ -261,7 +328,11 @@ def _alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True
-    return True
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rpartition(")")[2].split()[0] not in ("Z", "X")
+    except (OSError, IndexError):
+        return True  # no /proc (not Linux): kill(0) said it exists
 
 
 # -- collection ---------------------------------------------------------------------

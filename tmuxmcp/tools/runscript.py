@@ -2,13 +2,17 @@
 
 Pure: text only. What is typed into the pane is one short line,
 
-    `` : 'first line of the command'; . /dev/shm/tmuxmcp-k3j2/r7``
+    `` { : 'first line of the command'; . /dev/shm/tmuxmcp-k3j2/r7; } 7>&1 8>&2 >/dev/null 2>&1``
 
 so a person watching sees their command (shown, never run, as the argument of
 the no-op ``:``) and a path (``run_directory.directory_base``: on Linux usually
-``$XDG_RUNTIME_DIR`` or /dev/shm, else the temporary directory). Everything
-else lives in files in tmuxmcp's private directory (mode 0700), never on the
-screen:
+``$XDG_RUNTIME_DIR`` or /dev/shm, else the temporary directory). The group
+keeps the shell's own stdout and stderr on descriptors 7 and 8 and runs
+tmuxmcp's steps with both on /dev/null, so nothing the shell prints *for
+them* reaches the screen: xtrace lines (``set -x``), a bash DEBUG trap's
+output, an error about a script already removed. The command alone gets the
+saved descriptors back. Everything else lives in files in tmuxmcp's private
+directory (mode 0700), never on the screen:
 
 * ``c<k>``: the command itself, exactly as given, sourced by the script. A
   command of any length up to the cap runs whole: nothing passes through the
@@ -32,9 +36,22 @@ screen:
   instead of never reporting. bash and zsh continue after such an error by
   themselves (and zsh's ``command`` runs external programs only).
 
-Rules: the command is never altered or re-quoted; the file descriptor of the
-release FIFO (9) is closed for the command (``9<&-``), so the command's
-programs do not inherit it; names typed on screen are shell-quoted words.
+* the shell's settings are the user's, and the script keeps working under
+  them: every builtin it calls goes past a user's alias *and* function of
+  that name (``\\builtin printf`` in bash and zsh, ``\\command printf``
+  elsewhere; a backslash alone escapes aliases only); with errexit on
+  (``set -e``) it runs nothing and reports ``X errexit`` instead of ``S``,
+  because there the status of its ``.`` would end the shell whenever the
+  command's status is non-zero, even where the command itself did not trip
+  errexit (``test -f x && echo yes``); ``set -u``, ``noclobber`` (the FIFOs
+  are opened ``1<>``) and ``umask`` do not touch it.
+
+Rules: the command is never altered or re-quoted; the descriptors the
+script holds (7, 8 and the release FIFO's 9) are closed for the command, so
+the command's programs do not inherit them; names typed on screen are
+shell-quoted words. A consequence: an ``exec`` that redirects the command's
+stdout or stderr (``exec >log 2>&1``) holds until the command ends, not after
+it (other descriptors it opens stay open).
 What a per-run secret protects against, and what it cannot: see
 ``docs/trust.md`` (a program running as the same user can read tmuxmcp's
 files and write its FIFOs).
@@ -61,17 +78,44 @@ def shown(command: str) -> str:
     return first + (" …" if more else "")
 
 
+SAVED_STDOUT = 7
+SAVED_STDERR = 8
+"""The descriptors the typed line saves the shell's own stdout and stderr on, while
+tmuxmcp's own steps run with both sent to /dev/null (see the module docstring)."""
+
+
 def typed_line(command: str, script: str, *, suppress_history: bool) -> str:
-    """The line typed into the pane (ending in a newline)."""
+    """The line typed into the pane (ending in a newline).
+
+    The group's redirections send what the shell itself prints for tmuxmcp's
+    steps (xtrace lines, a bash DEBUG trap's output, a "No such file" from a
+    script already removed) to /dev/null; the command gets the saved
+    descriptors back.
+    """
     lead = " " if suppress_history else ""
     display = quote_word(shown(command), "command")
-    return f"{lead}: {display}; . {quote_word(script, 'script')}\n"
+    return (
+        f"{lead}{{ : {display}; . {quote_word(script, 'script')}; }} "
+        f"{SAVED_STDOUT}>&1 {SAVED_STDERR}>&2 >/dev/null 2>&1\n"
+    )
 
 
-def osc7(value: str) -> str:
-    """``printf`` arguments that set ``#{pane_path}`` to ``value`` (a safe word)."""
+def builtin_prefix(shell: str) -> str:
+    """How the script calls a builtin past a user's alias or function of that name.
+
+    ``\\builtin`` in bash and zsh (zsh's ``command`` runs external programs
+    only); POSIX ``command`` elsewhere (dash and ash have no ``builtin``, and
+    refuse functions named like the special builtins ``.``, ``unset``,
+    ``return``). The leading backslash escapes an alias of the prefix itself.
+    """
+    return "\\builtin" if shell in ("bash", "zsh") else "\\command"
+
+
+def osc7(value: str, builtin: str = "\\builtin") -> str:
+    """The command that sets ``#{pane_path}`` to ``value`` (a safe word), written to the
+    shell's saved stdout (the script's own stdout is /dev/null)."""
     word = quote_word(value, "path") if value else "''"
-    return f"\\printf '\\033]7;%s\\033\\\\' {word}"
+    return f"{builtin} printf '\\033]7;%s\\033\\\\' {word} >&{SAVED_STDOUT}"
 
 
 def restorable_path(path: str) -> str:
@@ -79,34 +123,62 @@ def restorable_path(path: str) -> str:
     return "" if any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in path) else path
 
 
-def script(*, files: dict[str, str], fence: str, check_syntax: bool) -> str:
-    """The script sourced by the pane's shell.
+REFUSALS = ("errexit", "errreturn")
+"""What the script reports (``X <name>``) instead of ``S`` when the shell has that
+option on, and so runs nothing (zsh's ERR_RETURN makes the script itself return at
+the command's failing status, before it reports)."""
+
+
+def script(*, files: dict[str, str], fence: str, shell: str) -> str:
+    """The script sourced by the pane's shell (``shell``: the program's base name).
 
     ``files`` maps ``c``, ``s``, ``g``, ``t`` to their paths.
     """
     q = {key: quote_word(path, key) for key, path in files.items()}
-    run = f"command . {q['c']}" if check_syntax else f". {q['c']}"
-    # The fence is drawn before the status is reported, so that by the time
-    # tmuxmcp reads the status the fence is already in the terminal's output
-    # and its first read of the pane finds it. The status is kept meanwhile in
-    # the variable the release read sets anyway (unset at the end).
+    b = builtin_prefix(shell)
+    dot = "\\command ." if shell in SHELLS_WITHOUT_RECOVERY else f"{b} ."
+
+    # The command gets the shell's own stdout and stderr back and none of the
+    # script's descriptors (7, 8, 9). The fence is drawn before the status is
+    # reported, so that by the time tmuxmcp reads the status the fence is
+    # already in the terminal's output and its first read of the pane finds it.
+    # The status is kept meanwhile in the variable the release read sets anyway
+    # (unset at the end). With errexit on, the script reports that and runs
+    # nothing: the status of the dot command would end the shell (Rule 3).
+    def refuse(option: str) -> str:
+        return f"{b} printf 'X {option}\\n' 1<>{q['s']}"
+
+    if shell == "zsh":
+        test = (
+            f"if [[ -o errexit ]]; then {refuse('errexit')}\n"
+            f"elif [[ -o errreturn ]]; then {refuse('errreturn')}\n"
+            "else "
+        )
+        end = "fi\n"
+    else:
+        test = f"case $- in\n*e*) {refuse('errexit')} ;;\n*) "
+        end = ";;\nesac\n"
     return (
-        f"\\printf 'S\\n' 1<>{q['s']}\n"
-        f"{{ {{ {run}\n"
-        "} 9<&-\n"
+        f"{test}{b} printf 'S\\n' 1<>{q['s']}\n"
+        f"{{ {dot} {q['c']} 1>&{SAVED_STDOUT} 2>&{SAVED_STDERR} "
+        f"{SAVED_STDOUT}>&- {SAVED_STDERR}>&- 9<&-\n"
         "tmuxmcp_release=$?\n"
-        f"{osc7(fence)}\n"
-        f"\\printf 'E %d\\n' \"$tmuxmcp_release\" 1<>{q['s']}\n"
-        f"\\read tmuxmcp_release <&9\n"
+        f"{osc7(fence, b)}\n"
+        f"{b} printf 'E %d\\n' \"$tmuxmcp_release\" 1<>{q['s']}\n"
+        # `|| :`: a release by a dead tmuxmcp is an EOF (status 1), which must not
+        # end a shell whose command turned errexit on.
+        f"{b} read tmuxmcp_release <&9 || :\n"
         f"}} 9<{q['g']}\n"
-        "unset tmuxmcp_release\n"
-        f". {q['t']}\n"
+        f"{b} unset tmuxmcp_release\n"
+        f"{b} . {q['t']}\n"
+        f"{end}"
     )
 
 
-def status_return(status: int, restore_path: str | None) -> str:
+def status_return(status: int, restore_path: str | None, shell: str) -> str:
     """The last file the script sources: it puts ``#{pane_path}`` back and makes
     ``$?`` the command's status. Written when the run is collected; until then it
     holds ``return 0`` alone (what a script released by a dead tmuxmcp finds)."""
-    restore = "" if restore_path is None else osc7(restorable_path(restore_path)) + "\n"
-    return f"{restore}return {int(status)}\n"
+    b = builtin_prefix(shell)
+    restore = "" if restore_path is None else osc7(restorable_path(restore_path), b) + "\n"
+    return f"{restore}{b} return {int(status)}\n"

@@ -1,0 +1,194 @@
+"""run_command in shells configured the way users configure them: real tmux, real shells.
+
+The reviewer's second pass (the neighbours of issue 11): the same loop with
+xtrace, verbose, errexit, zsh's err_return, a DEBUG trap, functions named like
+the builtins the script calls, echo off, a prompt that looks like a
+continuation prompt, a typed line as wide as the pane, and a command that
+ends its shell. Each test failed before its fix (the echo-off cases of bash
+and zsh, and the wide line in dash, passed already and stay as regressions).
+The cases that already behaved (set -u, noclobber, vi mode, set +m, a deleted
+working directory, umask 777, PROMPT_COMMAND, precmd, RPROMPT, PROMPT_SP, a
+here-document, a trailing backslash, a comment, an unclosed quote, a command
+reading stdin) are described in docs/patterns.md, not pinned here twice.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+import trio
+
+from tests.support import PrivateTmux, error_text, serve, structured
+from tests.tools.test_run_command import SHELLS, _at_prompt, _run, _shell_session
+
+
+@pytest.fixture(autouse=True)
+def _no_rc_files(private_tmux: PrivateTmux) -> None:
+    # The shells' settings are the test's alone: no user rc file, no user history.
+    private_tmux.private_home("/bin/sh")
+
+
+async def _configure(tmux: PrivateTmux, pane: str, *lines: str) -> None:
+    """Type ``lines`` into the pane's shell as a user would, then wait for its prompt."""
+    await _at_prompt(tmux, pane)
+    for line in lines:
+        tmux.bare("send-keys", "-t", pane, "-l", line)
+        tmux.bare("send-keys", "-t", pane, "Enter")
+    # The quotes keep the typed line from matching: only the output says READY-n.
+    token = os.urandom(4).hex()
+    tmux.bare("send-keys", "-t", pane, "-l", f'echo "READ""Y-{token}"')
+    tmux.bare("send-keys", "-t", pane, "Enter")
+    with trio.fail_after(20):
+        while f"READY-{token}" not in tmux.bare("capture-pane", "-p", "-t", pane).stdout:
+            await trio.sleep(0.05)
+    await _at_prompt(tmux, pane)
+
+
+def _wrapper_text(output: str) -> list[str]:
+    """Lines of ``output`` that name tmuxmcp's own steps (its files, FIFOs, fence)."""
+    words = ("tmuxmcp", "printf", "read ", "unset", "/dev/shm", "033]7")
+    return [line for line in output.split("\n") if any(word in line for word in words)]
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+async def test_xtrace_shows_no_line_of_the_wrapper(private_tmux: PrivateTmux, shell: str) -> None:
+    """`set -x` in the pane's shell: every step of the typed line and the script was
+    traced into `output` (nine lines around `hi` in bash, the fence's secret among
+    them). Trace lines the command itself causes may stay."""
+    async with serve(private_tmux) as session:
+        pane = _shell_session(private_tmux, f"x-{shell}", shell)
+        await _configure(private_tmux, pane, "set -x")
+        done = await _run(session, pane, "echo hi; (exit 3)")
+        assert done["exit_status"] == 3
+        assert "hi" in done["output"].split("\n")
+        assert _wrapper_text(done["output"]) == [], done["output"]
+        traced = [line for line in done["output"].split("\n") if line != "hi"]
+        assert all(line.startswith("+") for line in traced), done["output"]
+
+
+async def test_zsh_err_return_is_refused_and_nothing_runs(
+    private_tmux: PrivateTmux, tmp_path: Any
+) -> None:
+    """zsh's ERR_RETURN returned from tmuxmcp's script at the command's failing status,
+    before it reported: after 2 s the run was `command-interrupted` ("C-c, or exec")."""
+    ran = tmp_path / "ran"
+    async with serve(private_tmux) as session:
+        pane = _shell_session(private_tmux, "errreturn", "zsh")
+        await _configure(private_tmux, pane, "setopt err_return")
+        refused = await session.call_tool(
+            "run_command", {"pane_id": pane, "command": f"touch {ran}; false"}
+        )
+        text = error_text(refused)
+        assert "[pane-not-ready]" in text and "unsetopt err_return" in text
+        assert not ran.exists()
+
+
+async def test_a_debug_trap_prints_nothing_for_the_wrapper(private_tmux: PrivateTmux) -> None:
+    """bash's `trap ... DEBUG` runs before each simple command: its output for the typed
+    line's own commands (`:` and `.`) opened `output` ("dbg", "dbg", "hi")."""
+    async with serve(private_tmux) as session:
+        pane = _shell_session(private_tmux, "dbg", "bash")
+        await _configure(private_tmux, pane, "trap 'echo dbg' DEBUG")
+        done = await _run(session, pane, "echo hi")
+        lines = done["output"].split("\n")
+        assert (done["exit_status"], lines[-1]) == (0, "hi")
+        # At most the one the command's own `echo` causes.
+        assert lines.count("dbg") <= 1, done["output"]
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+async def test_functions_named_like_the_scripts_builtins_are_not_called(
+    private_tmux: PrivateTmux, shell: str
+) -> None:
+    """`\\printf` escapes an alias, not a function: a user's `printf` or `read` function
+    ran in place of the script's, so no status was reported and after 2 s the run was
+    refused as "did not run it" although the command had run."""
+    definitions = ["printf() { echo HIJACKED; }", "read() { echo HIJACKED; }"]
+    if shell != "sh":  # dash refuses functions named like special builtins
+        definitions.append("unset() { echo HIJACKED; }")
+    async with serve(private_tmux) as session:
+        pane = _shell_session(private_tmux, f"fn-{shell}", shell)
+        await _configure(private_tmux, pane, *definitions)
+        with trio.fail_after(20):
+            done = await _run(session, pane, "echo hi; (exit 4)")
+        assert (done["exit_status"], done["output"]) == (4, "hi")
+        again = await _run(session, pane, 'echo "${tmuxmcp_release-unset}"')
+        assert again["output"] == "unset"
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+async def test_errexit_in_the_shell_is_refused_and_nothing_runs(
+    private_tmux: PrivateTmux, shell: str, tmp_path: Any
+) -> None:
+    """With `set -e` in the pane's shell, a command whose status is non-zero without
+    tripping errexit (`test -f x && echo yes`, which a person can type) made the script's
+    `.` fail: the shell exited and the pane closed. Now the script runs nothing, the
+    refusal says how to go on, and the pane keeps its shell."""
+    ran = tmp_path / "ran"
+    command = f"touch {ran}; test -f /nonexistent && echo yes"
+    async with serve(private_tmux) as session:
+        pane = _shell_session(private_tmux, f"e-{shell}", shell)
+        await _configure(private_tmux, pane, "set -e")
+        refused = await session.call_tool("run_command", {"pane_id": pane, "command": command})
+        text = error_text(refused)
+        assert "[pane-not-ready]" in text and "errexit" in text and "set +e" in text
+        assert not ran.exists()
+        assert private_tmux.pane_command(pane) == SHELLS[shell][0]
+        sent = await session.call_tool(
+            "send_text", {"pane_id": pane, "text": "set +e", "enter": True}
+        )
+        assert not sent.is_error
+        with trio.fail_after(20):
+            while True:
+                result = await session.call_tool(
+                    "run_command", {"pane_id": pane, "command": command, "timeout": 10}
+                )
+                if not result.is_error or "errexit" not in error_text(result):
+                    break
+                await trio.sleep(0.1)
+        done = structured(result)
+        assert (done["exit_status"], done["output"]) == (1, "")
+        assert ran.exists()
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+@pytest.mark.parametrize("remain", [False, True])
+async def test_exit_says_what_became_of_the_pane(
+    private_tmux: PrivateTmux, shell: str, remain: bool
+) -> None:
+    """`exit 3`: zsh's shell was seen as a zombie (alive to kill(0)) until it was reaped,
+    so the run was reported as interrupted with "the pane is free again"; the other
+    shells got "no exit status" with nothing on what to do. With remain-on-exit the
+    pane stays, dead, and tmux knows the shell's status."""
+    async with serve(private_tmux) as session:
+        private_tmux.new_session("bystander")
+        pane = _shell_session(private_tmux, f"exit-{shell}", shell)
+        if remain:
+            private_tmux.bare("set-option", "-p", "-t", pane, "remain-on-exit", "on")
+        await _at_prompt(private_tmux, pane)
+        with trio.fail_after(20):
+            result = await session.call_tool(
+                "run_command", {"pane_id": pane, "command": "echo bye; exit 3", "timeout": 15}
+            )
+        text = error_text(result)
+        assert "[pane-not-ready]" in text and "exited during the command" in text
+        if remain:
+            assert "exit status was 3" in text and "respawn_pane" in text
+        else:
+            assert "closed" in text
+        await session.send_ping()
+
+
+async def test_a_shell_named_by_its_path_gets_the_posix_script(tmp_path: Any) -> None:
+    """The script is written for the shell found: bash and zsh call `builtin`, every other
+    shell POSIX `command` (zsh's `command` runs external programs only)."""
+    from tmuxmcp.tools import runscript
+
+    files = {key: os.path.join(str(tmp_path), key) for key in "csgt"}
+    zsh = runscript.script(files=files, fence="f", shell="zsh")
+    dash = runscript.script(files=files, fence="f", shell="dash")
+    assert "\\builtin read" in zsh and "\\command" not in zsh
+    assert "\\command read" in dash and "\\builtin" not in dash
+    assert "\\command . " in dash  # a syntax error ends the run, not the script
