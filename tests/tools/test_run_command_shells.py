@@ -68,6 +68,21 @@ async def test_xtrace_shows_no_line_of_the_wrapper(private_tmux: PrivateTmux, sh
         assert all(line.startswith("+") for line in traced), done["output"]
 
 
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+async def test_verbose_shows_the_command_not_the_typed_line(
+    private_tmux: PrivateTmux, shell: str
+) -> None:
+    """`set -v` prints each line the shell reads: the typed line came back as the first
+    line of `output`. The command's own lines, read from its file, may stay."""
+    async with serve(private_tmux) as session:
+        pane = _shell_session(private_tmux, f"v-{shell}", shell)
+        await _configure(private_tmux, pane, "set -v")
+        done = await _run(session, pane, "echo hi; (exit 3)")
+        assert done["exit_status"] == 3
+        assert _wrapper_text(done["output"]) == [], done["output"]
+        assert done["output"].split("\n")[-1] == "hi"
+
+
 async def test_zsh_err_return_is_refused_and_nothing_runs(
     private_tmux: PrivateTmux, tmp_path: Any
 ) -> None:
@@ -154,6 +169,22 @@ async def test_errexit_in_the_shell_is_refused_and_nothing_runs(
 
 
 @pytest.mark.parametrize("shell", sorted(SHELLS))
+async def test_echo_off_keeps_the_output(private_tmux: PrivateTmux, shell: str) -> None:
+    """`stty -echo`: dash has no line editor, so nothing echoed the typed line and the
+    output started on the prompt row, which was dropped as if it held the typed line:
+    `echo hi` returned "" (and a two-line output lost its first line)."""
+    async with serve(private_tmux) as session:
+        pane = _shell_session(private_tmux, f"echo-{shell}", shell)
+        await _configure(private_tmux, pane, "stty -echo")
+        first = await _run(session, pane, "echo hi; (exit 4)")
+        assert (first["exit_status"], first["output"]) == (4, "hi")
+        second = await _run(session, pane, "printf 'a\\nb\\n'")
+        assert second["output"] == "a\nb"
+        empty = await _run(session, pane, "true")
+        assert empty["output"] == ""
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
 @pytest.mark.parametrize("remain", [False, True])
 async def test_exit_says_what_became_of_the_pane(
     private_tmux: PrivateTmux, shell: str, remain: bool
@@ -192,3 +223,23 @@ async def test_a_shell_named_by_its_path_gets_the_posix_script(tmp_path: Any) ->
     assert "\\builtin read" in zsh and "\\command" not in zsh
     assert "\\command read" in dash and "\\builtin" not in dash
     assert "\\command . " in dash  # a syntax error ends the run, not the script
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+async def test_a_typed_line_as_wide_as_the_pane_keeps_the_first_output_line(
+    private_tmux: PrivateTmux, shell: str
+) -> None:
+    """A typed line that filled its row exactly left the cursor in the pending-wrap state;
+    the output's first line wrapped from there and tmux joined it to the typed row, so it
+    was dropped with the typed line (`echo` of 41 characters in bash on main: output "").
+    Eighty lengths in a row after a short prompt make one typed line fill its 80-column
+    row exactly (with a private directory path under 10 characters longer than
+    /dev/shm's; bash's readline does not join a line that wraps first)."""
+    async with serve(private_tmux) as session:
+        pane = _shell_session(private_tmux, f"wide-{shell}", shell)
+        # A short prompt, so that the shortest typed line fits in one row.
+        await _configure(private_tmux, pane, "PS1='$ '")
+        for width in range(1, 81):
+            word = "a" * width
+            done = await _run(session, pane, f"echo {word}")
+            assert done["output"] == word, (width, done["output"])

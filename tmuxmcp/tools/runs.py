@@ -48,6 +48,7 @@ from tmuxmcp.errors import (
 )
 from tmuxmcp.tools import readiness, runscript, windows
 from tmuxmcp.tools.context import ToolContext
+from tmuxmcp.tools.observation import cells
 from tmuxmcp.tools.query import typed_record
 from tmuxmcp.tools.run_state import Outcome, Run
 from tmuxmcp.tools.scrollback import (
@@ -169,7 +170,7 @@ async def type_line(
     run.restore_path = found.path
     rows = _rows(body)
     view = View(start, rows[-(start.history_size + start.height) :])
-    run.mark = mark_at(view, view.cursor_row)
+    run.mark = mark_at(view, view.cursor_row, start.cursor_x)
     return True
 
 
@@ -441,6 +442,48 @@ async def _joined(
     return [_rows(chunk) for chunk in _split(out.stdout, sep)[1:]]
 
 
+def _glued(line: str, typed: str) -> list[str]:
+    """Output joined to the end of the typed line's row, as its first line.
+
+    A typed line that fills its last row exactly leaves the cursor in the
+    terminal's pending-wrap state; the output's first character then wraps,
+    and tmux joins that row to the typed one (`capture-pane -J`): a command
+    whose line was as wide as the pane lost its first output line.
+    """
+    end = typed.strip()[-32:]
+    at = line.rfind(end)
+    rest = line[at + len(end) :].rstrip() if at >= 0 else ""
+    return [rest] if rest else []
+
+
+def _editor_rows(line: str, below: list[str], run: Run, frame: Frame) -> int:
+    """Rows below the typed line that zsh's line editor drew (0 or 1): when the typed
+    line fills its last row exactly, zsh moves the cursor to the next row itself and
+    then ends the line with a newline too, which leaves a blank row above the output."""
+    width = cells(line)
+    full = width > 0 and frame.width > 0 and width % frame.width == 0
+    return 1 if full and run.shell == "zsh" and below and not below[0].strip() else 0
+
+
+def _after_prompt(row: str, run: Run, frame: Frame) -> list[str]:
+    """The output on the prompt row when the typed line was not echoed: the text right of
+    the cursor's column at typing, unless it is (the start of) the typed line after all."""
+    assert run.mark is not None
+    if run.mark.width != frame.width:
+        return []  # rewrapped: the column no longer says where the prompt ends
+    used = 0
+    for index, ch in enumerate(row):
+        if used >= run.mark.column:
+            rest = row[index:].rstrip()
+            break
+        used += cells(ch)
+    else:
+        return []
+    if not rest or run.typed.strip().startswith(rest.strip()):
+        return []
+    return [rest]
+
+
 def _typed_index(lines: list[str], typed: str) -> int | None:
     """Index of the last joined line of the prompt and the typed line.
 
@@ -543,7 +586,8 @@ async def _read_output(
         # All of it was in the first capture: drop the rows below the output.
         below = frame.height - 1 - frame.cursor_y + (0 if keep_cursor_row else 1)
         body = joined[typed_at + 1 : len(joined) - below if below else None]
-        head, tail = body, list[str]()
+        body = body[_editor_rows(joined[typed_at], body, run, frame) :]
+        head, tail = _glued(joined[typed_at], run.typed) + body, list[str]()
     else:
         if start is None:
             assert run.mark is not None
@@ -557,11 +601,25 @@ async def _read_output(
         if start is not None:
             both = head + tail if not omitted else head
             at = _typed_index(both[:64], run.typed)
-            dropped = (at if at is not None else 0) + 1
-            if omitted:
-                head = head[dropped:]
+            # Not echoed (`stty -echo` in a shell without a line editor, as dash
+            # is): the output starts on the prompt row, right of the prompt.
+            if at is None:
+                first_line = _after_prompt(both[0], run, frame) if both else []
             else:
-                head, tail = [], both[dropped:]
+                first_line = _glued(both[at], run.typed)
+            dropped = (at if at is not None else 0) + 1
+            if at is not None:
+                dropped += _editor_rows(both[at], both[dropped:], run, frame)
+            if omitted:
+                head = first_line + head[dropped:]
+            else:
+                head, tail = [], first_line + both[dropped:]
+    # `set -v` (verbose) has the shell print each line it reads: the typed line
+    # comes once more, as the output's first line, before the command runs.
+    if head and head[0].strip() == run.typed.strip():
+        head = head[1:]
+    elif not head and tail and tail[0].strip() == run.typed.strip():
+        tail = tail[1:]
     return Outcome(
         exit_status=run.status,
         head=[line.rstrip() for line in head],
