@@ -185,6 +185,27 @@ async def test_echo_off_keeps_the_output(private_tmux: PrivateTmux, shell: str) 
 
 
 @pytest.mark.parametrize("shell", sorted(SHELLS))
+async def test_a_prompt_like_a_continuation_is_refused_saying_what_to_do(
+    private_tmux: PrivateTmux, shell: str
+) -> None:
+    """PS1='> ' looks exactly like PS2 on the screen, so the refusal stands (typing into
+    a real continuation could run the pending command with the typed words); it said
+    only "cancel with C-c", which changes nothing there. It now names PS1 and a fix."""
+    async with serve(private_tmux) as session:
+        pane = _shell_session(private_tmux, f"ps1-{shell}", shell)
+        await _configure(private_tmux, pane, "PS1='> '")
+        refused = await session.call_tool(
+            "run_command", {"pane_id": pane, "command": "echo SECRET-PAYLOAD"}
+        )
+        assert "[pane-not-ready]" in error_text(refused)
+        assert "PS1" in error_text(refused)
+        assert "SECRET-PAYLOAD" not in private_tmux.bare("capture-pane", "-p", "-t", pane).stdout
+        await _configure(private_tmux, pane, "PS1='$ '")
+        done = await _run(session, pane, "echo after")
+        assert done["output"] == "after"
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
 @pytest.mark.parametrize("remain", [False, True])
 async def test_exit_says_what_became_of_the_pane(
     private_tmux: PrivateTmux, shell: str, remain: bool

@@ -333,7 +333,10 @@ def refuse_continuation(pane: str, state: PaneState, screen: list[str]) -> None:
         raise PaneNotReady(
             f"pane {pane}'s shell is waiting for the rest of a command (its prompt is "
             f"{before!r}: an unclosed quote, here-document, loop or a line ending in \\); "
-            "typing now would add to that command. Cancel it with send_keys C-c, then retry"
+            "typing now would add to that command. Cancel it with send_keys C-c, then retry. "
+            "If that is the shell's own prompt (PS1 set to '> ', which looks exactly like the "
+            "continuation prompt PS2), tmuxmcp cannot tell the two apart: give PS1 another "
+            "ending in that shell (PS1='$ ' or '% ')"
         )
 
 
