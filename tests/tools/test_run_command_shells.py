@@ -264,3 +264,15 @@ async def test_a_typed_line_as_wide_as_the_pane_keeps_the_first_output_line(
             word = "a" * width
             done = await _run(session, pane, f"echo {word}")
             assert done["output"] == word, (width, done["output"])
+
+
+async def test_zsh_rprompt_is_not_output(private_tmux: PrivateTmux) -> None:
+    """zsh keeps RPROMPT right of an accepted line that leaves room for it: that text
+    is on the typed line's row but is no output (a regression test for the wide-line
+    fix above, which first took it for the output's first line)."""
+    async with serve(private_tmux) as session:
+        pane = _shell_session(private_tmux, "rprompt", "zsh")
+        await _configure(private_tmux, pane, "RPROMPT='[%?]'", "PS1='%# '")
+        for command, status, output in (("false", 1, ""), ("echo x", 0, "x")):
+            done = await _run(session, pane, command)
+            assert (done["exit_status"], done["output"]) == (status, output)

@@ -442,18 +442,23 @@ async def _joined(
     return [_rows(chunk) for chunk in _split(out.stdout, sep)[1:]]
 
 
-def _glued(line: str, typed: str) -> list[str]:
+def _glued(line: str, typed: str, width: int) -> list[str]:
     """Output joined to the end of the typed line's row, as its first line.
 
     A typed line that fills its last row exactly leaves the cursor in the
     terminal's pending-wrap state; the output's first character then wraps,
     and tmux joins that row to the typed one (`capture-pane -J`): a command
-    whose line was as wide as the pane lost its first output line.
+    whose line was as wide as the pane lost its first output line. Only text
+    that starts a row counts: right of a typed line that ends mid-row is the
+    line editor's (zsh's RPROMPT), not output.
     """
     end = typed.strip()[-32:]
     at = line.rfind(end)
-    rest = line[at + len(end) :].rstrip() if at >= 0 else ""
-    return [rest] if rest else []
+    if at < 0 or width <= 0:
+        return []
+    stop = at + len(end)
+    rest = line[stop:].rstrip()
+    return [rest] if rest and cells(line[:stop]) % width == 0 else []
 
 
 def _editor_rows(line: str, below: list[str], run: Run, frame: Frame) -> int:
@@ -587,7 +592,7 @@ async def _read_output(
         below = frame.height - 1 - frame.cursor_y + (0 if keep_cursor_row else 1)
         body = joined[typed_at + 1 : len(joined) - below if below else None]
         body = body[_editor_rows(joined[typed_at], body, run, frame) :]
-        head, tail = _glued(joined[typed_at], run.typed) + body, list[str]()
+        head, tail = _glued(joined[typed_at], run.typed, frame.width) + body, list[str]()
     else:
         if start is None:
             assert run.mark is not None
@@ -606,7 +611,7 @@ async def _read_output(
             if at is None:
                 first_line = _after_prompt(both[0], run, frame) if both else []
             else:
-                first_line = _glued(both[at], run.typed)
+                first_line = _glued(both[at], run.typed, frame.width)
             dropped = (at if at is not None else 0) + 1
             if at is not None:
                 dropped += _editor_rows(both[at], both[dropped:], run, frame)
