@@ -10,6 +10,8 @@ The cases that already behaved (set -u, noclobber, vi mode, set +m, a deleted
 working directory, umask 777, PROMPT_COMMAND, precmd, RPROMPT, PROMPT_SP, a
 here-document, a trailing backslash, a comment, an unclosed quote, a command
 reading stdin) are described in docs/patterns.md, not pinned here twice.
+Every command here runs in the pane's own shell only (CM-6), and a refusal
+types nothing that could run.
 """
 
 from __future__ import annotations
