@@ -235,6 +235,34 @@ async def test_exit_says_what_became_of_the_pane(
         await session.send_ping()
 
 
+async def test_a_nested_shell_that_exits_leaves_the_pane_to_its_own_shell(
+    private_tmux: PrivateTmux,
+) -> None:
+    """A shell started inside the pane's shell (`sh` typed at bash's prompt) that runs
+    `exit 3`: the pane's own process still ran, so after 2 s more of asking tmux the
+    report said the pane was respawned. It now says the pane's own shell runs on, at
+    once, and the next run goes to it."""
+    async with serve(private_tmux) as session:
+        pane = _shell_session(private_tmux, "nested", "bash")
+        await _configure(private_tmux, pane, "sh")
+        with trio.fail_after(20):
+            result = await session.call_tool(
+                "run_command", {"pane_id": pane, "command": "exit 3", "timeout": 15}
+            )
+        text = error_text(result)
+        assert "exited during the command" in text and "pane's own program" in text
+        assert "respawned" not in text
+        with trio.fail_after(20):
+            while True:
+                again = await session.call_tool(
+                    "run_command", {"pane_id": pane, "command": "echo $BASH_VERSINFO"}
+                )
+                if not again.is_error:
+                    break
+                await trio.sleep(0.1)
+        assert structured(again)["output"].isdigit()
+
+
 async def test_a_shell_named_by_its_path_gets_the_posix_script(tmp_path: Any) -> None:
     """The script is written for the shell found: bash and zsh call `builtin`, every other
     shell POSIX `command` (zsh's `command` runs external programs only)."""

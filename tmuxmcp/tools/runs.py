@@ -293,8 +293,9 @@ async def _shell_exited(ctx: ToolContext, run: Run) -> PaneNotReady:
             pid, dead, status = [*out.stdout.split(), "", "", ""][:3]
         except ObjectNotFound:
             pid = dead = status = ""
+        nested = run.shell_pid not in (None, run.pane_pid) and pid == str(run.pane_pid)
         settled = pid != str(run.pane_pid) or (dead == "1" and status != "")
-        if settled or trio.current_time() >= deadline:
+        if (nested and dead != "1") or settled or trio.current_time() >= deadline:
             break
         await trio.sleep(0.05)
     what = (
@@ -306,6 +307,12 @@ async def _shell_exited(ctx: ToolContext, run: Run) -> PaneNotReady:
         return PaneNotReady(
             f"{what}. The pane closed with its shell; run commands in another pane "
             "(list_panes, split_pane or create_window)"
+        )
+    if nested and dead != "1":
+        return PaneNotReady(
+            f"{what}. That shell ran inside the pane's own program (pid {run.pane_pid}), "
+            "which runs on: the pane's own shell is likely back at its prompt, and "
+            "capture_pane shows what it is doing"
         )
     if dead == "1":
         code = f"; the shell's own exit status was {status}" if status.isdigit() else ""
