@@ -10,6 +10,7 @@ a caller mistake, ``ObjectNotFound``. Results are read back with bare tmux.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from typing import Any
 
@@ -325,8 +326,11 @@ async def test_a_maximal_literal_chunk_fits_in_one_tmux_command(private_tmux: Pr
     for chunk in (worst, emoji):
         assert len(chunk.encode()) == MAX_LITERAL_CHUNK_BYTES
         await client.run(cmd("send-keys", "-l", t=ids["pane_id"], args=[chunk]))
-    # Control: the limit is real, so the assertion above can fail.
-    with pytest.raises(TmuxCommandFailed, match=r"too long|failed to send"):
+    # Control: the limit is real, so the assertion above can fail. tmux itself
+    # refuses the longer chunk, and tmuxmcp's client refuses it before tmux runs.
+    over = private_tmux.bare("send-keys", "-l", "-t", ids["pane_id"], "a" * 16400, check=False)
+    assert over.returncode != 0 and re.search(r"too long|failed to send", over.stderr), over
+    with pytest.raises(CommandTooLong):
         await client.run(cmd("send-keys", "-l", t=ids["pane_id"], args=["a" * 16400]))
 
 
