@@ -29,6 +29,8 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import CallToolResult
 
+from tmuxmcp.driver.argv import escape_element
+
 DEDICATED = "tmuxmcp"
 
 
@@ -69,6 +71,19 @@ class PrivateTmux:
         if check and done.returncode != 0:
             raise AssertionError(f"tmux {args} failed: {done.stderr}")
         return done
+
+    def holds(self, target: str, variable: str, value: str, label: str = DEDICATED) -> bool:
+        """Whether ``#{variable}`` of ``target`` is exactly ``value``, compared by tmux itself.
+
+        For values bare tmux does not print as they are: 3.4 and 3.5a print a
+        control character as an octal escape and 3.4 a ``$`` before a letter
+        as ``\\$``, so printed output is no oracle there. ``value`` goes into a
+        user option (stored as given) and ``#{==:}`` prints ``1`` or ``0``.
+        """
+        option = "@tmuxmcp_test_expected"
+        self.bare("set-option", "-s", "--", option, escape_element(value), label=label)
+        same = f"#{{==:#{{{variable}}},#{{{option}}}}}"
+        return self.bare("display-message", "-p", "-t", target, same, label=label).stdout == "1\n"
 
     def private_home(self, shell: str) -> str:
         """An empty ``HOME`` inside the directory and ``shell`` as ``SHELL``, for pane shells

@@ -16,6 +16,10 @@ two ways, depending on its version (tmux source, ``server_client_print`` and
   VIS_CSTYLE | VIS_NOSLASH``, so a control character becomes ``\\036``,
   ``\\r`` and so on, while space, tab, newline, every other printable ASCII
   character, valid UTF-8 and the backslash itself are printed as they are.
+  3.4 alone also prints a ``$`` that a letter, ``_`` or ``{`` follows as
+  ``\\$`` (its ``utf8_strvis`` does so unconditionally; 3.5 only with
+  ``VIS_DQ``, which printing does not pass), so a title ``$HOME`` reads
+  ``\\$HOME`` there.
 
 A control-character marker is therefore printed differently per version, and
 on an escaped tmux it reads exactly like a value holding the text ``\\036``.
@@ -28,8 +32,9 @@ Rule 2, every value is self-delimiting. Each field is expanded as
 ``#{s/\\\\/\\\\\\\\/:name}``: tmux doubles every backslash in the value before
 it prints it. Then in the printed text a backslash is always the start of an
 escape: ``\\\\`` (a backslash of the value), or, on an escaped tmux, an escape
-that tmux's ``vis`` writes (three octal digits, or one of ``nrbavtfs0``).
-``decode_value`` undoes both; any other backslash is an error, never a guess.
+that tmux's ``vis`` writes (three octal digits, or one of ``nrbavtfs0``), or
+3.4's ``\\$``. ``decode_value`` undoes them all; any other backslash is an
+error, never a guess.
 Octal escapes are bytes that were not valid UTF-8 (valid UTF-8 is printed as
 it is), so the decoded bytes are read as UTF-8 with U+FFFD replacements, which
 is what a raw tmux's output becomes in ``client.decode``. The value is then the
@@ -69,10 +74,12 @@ _VIS_LETTERS = {
     "f": "\f",
     "s": " ",
     "0": "\0",
+    "$": "$",  # not vis: tmux 3.4's utf8_strvis escapes "$" before [A-Za-z_{] (Rule 1)
 }
-"""The ``VIS_CSTYLE`` escapes of tmux's ``vis`` (compat/vis.c), and what each stands for."""
+"""The ``VIS_CSTYLE`` escapes of tmux's ``vis`` (compat/vis.c) and 3.4's ``\\$``, and
+what each stands for."""
 
-_ESCAPE = re.compile(r"\\(?:(\\)|([0-3][0-7]{2})|([nrbavtfs0]))|(\\)")
+_ESCAPE = re.compile(r"\\(?:(\\)|([0-3][0-7]{2})|([nrbavtfs0$]))|(\\)")
 
 
 def expand(name: str) -> str:

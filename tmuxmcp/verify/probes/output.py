@@ -48,11 +48,13 @@ async def probe_output_fence(lab: Lab) -> None:
         raise ClaimFailed(f"when the fence showed, the screen ended with {body[-2:]!r}")
 
 
-FRAMED_DIRECTORY = "r\\q\\036\x01\x1b\x7f\r\t\nz\\ S F E M é \\ne\\"
+FRAMED_DIRECTORY = "r\\q\\036\x01\x1b\x7f\r\t\nz\\ S F E M é \\ne $HOME\\"
 """A start directory with every character class the framing must survive (lab Rule 2)."""
 
-FRAMED_TITLE = "t\\036 \\ \\\\ S F E M \\n %end {last} é☺"
-"""A printable pane title with backslashes and marker-like text."""
+FRAMED_TITLE = "t\\036 \\ \\\\ S F E M \\n %end {last} é☺ $HOME ${x} $_ \\$x $"
+"""A printable pane title with backslashes, marker-like text and dollars (tmux 3.4
+prints ``\\$`` for a ``$`` before a letter, ``_`` or ``{``; this one ends in ``$``,
+which the next field's marker letter follows)."""
 
 
 async def probe_record_framing(lab: Lab) -> None:
