@@ -192,7 +192,8 @@ async def test_a_tmux_error_is_command_failed(private_tmux: PrivateTmux) -> None
     ids = private_tmux.new_session("c")
     client = _client(private_tmux)
     await binding.establish(client)
-    with pytest.raises(TmuxCommandFailed, match="too many arguments"):
+    # tmux 3.3 and later say "too many arguments"; 3.2a prints the usage line.
+    with pytest.raises(TmuxCommandFailed, match=r"too many arguments|usage: rename-window"):
         await client.run(cmd("rename-window", t=ids["window_id"], args=["a", "b"]))
     name = private_tmux.bare("list-windows", "-t", ids["session_id"], "-F", "#{window_name}")
     assert name.stdout != "a\n"
@@ -287,6 +288,28 @@ async def test_a_replacement_that_copies_the_gate_option_is_refused(
     assert "nothing was run" in info.value.message
     names = private_tmux.bare("list-sessions", "-F", "#{session_name}").stdout
     assert names == "theirs\n"
+
+
+async def test_the_bound_identity_without_the_gate_option_is_refused(
+    private_tmux: PrivateTmux,
+) -> None:
+    """CM-1: only the option binding set opens the gate, not the identity alone.
+
+    A server on the socket with the bound pid and start time but without the
+    ``@tmuxmcp_<nonce>`` option (here: the bound server, the option removed by
+    another client) is refused and nothing after the gate runs. Found on tmux
+    3.2a, whose ``show-options`` prints nothing and succeeds for a missing user
+    option: the rename ran there (verify's ``gate-foreign`` failed).
+    """
+    client = _client(private_tmux)
+    await binding.establish(client)
+    ids = private_tmux.new_session("ours")
+    private_tmux.bare("set-option", "-s", "-u", client.marker)
+    with pytest.raises(ServerReplaced) as info:
+        await client.run(cmd("rename-session", t=ids["session_id"], args=["renamed-by-tmuxmcp"]))
+    assert "nothing was run" in info.value.message
+    names = private_tmux.bare("list-sessions", "-F", "#{session_name}").stdout
+    assert names == "ours\n"
 
 
 async def test_a_same_pid_server_with_another_start_time_is_replaced(

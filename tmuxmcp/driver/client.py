@@ -10,19 +10,23 @@ Every invocation is ``tmux -u -N <socket> <commands>``:
 Each call is prefixed, in the same tmux process, by a gate: one ``show-options
 -s -v`` whose option name is a format the answering server expands itself::
 
-    #{?#{==:#{pid}.#{start_time},<pid>.<start>},@tmuxmcp_<nonce>,tmuxmcp-server-replaced}
+    #{?#{==:#{pid}.#{start_time}.#{@tmuxmcp_<nonce>},<pid>.<start>.<pid>:<start>},
+       @tmuxmcp_<nonce>,tmuxmcp-server-replaced}
 
 The pid and start time compared are the live server's own (``getpid()`` and
 the time it started), not a stored value, so copying the ``@tmuxmcp_<nonce>``
 option (any client of the socket can read it) does not make another server
-pass. On a mismatch the name is ``tmuxmcp-server-replaced``: not a ``@`` user
-option and not a prefix of any tmux option, so no client can create it, and
-``show-options`` fails with "invalid option". On a match the bound server's
-own option must still exist (it is set by ``binding.mark``). Either failure
-stops the rest of the command list: tmux removes every later command of the
-same group when one returns an error (``cmdq_next`` calls
-``cmdq_remove_group``; cmd-queue.c, 3.3a to 3.6a). So nothing runs on a
-replacement or foreign server, and the call is refused with
+pass. The bound server's own option must also still hold the identity
+``binding.mark`` set, compared in the same expansion: ``show-options`` on a
+missing user option fails from tmux 3.3 but prints nothing and succeeds on
+3.2a (tmux commit 7bd9cdf6f, GitHub issue 2938), so the option's existence
+cannot be left to ``show-options`` alone. On a mismatch the name is
+``tmuxmcp-server-replaced``: not a ``@`` user option and not a prefix of any
+tmux option, so no client can create it, and ``show-options`` fails with
+"invalid option" on every version. That failure stops the rest of the command
+list: tmux removes every later command of the same group when one returns an
+error (``cmdq_next`` calls ``cmdq_remove_group``; cmd-queue.c, 3.3a to 3.6a).
+So nothing runs on a replacement or foreign server, and the call is refused with
 ``ServerReplaced``; the provenance decided at startup is never claimed for, or
 acted on, another server (CM-1, CM-3).
 
@@ -399,15 +403,18 @@ def gate_name(
     watch: ConfigWatch | None = None,
     names: Sequence[str] = (),
 ) -> str:
-    """The gate's option name: ``marker`` only if the live server is ``bound``
-    (and, with a ``watch``, its aliases and the hooks of ``names`` unchanged).
+    """The gate's option name: ``marker`` only if the live server is ``bound`` and
+    its ``marker`` option holds that identity (and, with a ``watch``, its aliases
+    and the hooks of ``names`` unchanged).
 
     Built from the marker (``@tmuxmcp_`` and hex), two integers, the startup
     alias text (``SAFE_ALIASES`` only) and command names of this package: no
     caller data enters this format.
     """
-    live = "#{pid}.#{start_time}"
-    expected = f"{bound.pid}.{bound.start_time}"
+    # The marker's value is compared here too: tmux 3.2a's show-options succeeds
+    # on a missing user option, so a server without it must already fail here.
+    live = f"#{{pid}}.#{{start_time}}.#{{{marker}}}"
+    expected = f"{bound.pid}.{bound.start_time}.{bound.pid}:{bound.start_time}"
     chosen = marker
     if watch is not None:
         if not SAFE_ALIASES.fullmatch(watch.aliases):
