@@ -221,3 +221,55 @@ def test_sdk_imports_shells_skip_a_package_init_or_fall_back(
     value, ran = done.stdout.split()
     assert value == ("2" if user == "plain_user" else "1")
     assert ran == str(package_init_ran)
+
+
+def _old_tmux(directory: Path) -> tuple[str, Path]:
+    """A fake ``tmux`` that reports 3.1c and logs each argv; every other call fails."""
+    log = directory / "argv.log"
+    script = directory / "tmux"
+    script.write_text(
+        "#!/bin/sh\n"
+        f'printf "%s\\n" "$*" >> "{log}"\n'
+        'if [ "$1" = "-V" ]; then echo "tmux 3.1c"; exit 0; fi\n'
+        "echo 'tmux: unknown option -- N' >&2\n"
+        "exit 1\n"
+    )
+    script.chmod(0o755)
+    return str(script), log
+
+
+@pytest.mark.parametrize("command", ["serve", "surface"])
+def test_a_tmux_older_than_3_2_is_refused_at_startup_in_one_line(
+    private_tmux: PrivateTmux, tmp_path: Path, command: str
+) -> None:
+    """Rule 1 of ``driver.versions``: before any server is asked (only ``tmux -V`` ran),
+    one line naming the version found and the oldest supported one.
+
+    Before, a 3.1c binary got ``[tmux-command-failed] tmux reported an error:
+    tmux: unknown option -- N usage: ...`` (measured on a 3.1c build).
+    """
+    fake, log = _old_tmux(tmp_path)
+    done = _run(private_tmux, command, "--tmux", fake)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.splitlines() == [
+        "tmuxmcp: error: [tmux-unsupported] tmux 3.1c is older than 3.2, the oldest tmux "
+        "tmuxmcp supports (every call passes -N, which tmux 3.2 added); install a newer "
+        "tmux or name one with --tmux"
+    ]
+    assert done.stdout == ""
+    assert log.read_text() == "-V\n"
+
+
+def test_verify_refuses_a_tmux_older_than_3_2_in_one_fail_line(
+    private_tmux: PrivateTmux, tmp_path: Path
+) -> None:
+    fake, log = _old_tmux(tmp_path)
+    private_tmux.env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    done = _run(private_tmux, "verify", "--tmux", fake)
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.splitlines() == [
+        "FAIL supported-version: tmux is 3.2 or later (tmux 3.1c): [tmux-unsupported] "
+        "tmux 3.1c is older than 3.2, the oldest tmux tmuxmcp supports (every call passes "
+        "-N, which tmux 3.2 added); install a newer tmux or name one with --tmux"
+    ]
+    assert log.read_text() == "-V\n"  # no lab server was started

@@ -18,6 +18,7 @@ a client can tell error kinds apart without parsing prose.
     │   ├── TmuxCommandFailed    tmux ran and reported an error
     │   ├── TmuxTimeout          tmux did not answer before the deadline
     │   ├── TmuxUnavailable      the tmux binary cannot be run
+    │   ├── TmuxUnsupported      the tmux binary is older than tmuxmcp supports
     │   ├── ServerGone           no tmux server answers on the socket
     │   ├── ServerReplaced       a different tmux server now owns the socket
     │   └── ConfigurationChanged an alias or hook appeared that voids the hints
@@ -130,6 +131,18 @@ class TmuxUnavailable(TmuxError):
     """You get this when the tmux binary cannot be started at all."""
 
     reference = "tmux-unavailable"
+
+
+class TmuxUnsupported(TmuxError):
+    """You get this at startup when the tmux binary is older than the oldest
+    version tmuxmcp can drive (``driver.versions``); nothing was run on a server."""
+
+    reference = "tmux-unsupported"
+
+    def __init__(self, message: str, *, version: str) -> None:
+        super().__init__(message)
+        self.version = version
+        """The version the binary reported, e.g. ``3.1c``."""
 
 
 class ServerGone(TmuxError):

@@ -2,8 +2,10 @@
 
 Order (each step can stop startup with a clear error):
 1. tool and toolset names are checked (before tmux is contacted);
-2. the socket's server is found or started, and provenance decided;
-3. the surface is resolved, annotation evidence gathered, and the published
+2. the tmux binary's version is checked against the oldest supported one
+   (``driver.versions``; only ``tmux -V`` runs, no server is asked);
+3. the socket's server is found or started, and provenance decided;
+4. the surface is resolved, annotation evidence gathered, and the published
    surface built, all by ``decide``. None of it changes afterwards.
 
 ``serve`` (``start`` -> ``build``) and ``surface`` (``predict``) differ only
@@ -32,7 +34,7 @@ from tmuxmcp.capability.surface import (
 )
 from tmuxmcp.config import Config
 from tmuxmcp.definition import BY_NAME, DEFINITION, RESOURCES
-from tmuxmcp.driver import binding
+from tmuxmcp.driver import binding, versions
 from tmuxmcp.driver.binding import Provenance, ServerFacts
 from tmuxmcp.driver.client import ConfigWatch, TmuxClient, arrays_in_formats
 from tmuxmcp.tools.context import ToolContext
@@ -205,6 +207,7 @@ async def start(config: Config) -> Runtime:
     """Bind to (or start) the server and freeze the surface."""
     check_names(DEFINITION, config.request)
     client = new_client(config)
+    await versions.require_supported(client.binary, client.env, client.timeout)
     facts = await binding.establish(client)
     built = build(config, facts, client)
     announce(built.surface)
@@ -215,6 +218,7 @@ async def predict(config: Config) -> dict[str, Any]:
     """What ``serve`` would publish, without starting a server (``tmuxmcp surface``)."""
     check_names(DEFINITION, config.request)
     client = new_client(config)
+    await versions.require_supported(client.binary, client.env, client.timeout)
     found = await binding.probe(client)
     if found is None:
         provenance, server = (

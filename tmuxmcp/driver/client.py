@@ -72,6 +72,7 @@ import msgspec
 from tmuxmcp.driver import _spawn, liveness
 from tmuxmcp.driver.argv import Command, cmd, render
 from tmuxmcp.driver.socket import SocketSelection
+from tmuxmcp.driver.versions import version_tuple
 from tmuxmcp.errors import (
     ConfigurationChanged,
     ObjectNotFound,
@@ -311,14 +312,6 @@ exists and ``show-options`` always fails on it ("invalid option")."""
 
 ARRAYS_IN_FORMATS = (3, 5)
 """The first tmux release whose formats expand a whole array option."""
-
-_VERSION = re.compile(r"tmux (?:next-)?(\d+)\.(\d+)")
-
-
-def version_tuple(text: str) -> tuple[int, int] | None:
-    """``"tmux 3.5a"`` (``tmux -V``) as ``(3, 5)``; None if unrecognised."""
-    found = _VERSION.match(text.strip())
-    return (int(found.group(1)), int(found.group(2))) if found else None
 
 
 async def arrays_in_formats(client: TmuxClient) -> bool:

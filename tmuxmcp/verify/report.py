@@ -2,8 +2,9 @@
 
 Rules: a run passes when no *safety* claim failed (a strictness finding is a
 ``NOTE``, see ``tmuxmcp.verify.claims``); a version CI does not prove adds a
-``NOTE unproven-version`` line; the record written for ``server_info``
-(``tmuxmcp.verify.cache``) holds the same verdicts the lines show.
+``NOTE unproven-version`` line, unless tmuxmcp does not support it at all; the
+record written for ``server_info`` (``tmuxmcp.verify.cache``) holds the same
+verdicts the lines show.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ class Report(msgspec.Struct, frozen=True):
     def notes(self) -> dict[str, str]:
         """Strictness findings, and an unproven version: slug -> what was found."""
         found = {o.slug: o.detail for o in self.outcomes if o.status == "NOTE"}
-        if self.version != "unknown" and not proven_in_ci(self.version):
+        refused = any(o.slug == "supported-version" for o in self.outcomes)
+        if self.version != "unknown" and not refused and not proven_in_ci(self.version):
             found["unproven-version"] = unproven_note(self.version)
         return found
 

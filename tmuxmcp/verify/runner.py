@@ -3,7 +3,9 @@
 Rules: the claims run one after another on one private server
 (``tmuxmcp.verify.lab``), each starting with no sentinel; a probe that raises
 anything is that claim's ``FAIL`` line, never a traceback, and the next
-claim still runs; a server that does not start is one ``FAIL setup`` line.
+claim still runs; a server that does not start is one ``FAIL setup`` line,
+and a tmux older than the oldest supported version (``driver.versions``) is
+one ``FAIL supported-version`` line, with no server started.
 The command prints one line per claim and exits 0 unless a safety claim
 failed.
 """
@@ -17,10 +19,18 @@ from collections.abc import Sequence
 
 import trio
 
-from tmuxmcp.config import resolve_binary
-from tmuxmcp.errors import TmuxMcpError
+from tmuxmcp.config import child_environment, resolve_binary
+from tmuxmcp.driver import versions
+from tmuxmcp.errors import TmuxMcpError, TmuxUnsupported
 from tmuxmcp.verify.claims import CLAIMS, Claim
-from tmuxmcp.verify.lab import ClaimFailed, Encoders, Lab, current_encoders, open_lab
+from tmuxmcp.verify.lab import (
+    PROBE_SECONDS,
+    ClaimFailed,
+    Encoders,
+    Lab,
+    current_encoders,
+    open_lab,
+)
 from tmuxmcp.verify.report import Outcome, Report
 
 
@@ -44,6 +54,16 @@ async def run_async(
 ) -> Report:
     """Probe ``claims`` against ``binary`` on a throwaway server."""
     chosen = current_encoders() if encoders is None else encoders
+    try:
+        await versions.require_supported(binary, child_environment(os.environ), PROBE_SECONDS)
+    except TmuxUnsupported as exc:
+        too_old = Outcome(
+            "supported-version",
+            f"tmux is {versions.OLDEST_SUPPORTED_TEXT} or later",
+            False,
+            exc.for_client(),
+        )
+        return Report(binary=binary, version=exc.version, outcomes=(too_old,))
     async with open_lab(binary, chosen) as lab:
         try:
             version = await lab.start()
