@@ -9,7 +9,11 @@ Rules kept here:
 * new objects are created detached (``-d``), so a person attached to the
   socket keeps their view;
 * each call is one tmux invocation; where a result reports what tmux stored,
-  the read-back query runs in that same invocation.
+  the read-back query runs in that same invocation. One exception:
+  ``create_session`` with a size on a tmux server before 3.3, which sizes a
+  detached session's window by the command client instead (tmux commit
+  df3fe2aa7, GitHub issue 2772; measured on 3.2a: ``-x 5 -y 3`` gave 80x23),
+  so a second invocation resizes the new window by its id.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from tmuxmcp.capability.params import (
 from tmuxmcp.capability.results import Name, TmuxId
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.driver.records import RecordFormat
+from tmuxmcp.driver.versions import version_tuple
 from tmuxmcp.errors import InvalidArguments, TmuxCommandFailed
 from tmuxmcp.sinks import Sink
 from tmuxmcp.tools.context import ToolContext
@@ -90,10 +95,14 @@ class CreateSessionArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True,
     height: Annotated[int, number("Window height in cells.", ge=1, le=MAX_SIZE)] | None = None
 
 
+DETACHED_SIZE_KEPT = (3, 3)
+"""The first tmux whose ``new-session -d -x -y`` keeps that size (module rules)."""
+
+
 async def create_session(ctx: ToolContext, args: CreateSessionArgs) -> Created:
     """Handler for create_session."""
     name = args.name
-    return await _create(
+    created = await _create(
         ctx,
         cmd(
             "new-session",
@@ -105,6 +114,13 @@ async def create_session(ctx: ToolContext, args: CreateSessionArgs) -> Created:
             y=args.height,
         ),
     )
+    sized = args.width is not None or args.height is not None
+    release = version_tuple(ctx.facts.version)
+    if sized and release is not None and release < DETACHED_SIZE_KEPT:
+        # The window's size becomes manual (resize-window's effect); on 3.3 and
+        # later it follows an attaching client, here it keeps the size asked for.
+        await ctx.client.run(cmd("resize-window", t=created.window_id, x=args.width, y=args.height))
+    return created
 
 
 class CreateWindowArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
