@@ -56,6 +56,26 @@ FRAMED_TITLE = "t\\036 \\ \\\\ S F E M \\n %end {last} é☺ $HOME ${x} $_ \\$x 
 prints ``\\$`` for a ``$`` before a letter, ``_`` or ``{``; this one ends in ``$``,
 which the next field's marker letter follows)."""
 
+STORED_TITLE_OPTION = "@tmuxmcp_verify_title"
+
+
+async def stored_title(lab: Lab, pane: str, title: str) -> str:
+    """What tmux stored for a pane title set to ``title``, compared inside tmux.
+
+    The value as given, or (tmux 3.7 and later, whose ``clean_name`` passes
+    every title through ``vis``) with each backslash doubled. Each candidate
+    is put in a user option and compared with ``#{==:}``, which prints ``0``
+    or ``1`` on every version, so the answer owes nothing to ``driver.records``.
+    """
+    candidates = (title, title.replace("\\", "\\\\"))
+    for candidate in candidates:
+        value = lab.encoders.argv(candidate)
+        await lab.ok(["set-option", "-s", STORED_TITLE_OPTION, value])
+        same = f"#{{==:#{{pane_title}},#{{{STORED_TITLE_OPTION}}}}}"
+        if (await lab.ok(["display-message", "-p", "-t", pane, same])).strip() == "1":
+            return candidate
+    raise ClaimFailed(f"tmux stored the pane title {title!r} as neither of {candidates!r}")
+
 
 async def probe_record_framing(lab: Lab) -> None:
     """Records framed by ``driver.records`` read back exactly on this tmux.
@@ -83,13 +103,14 @@ async def probe_record_framing(lab: Lab) -> None:
     await lab.ok(["wait-for", "framed"])
     title = lab.encoders.argv(lab.encoders.format(FRAMED_TITLE))
     await lab.ok(["select-pane", "-t", pane, "-T", title])
+    expected_title = await stored_title(lab, pane, FRAMED_TITLE)
     frame = RecordFormat(("pane_id", "pane_current_path", "pane_title", "version"))
     printed = await lab.ok(["list-panes", "-t", pane, "-F", frame.template])
     try:
         records = frame.parse(printed)
     except TmuxMcpError as exc:
         raise ClaimFailed(f"{exc.for_client()}; tmux printed {printed[:120]!r}") from exc
-    expected = {"pane_id": pane, "pane_current_path": directory, "pane_title": FRAMED_TITLE}
+    expected = {"pane_id": pane, "pane_current_path": directory, "pane_title": expected_title}
     got = [{k: v for k, v in r.items() if k != "version"} for r in records]
     if got != [expected]:
         raise ClaimFailed(f"read {got!r} for {expected!r}; tmux printed {printed[:120]!r}")
