@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping
 
 from tmuxmcp.driver import _spawn
-from tmuxmcp.errors import TmuxUnsupported
+from tmuxmcp.errors import TmuxTimeout, TmuxUnavailable, TmuxUnsupported
 
 OLDEST_SUPPORTED = (3, 2)
 """The first tmux release with the client flag ``-N`` (Rule 1)."""
@@ -55,10 +55,13 @@ def refusal(text: str) -> TmuxUnsupported | None:
 async def require_supported(binary: str, env: Mapping[str, str], seconds: float) -> None:
     """Raise ``TmuxUnsupported`` if ``binary`` reports a version below the floor.
 
-    A binary that does not answer ``-V`` is left to the first real call,
-    which reports why it cannot run.
+    A binary that cannot be run or does not answer ``-V`` is left to the
+    first real call, which reports why it cannot run.
     """
-    done = await _spawn.run_argv([binary, "-V"], env=env, seconds=seconds)
+    try:
+        done = await _spawn.run_argv([binary, "-V"], env=env, seconds=seconds)
+    except (TmuxUnavailable, TmuxTimeout):
+        return
     if done.returncode != 0:
         return
     refused = refusal(done.stdout.decode("utf-8", "replace"))
