@@ -15,6 +15,7 @@ The one private-tmux helper of the tests, the fuzz suite and the benchmarks
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -30,8 +31,18 @@ from mcp.client.stdio import stdio_client
 from mcp.types import CallToolResult
 
 from tmuxmcp.driver.argv import escape_element
+from tmuxmcp.driver.versions import version_tuple
+from tmuxmcp.tools.manage import DETACHED_SIZE_KEPT
 
 DEDICATED = "tmuxmcp"
+
+
+@functools.cache
+def _ignores_detached_size(binary: str) -> bool:
+    """Whether ``binary`` is a tmux before 3.3 (``tools.manage``'s rules say why)."""
+    done = subprocess.run([binary, "-V"], capture_output=True, text=True, check=False)
+    found = version_tuple(done.stdout)
+    return found is not None and found < DETACHED_SIZE_KEPT
 
 
 class PrivateTmux:
@@ -122,6 +133,10 @@ class PrivateTmux:
             *(extra or ("sh",)),
             label=label,
         ).stdout.split()
+        if _ignores_detached_size(self.binary):
+            # tmux before 3.3 sizes a detached session by the command client
+            # (80x23 here), not by -x/-y (tmux commit df3fe2aa7).
+            self.bare("resize-window", "-t", out[1], "-x", "80", "-y", "24", label=label)
         if not extra:
             deadline = time.monotonic() + 10
             while self.pane_command(out[2], label) != "sh":
