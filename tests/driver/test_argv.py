@@ -166,7 +166,8 @@ def test_rendered_trailing_semicolon_does_not_split_the_command(private_tmux: Pr
     argv = cmd("rename-window", t=ids["window_id"], args=["x;", "run-shell", f"touch {sentinel}"])
     done = private_tmux.bare(*argv.render(), check=False)
     assert done.returncode != 0
-    assert "too many arguments" in done.stderr
+    # tmux 3.3 and later say so; 3.2a prints the command's usage line instead.
+    assert "too many arguments" in done.stderr or "usage: rename-window" in done.stderr
     assert not os.path.exists(sentinel)
     assert _window_name(private_tmux, ids["session_id"]) != "x"
 
@@ -208,7 +209,8 @@ def test_positional_starting_with_dash_is_not_a_flag(private_tmux: PrivateTmux) 
     ids = private_tmux.new_session("argv")
     raw = private_tmux.bare("rename-window", "-t", ids["window_id"], "-a", check=False)
     assert raw.returncode != 0  # control: without '--' tmux reads a flag
-    assert "unknown flag" in raw.stderr
+    # "unknown flag -a" from tmux 3.3; 3.2a's getopt says "unknown option -- a".
+    assert "unknown flag" in raw.stderr or "unknown option -- a" in raw.stderr
     for name in ("-a", "-t", "--", "-", "-x;"):
         private_tmux.bare(*cmd("rename-window", t=ids["window_id"], args=[name]).render())
         assert _window_name(private_tmux, ids["session_id"]) == name
