@@ -13,7 +13,8 @@ a client can tell error kinds apart without parsing prose.
     │   ├── UnsafeValue          a value cannot be made safe for its sink
     │   ├── ObjectNotFound       a named tmux object does not exist
     │   ├── PaneNotReady         the pane cannot take a shell command now
-    │   └── SelfTeardownRefused  a teardown would remove tmuxmcp's own pane
+    │   ├── SelfTeardownRefused  a teardown would remove tmuxmcp's own pane
+    │   └── ZoomedTeardownRefused kill_session would crash tmux 3.4 (a zoomed window)
     ├── TmuxError                tmux could not do what was asked
     │   ├── TmuxCommandFailed    tmux ran and reported an error
     │   ├── TmuxTimeout          tmux did not answer before the deadline
@@ -104,6 +105,13 @@ class SelfTeardownRefused(CallerError):
     """
 
     reference = "self-teardown-refused"
+
+
+class ZoomedTeardownRefused(CallerError):
+    """You get this when kill_session would destroy a zoomed window on tmux 3.4,
+    whose server crashes then; unzoom the window first."""
+
+    reference = "zoomed-teardown-refused"
 
 
 class TmuxError(TmuxMcpError):

@@ -15,6 +15,7 @@ from mcp.shared.exceptions import MCPError
 
 from tests.raw_client import handshake
 from tests.support import PrivateTmux, error_text, serve, server_params, structured
+from tmuxmcp.driver.versions import version_tuple
 
 
 def _exists(tmux: PrivateTmux, target: str) -> bool:
@@ -47,6 +48,54 @@ async def test_kill_tools_delete_only_what_they_name(private_tmux: PrivateTmux) 
         )
         again = await session.call_tool("kill_session", {"session_id": doomed["session_id"]})
         assert error_text(again).startswith("[object-not-found]")
+
+
+def _tmux_release(tmux: PrivateTmux) -> tuple[int, int]:
+    found = version_tuple(tmux.bare("-V").stdout)
+    assert found is not None
+    return found
+
+
+async def test_killing_a_zoomed_window_never_takes_the_server_down(
+    private_tmux: PrivateTmux,
+) -> None:
+    """tmux 3.4's server crashes when kill-session destroys a zoomed window (zoom guard).
+
+    Found on 3.4 (the fuzz suite's world rebuild, then by hand): kill-session
+    of a session whose window was zoomed ended the server with every other
+    session on it ("server exited unexpectedly"); kill-window unzooms first
+    and is safe. On 3.4 kill_session is refused, nothing is killed, and the
+    caller is told to unzoom; on every other version it just works. Either
+    way the server and the bystander session survive.
+    """
+    async with serve(private_tmux) as session:
+        keep = private_tmux.new_session("keep")
+        pid = private_tmux.server_pid()
+        doomed = [private_tmux.new_session(f"zoomed{n}") for n in range(2)]
+        for ids in doomed:
+            private_tmux.bare("split-window", "-d", "-t", ids["pane_id"])
+            private_tmux.bare("resize-pane", "-Z", "-t", ids["pane_id"])
+        calls = [
+            ("kill_window", {"window_id": doomed[0]["window_id"]}, doomed[0]["window_id"]),
+            ("kill_session", {"session_id": doomed[1]["session_id"]}, doomed[1]["session_id"]),
+        ]
+        for tool, arguments, target in calls:
+            result = await session.call_tool(tool, arguments)
+            assert private_tmux.server_pid() == pid, f"{tool} took the tmux server down"
+            if tool == "kill_session" and _tmux_release(private_tmux) == (3, 4):
+                text = error_text(result)
+                assert text.startswith("[zoomed-teardown-refused] "), text
+                assert "unzoom it first" in text
+                assert _exists(private_tmux, target)
+            else:
+                assert structured(result)["id"] == target
+                assert not _exists(private_tmux, target)
+        assert _exists(private_tmux, keep["session_id"])
+        # Unzoomed, the same call kills it on 3.4 too.
+        private_tmux.bare("resize-pane", "-Z", "-t", doomed[1]["pane_id"], check=False)
+        await session.call_tool("kill_session", {"session_id": doomed[1]["session_id"]})
+        assert not _exists(private_tmux, doomed[1]["session_id"])
+        assert private_tmux.server_pid() == pid
 
 
 async def test_no_tool_kills_the_server(private_tmux: PrivateTmux) -> None:

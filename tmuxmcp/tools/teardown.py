@@ -11,6 +11,18 @@ The guard protects against these direct teardown tools only. It does not stop
 an equivalent command typed into a pane, or any other tmux client on the
 socket, and tmuxmcp does not claim to own the objects on a shared socket; it
 acts only on the ids it is given.
+
+Zoom guard: tmux 3.4's server crashes when ``kill-session`` destroys a
+zoomed window (``window_destroy`` unzooms it and queues a
+``window-layout-changed`` notification for a window about to be freed; fixed
+in 3.5 by tmux commit 6c0067c10, GitHub issue 3860). Measured: it ended the
+3.4 server every time; 3.2a, 3.3a, 3.5a, 3.6 and 3.7c survive, and
+``kill-window`` unzooms before it unlinks (``server_kill_window``), so it is
+safe on 3.4 too. On 3.4 ``kill_session`` therefore runs, in the same tmux
+invocation and just before the kill, a ``show-options`` whose option name
+tmux expands in the session's context: the marker if none of its windows is
+zoomed, else ``ZOOMED_OPTION``, which fails and drops the kill (the gate's
+mechanism, ``driver.client``). The caller is told to unzoom first.
 """
 
 from __future__ import annotations
@@ -19,10 +31,11 @@ import msgspec
 
 from tmuxmcp.capability.params import BufferName, PaneId, SessionId, WindowId
 from tmuxmcp.capability.results import Echo, Own
-from tmuxmcp.driver.argv import cmd
+from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.driver.buffers import delete_buffer_commands
 from tmuxmcp.driver.records import RecordFormat
-from tmuxmcp.errors import SelfTeardownRefused
+from tmuxmcp.driver.versions import version_tuple
+from tmuxmcp.errors import SelfTeardownRefused, TmuxCommandFailed, ZoomedTeardownRefused
 from tmuxmcp.sinks.target import IdKind
 from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.query import with_format
@@ -60,10 +73,45 @@ async def refuse_self_teardown(ctx: ToolContext, kind: IdKind, target: str) -> N
         )
 
 
+ZOOM_CRASH = (3, 4)
+"""The tmux release whose server crashes destroying a zoomed window (zoom guard)."""
+
+ZOOMED_OPTION = "tmuxmcp-window-zoomed"
+"""The option name the zoom guard asks for when a window it would destroy is zoomed:
+not a ``@`` user option nor a prefix of any tmux option, so ``show-options`` fails."""
+
+
+def zoom_guard(marker: str, session: str) -> Command:
+    """The zoom guard for ``kill-session`` of ``session`` (an id).
+
+    Expanded in the session's context, over every window of it (``#{W:...}``).
+    Built from constants, the marker and an id: no caller text.
+    """
+    if not marker.startswith("@tmuxmcp_") or not session.startswith("$"):
+        raise ValueError("zoom_guard takes tmuxmcp's marker and a session id")
+    name = f"#{{?#{{m:*1*,#{{W:#{{window_zoomed_flag}}}}}},{ZOOMED_OPTION},{marker}}}"
+    return cmd("show-options", "-s", "-v", t=session, args=[name])
+
+
 async def _kill(ctx: ToolContext, kind: IdKind, target: str) -> Deleted:
-    """``kill-session``, ``kill-window`` or ``kill-pane`` of one id, after the self guard."""
+    """``kill-session``, ``kill-window`` or ``kill-pane`` of one id, after the self guard
+    (and for a session on tmux 3.4 the zoom guard, in the same invocation)."""
     await refuse_self_teardown(ctx, kind, target)
-    await ctx.client.run(cmd(f"kill-{kind.value}", t=target))
+    kill = cmd(f"kill-{kind.value}", t=target)
+    if kind is not IdKind.SESSION or version_tuple(ctx.facts.version) != ZOOM_CRASH:
+        await ctx.client.run(kill)
+        return Deleted(id=target, deleted=kind.value)
+    try:
+        await ctx.client.run(zoom_guard(ctx.client.marker, target), kill)
+    except TmuxCommandFailed as exc:
+        if ZOOMED_OPTION not in str(exc):
+            raise
+        raise ZoomedTeardownRefused(
+            f"a window of session {target} is zoomed, and tmux 3.4 crashes its whole server "
+            "when kill-session destroys a zoomed window (fixed in tmux 3.5); nothing was "
+            "killed; unzoom it first (resize_pane with zoom) or kill its windows with "
+            "kill_window, then call again"
+        ) from None
     return Deleted(id=target, deleted=kind.value)
 
 
