@@ -212,6 +212,15 @@ class Harness:
         """Bare tmux on the private socket; its stdout without the final newline."""
         return self.tmux.bare(*args, check=check).stdout.removesuffix("\n")
 
+    def holds(self, target: str, variable: str, value: str) -> bool:
+        """Whether tmux's ``variable`` (``#{name}``) of ``target`` is exactly ``value``.
+
+        Compared by tmux itself (``PrivateTmux.holds``): bare tmux 3.4 prints a
+        ``$`` before a letter as ``\\$``, so its printed output is no oracle.
+        """
+        name = variable.removeprefix("#{").removesuffix("}")
+        return self.tmux.holds(target, name, value)
+
     def snapshot(self) -> str:
         """The bystander session and buffer, as bare tmux reports them."""
         session = min(i for i in self.bystander_ids if i.startswith("$"))
@@ -259,6 +268,13 @@ class Harness:
         self._world = None
 
     def _build_world(self) -> World:
+        # tmux 3.4's server crashes when kill-session destroys a zoomed window
+        # (tools.teardown's zoom guard): unzoom first (found by resize_pane.zoom).
+        listed = self.bare("list-windows", "-a", "-F", "#{window_id} #{window_zoomed_flag}")
+        for line in listed.splitlines():
+            window, zoomed = line.split()
+            if zoomed == "1" and window not in self.bystander_ids:
+                self.bare("resize-pane", "-Z", "-t", window, check=False)
         for session in self.bare("list-sessions", "-F", "#{session_id}").split():
             if session not in self.bystander_ids:
                 self.bare("kill-session", "-t", session, check=False)

@@ -83,7 +83,7 @@ class NameRoundTrip(Property):
             assert outcome.structured[field] == value
         else:
             assert outcome.structured["name"] == value
-        assert h.bare("display-message", "-p", "-t", target, variable) == value
+        assert h.holds(target, variable, value)
 
 
 ODD_PATHS = ["/", "//", "/tmp", "/tmp/", "/nonexistent", ".", "..", "rel", "/tmp/../tmp", "~"]
@@ -140,17 +140,15 @@ class DirectoryRoundTrip(Property):
         assert not outcome.is_error, outcome.text
         assert outcome.structured is not None
         if case.spec.name == "create_session":
-            stored = h.bare("display-message", "-p", "-t", outcome.structured["session_id"],
-                            "#{session_path}")  # fmt: skip
-            assert stored == path
+            assert h.holds(outcome.structured["session_id"], "#{session_path}", path)
             return
         # A pane's directory is its process's: wait (deadline) for the shell to start there.
         pane = outcome.structured["pane_id"]
         deadline = time.monotonic() + 10
         expected = os.path.realpath(path)
         while time.monotonic() < deadline:
-            current = h.bare("display-message", "-p", "-t", pane, "#{pane_current_path}")
-            if current == expected:
+            if h.holds(pane, "#{pane_current_path}", expected):
                 return
             time.sleep(0.02)
+        current = h.bare("display-message", "-p", "-t", pane, "#{pane_current_path}")
         raise AssertionError(f"pane directory {current!r}, expected {expected!r}")
