@@ -109,7 +109,7 @@ message of at most ``MAX_IMSGSIZE``, 16384 in every release; beyond this tmux
 answers "command too long" and runs nothing; research tmux-sinks.md)."""
 GATE_RESERVE = 4096
 """Bytes of ``MAX_COMMAND_BYTES`` that ``run_groups`` leaves for the gate (about
-120 bytes, up to about 2,000 with the configuration watch and many hooks)."""
+150 bytes, up to about 2,000 with the configuration watch and many hooks)."""
 
 
 def packed_size(words: Sequence[str]) -> int:
