@@ -10,10 +10,11 @@ Rules kept here:
   socket keeps their view;
 * each call is one tmux invocation; where a result reports what tmux stored,
   the read-back query runs in that same invocation. One exception:
-  ``create_session`` with a size on a tmux server before 3.3, which sizes a
-  detached session's window by the command client instead (tmux commit
-  df3fe2aa7, GitHub issue 2772; measured on 3.2a: ``-x 5 -y 3`` gave 80x23),
-  so a second invocation resizes the new window by its id.
+  ``create_session`` with a size on a tmux server before 3.3: 3.2a sizes a
+  detached session's window by the command client instead (fixed by tmux
+  commit df3fe2aa7, GitHub issue 2772; measured: ``-x 5 -y 3`` gave 80x23 on
+  3.2a, 5x3 on 3.2), and ``#{version}`` cannot tell 3.2a from 3.2 by number,
+  so a second invocation resizes the new window by its id on both.
 """
 
 from __future__ import annotations
