@@ -424,6 +424,21 @@ def _fake_proc(root: str, entries: dict[int, tuple[str, str] | None]) -> Path:
     return proc
 
 
+def _fail_reads_of(
+    monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, pid: int, error: OSError
+) -> None:
+    """Make ``owner.name`` (``Path.read_text``, ``os.readlink``) raise ``error`` for the
+    entries of process ``pid`` in a fake /proc, as a real one does for such a process."""
+    real = getattr(owner, name)
+
+    def failing(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if Path(path).parent.name == str(pid):
+            raise error
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(owner, name, failing)
+
+
 def _state(pid: int) -> readiness.PaneState:
     return readiness.PaneState(
         pane_id="%1",
@@ -484,14 +499,7 @@ def test_a_foreground_job_exiting_while_it_is_read_is_waited_for(
             200: ("200 (mesg) R 100 200 100 34816 200 0\n", "/usr/bin/mesg"),
         },
     )
-    real = Path.read_text
-
-    def exiting(path: Path, *args: Any, **kwargs: Any) -> str:
-        if path.parent.name == "200":
-            raise ProcessLookupError(3, "No such process")
-        return real(path, *args, **kwargs)
-
-    monkeypatch.setattr(Path, "read_text", exiting)
+    _fail_reads_of(monkeypatch, Path, "read_text", 200, ProcessLookupError(3, "No such process"))
     with pytest.raises(readiness.ShellBusy, match="has just exited"):
         readiness.check("%1", _state(100), ["$ "], proc=proc)
 
@@ -617,14 +625,7 @@ def test_an_unreadable_foreground_is_still_refused(
             200: ("200 (sudo) S 100 200 100 34816 200 0\n", "/usr/bin/sudo"),
         },
     )
-    real = os.readlink
-
-    def denied(path: Any, *args: Any, **kwargs: Any) -> str:
-        if Path(path).parent.name == "200":
-            raise PermissionError(13, "Permission denied")
-        return str(real(path, *args, **kwargs))
-
-    monkeypatch.setattr(os, "readlink", denied)
+    _fail_reads_of(monkeypatch, os, "readlink", 200, PermissionError(13, "Permission denied"))
     with pytest.raises(PaneNotReady, match="cannot see") as refused:
         readiness.check("%1", _state(100), ["$ "], proc=proc)
     assert not isinstance(refused.value, readiness.ShellBusy)
