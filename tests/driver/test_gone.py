@@ -12,9 +12,11 @@ told apart by asking whether the server process exited (``driver.liveness``).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 
 import pytest
 import trio
@@ -74,19 +76,28 @@ def test_a_silent_failure_alone_is_a_failed_command() -> None:
     assert type(classify_failure("", select_socket(None, None))) is TmuxCommandFailed
 
 
-async def test_liveness_sees_an_exited_process_and_a_running_one() -> None:
+@contextlib.contextmanager
+def _child_until_stdin_closes() -> Iterator[subprocess.Popen[bytes]]:
+    """A real process that runs until its stdin is closed, reaped on the way out."""
     child = subprocess.Popen(
         [sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE
     )
     try:
+        yield child
+    finally:
+        if child.stdin is not None:
+            child.stdin.close()
+        child.wait(timeout=20)
+
+
+async def test_liveness_sees_an_exited_process_and_a_running_one() -> None:
+    with _child_until_stdin_closes() as child:
         assert await liveness.server_exited(child.pid, grace=0.05) is False
         assert child.stdin is not None
         child.stdin.close()
         with trio.fail_after(20):
             # The exit is awaited on the pidfd, within the grace.
             assert await liveness.server_exited(child.pid, grace=10) is True
-    finally:
-        child.wait(timeout=20)
     assert await liveness.server_exited(child.pid, grace=0.05) is True  # reaped: no such pid
 
 
@@ -97,16 +108,11 @@ async def test_liveness_without_pidfds_asks_the_process_table(
         raise OSError(38, "Function not implemented")
 
     monkeypatch.setattr(os, "pidfd_open", no_pidfd)
-    child = subprocess.Popen(
-        [sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE
-    )
-    try:
+    with _child_until_stdin_closes() as child:
         assert await liveness.server_exited(child.pid, grace=0.05) is False
         assert child.stdin is not None
         child.stdin.close()
         with trio.fail_after(20):
             while not await liveness.server_exited(child.pid, grace=0.05):
                 pass  # a zombie until reaped: seen as exited
-    finally:
-        child.wait(timeout=20)
     assert await liveness.server_exited(child.pid, grace=0.05) is True
