@@ -17,6 +17,7 @@ types nothing that could run.
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 import pytest
@@ -229,7 +230,12 @@ async def test_exit_says_what_became_of_the_pane(
         text = error_text(result)
         assert "[pane-not-ready]" in text and "exited during the command" in text
         if remain:
-            assert "exit status was 3" in text and "respawn_pane" in text
+            assert "kept, dead (remain-on-exit)" in text and "respawn_pane" in text
+            # The status is told when tmux has it within the notice time; tmux 3.3a
+            # was seen to report the pane dead without a status for over 2 s (about
+            # one run in four, cause not found), so only a status given is checked.
+            given = re.search(r"exit status was (\d+)", text)
+            assert given is None or given.group(1) == "3", text
         else:
             assert "closed" in text
         await session.send_ping()
