@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+
+import msgspec
 import pytest
 
 from tmuxmcp.errors import InvalidArguments
@@ -158,7 +161,78 @@ def test_a_cursor_from_another_tmuxmcp_process_is_refused_clearly(
     from tmuxmcp.tools import scrollback
 
     cursor = encode_cursor((1, 2), "%1", mark_at(_view(_lines(1, 10)), 5))
+    # Another process: another key, so another key id and another tag.
     monkeypatch.setattr(scrollback, "_KEY_ID", "another")
+    monkeypatch.setattr(scrollback, "_MAC_KEY", bytes(32))
     with pytest.raises(InvalidArguments) as info:
         decode_cursor(cursor, (1, 2), "%1")
     assert "another tmuxmcp process" in info.value.message
+    assert "without it to start over" in info.value.message
+
+
+def _raw(cursor: str) -> bytes:
+    return base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+
+
+def _text(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
+def test_a_cursor_with_any_bit_changed_is_refused() -> None:
+    """CM-1, issue 18 R1: the tag covers every byte, so no field can be edited."""
+    cursor = encode_cursor((1, 2), "%1", mark_at(_view(_lines(1, 60)), 40))
+    raw = _raw(cursor)
+    for index in range(len(raw)):
+        for bit in (0x01, 0x80):
+            edited = bytearray(raw)
+            edited[index] ^= bit
+            with pytest.raises(InvalidArguments, match="start over"):
+                decode_cursor(_text(bytes(edited)), (1, 2), "%1")
+
+
+def _signed(fields: list[object]) -> str:
+    """A cursor of ``fields`` with a valid tag: as if the key had leaked (the second line)."""
+    from tmuxmcp.tools import scrollback
+
+    payload = msgspec.msgpack.encode(fields)
+    return _text(scrollback._tag(payload) + payload)
+
+
+def test_a_cursor_with_fields_no_pane_has_is_refused_even_with_a_valid_tag() -> None:
+    """Every field is range-checked after the tag, before a handler uses it (issue 18 R1)."""
+    from tmuxmcp.tools import scrollback
+
+    mark = mark_at(_view(_lines(1, 60)), 40)
+    good: list[object] = [
+        scrollback.CURSOR_VERSION,
+        1,
+        2,
+        "%1",
+        list(msgspec.structs.astuple(mark)),
+    ]
+    good.append(scrollback._KEY_ID)
+    assert decode_cursor(_signed(good), (1, 2), "%1") == mark
+    mark_fields = list(msgspec.structs.astuple(mark))
+    # row, fingerprint, history_size, width (-1 divided by zero), head, column
+    for at, changed in [
+        (0, 2**62),
+        (0, -1),
+        (1, "0" * 15 + "g"),
+        (2, -1),
+        (2, 2**62),
+        (3, -1),
+        (3, 0),
+        (3, 10_001),
+        (5, "x" * 65),
+        (6, -1),
+        (6, 10_001),
+    ]:
+        fields = list(mark_fields)
+        fields[at] = changed
+        with pytest.raises(InvalidArguments, match="start over"):
+            decode_cursor(_signed([*good[:4], fields, good[5]]), (1, 2), "%1")
+    for at, changed in [(0, 2), (3, "@1"), (5, "another")]:
+        edited = list(good)
+        edited[at] = changed
+        with pytest.raises(InvalidArguments, match="start over"):
+            decode_cursor(_signed(edited), (1, 2), "%1")

@@ -41,11 +41,13 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import hmac
 import secrets
 from collections.abc import Iterator
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
+from msgspec import Meta
 
 from tmuxmcp.errors import InvalidArguments
 
@@ -53,6 +55,9 @@ _KEY = secrets.token_bytes(32)
 """Keys every fingerprint and head hash, per tmuxmcp process: a cursor holds no
 terminal text, and nobody without the key can test a guess of the rows against it."""
 _KEY_ID = hashlib.blake2b(b"cursor key id", key=_KEY, digest_size=6).hexdigest()
+_MAC_KEY = hashlib.blake2b(b"cursor mac", key=_KEY, digest_size=32).digest()
+"""Authenticates whole cursors (CM-1): a cursor a caller edited or forged is refused
+before any of its fields is used, whatever values it holds."""
 
 
 def _hash(text: str) -> str:
@@ -146,18 +151,31 @@ def fingerprint(view: View, row: int) -> str | None:
 HEAD_CHARS = 16
 
 
-class Mark(msgspec.Struct, frozen=True, array_like=True):
-    """A row position that can be found again after rows leave the top."""
+MAX_ROWS = 2**31 - 1
+"""tmux's largest ``history-limit`` (INT_MAX): no real row number or history size is above it."""
+MAX_CELLS = 10_000
+"""tmux's largest pane width and height (``WINDOW_MAXIMUM``)."""
 
-    row: int
-    fingerprint: str
-    history_size: int
-    width: int
+_Rows = Annotated[int, Meta(ge=0, le=MAX_ROWS + MAX_CELLS)]
+_Cells = Annotated[int, Meta(ge=0, le=MAX_CELLS)]
+
+
+class Mark(msgspec.Struct, frozen=True, array_like=True):
+    """A row position that can be found again after rows leave the top.
+
+    The bounds are those of a real tmux pane; they are checked when a mark is
+    decoded from a cursor (a Struct's constructor does not check them).
+    """
+
+    row: _Rows
+    fingerprint: Annotated[str, Meta(pattern="^[0-9a-f]{16}$")]
+    history_size: Annotated[int, Meta(ge=0, le=MAX_ROWS)]
+    width: Annotated[int, Meta(ge=1, le=MAX_CELLS)]
     alternate: bool
-    head: str = ""
+    head: Annotated[str, Meta(max_length=4 * HEAD_CHARS)] = ""
     """For a mark in the first two rows (nothing real above it): how its own row began
     (in a cursor, as ``<characters>:<hash>``, see ``head_hashed``)."""
-    column: int = 0
+    column: _Cells = 0
     """Cells of the mark's row that were already there (send cursors: the cursor column)."""
     head_hashed: bool = False
     """``head`` is a keyed hash: set by ``encode_cursor``, so a cursor carries no terminal
@@ -257,47 +275,83 @@ def explain_gap(mark: Mark, view: View) -> Gap:
 
 class _Cursor(msgspec.Struct, frozen=True, array_like=True):
     version: int
-    server_pid: int
-    server_start: int
-    pane_id: str
+    server_pid: Annotated[int, Meta(ge=1)]
+    server_start: Annotated[int, Meta(ge=0)]
+    pane_id: Annotated[str, Meta(pattern="^%[0-9]{1,10}$")]
     mark: Mark
     key_id: str = ""
-    """Which tmuxmcp process's key made the mark's hashes."""
+    """Which tmuxmcp process's key made the mark's hashes and the cursor's tag."""
 
 
-CURSOR_VERSION = 2
-"""2: the head of a top-row mark is a hash (no terminal text in a cursor); a column."""
+CURSOR_VERSION = 3
+"""3: the cursor carries a tag (HMAC-SHA256) over all of it; 2: top-row heads hashed."""
 MAX_CURSOR_CHARS = 256
+_TAG_BYTES = 16
+_START_OVER = "call the tool without it to start over"
+
+
+def _tag(payload: bytes) -> bytes:
+    return hmac.digest(_MAC_KEY, payload, "sha256")[:_TAG_BYTES]
 
 
 def encode_cursor(server: tuple[int, int], pane_id: str, mark: Mark) -> str:
-    """An opaque cursor: base64url of the mark, the pane and the server's identity."""
+    """An opaque cursor: base64url of a tag, then the mark, the pane and the server's identity.
+
+    The tag is keyed per tmuxmcp process and covers every byte after it, so
+    only a cursor this process made decodes (CM-1): the row numbers, widths and
+    columns a handler loops over are never a caller's choice.
+    """
     if mark.head and not mark.head_hashed:
         mark = msgspec.structs.replace(mark, head=_head(mark.head), head_hashed=True)
     cursor = _Cursor(CURSOR_VERSION, server[0], server[1], pane_id, mark, _KEY_ID)
-    data = msgspec.msgpack.encode(cursor)
-    return base64.urlsafe_b64encode(data).decode("ascii").rstrip("=")
+    payload = msgspec.msgpack.encode(cursor)
+    return base64.urlsafe_b64encode(_tag(payload) + payload).decode("ascii").rstrip("=")
+
+
+def _untrusted_key_id(payload: bytes) -> str | None:
+    """The key id a payload claims, only to say why its tag does not match."""
+    try:
+        fields = msgspec.msgpack.decode(payload)
+    except msgspec.DecodeError:
+        return None
+    if isinstance(fields, list) and len(fields) == 6 and isinstance(fields[5], str):
+        return fields[5]
+    return None
 
 
 def decode_cursor(text: str, server: tuple[int, int], pane_id: str, param: str = "cursor") -> Mark:
-    """The mark in ``text``; refuses a cursor of another pane, server or version."""
+    """The mark in ``text``; refuses a cursor this process did not make, and one of
+    another pane, server or version.
+
+    The tag is checked before anything in the cursor is decoded into a mark;
+    the decode then checks every field's range (``Mark``) as a second line.
+    """
+    not_ours = (
+        f"`{param}` is not a cursor this tmuxmcp process returned (from capture_since, "
+        f"send_text or send_keys), or it was edited; {_START_OVER}"
+    )
     try:
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-        cursor = msgspec.msgpack.decode(raw, type=_Cursor)
-    except (ValueError, msgspec.DecodeError):
-        raise InvalidArguments(
-            f"`{param}` is not a cursor returned by capture_since, send_text or send_keys; "
-            "omit it to start again"
-        ) from None
-    if cursor.version != CURSOR_VERSION:
-        raise InvalidArguments(f"`{param}` comes from another tmuxmcp version; omit it")
-    if cursor.key_id != _KEY_ID:
-        raise InvalidArguments(
-            f"`{param}` comes from another tmuxmcp process (it was restarted); omit it"
-        )
+    except ValueError:
+        raise InvalidArguments(not_ours) from None
+    tag, payload = raw[:_TAG_BYTES], raw[_TAG_BYTES:]
+    if len(tag) < _TAG_BYTES or not hmac.compare_digest(tag, _tag(payload)):
+        claimed = _untrusted_key_id(payload)
+        if claimed is not None and claimed != _KEY_ID:
+            raise InvalidArguments(
+                f"`{param}` comes from another tmuxmcp process (it was restarted); {_START_OVER}"
+            )
+        raise InvalidArguments(not_ours)
+    try:
+        cursor = msgspec.msgpack.decode(payload, type=_Cursor)
+    except msgspec.DecodeError:
+        # A tag of this process on values out of range: never minted, refused all the same.
+        raise InvalidArguments(not_ours) from None
+    if cursor.version != CURSOR_VERSION or cursor.key_id != _KEY_ID:
+        raise InvalidArguments(not_ours)
     if (cursor.server_pid, cursor.server_start) != server:
         raise InvalidArguments(
-            f"`{param}` belongs to another tmux server (it was restarted); omit it to start again"
+            f"`{param}` belongs to another tmux server (it was restarted); {_START_OVER}"
         )
     if cursor.pane_id != pane_id:
         raise InvalidArguments(

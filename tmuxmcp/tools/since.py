@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Annotated
 
 import msgspec
+import trio
 
 from tmuxmcp.capability.params import PaneId, local_int
 from tmuxmcp.capability.results import Own, Terminal, TmuxId
@@ -131,11 +132,26 @@ NEAR_SLACK = 64
 """The near read reaches at most ``max_lines`` + this many history rows up."""
 
 
+MAX_TRIM_POSITIONS = 12
+"""Most places ``_far`` reads: history never holds more than ``history_limit`` rows,
+so at most 10 trims of ``limit / 10`` fit below a real mark, plus where it was."""
+
+
 def _trim_positions(mark: Mark, frame: Frame) -> Iterator[int]:
-    """Where history trims can have moved the mark's row (Rule 1's first step)."""
+    """Where history trims can have moved the mark's row (Rule 1's first step).
+
+    Only rows the history holds now, at most ``MAX_TRIM_POSITIONS`` of them:
+    a row beyond the history is skipped in one step, not walked trim by trim,
+    so no mark makes the search longer than a real one (issue 18 R1).
+    """
     trim = max(1, frame.history_limit // 10)
     at = mark.row if frame.history_size >= mark.history_size else mark.row - trim
-    while at >= 0:
+    last = frame.history_size - 1
+    if at > last:
+        at -= -(-(at - last) // trim) * trim
+    for _ in range(MAX_TRIM_POSITIONS):
+        if at < 0:
+            return
         yield at
         at -= trim
 
@@ -153,6 +169,7 @@ async def _far(
     frame = near.frame
     if mark.alternate == frame.alternate and mark.width == frame.width:
         for at in _trim_positions(mark, frame):
+            await trio.lowlevel.checkpoint()  # a read can be skipped: yield regardless
             window = await observe_history(
                 ctx, pane, frame, max(0, at - 2), min(at + rows, frame.history_size - 1)
             )
