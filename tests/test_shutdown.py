@@ -187,3 +187,47 @@ def test_a_failed_start_leaves_a_found_server_alone(private_tmux: PrivateTmux) -
     done = _start_unbindable(private_tmux)
     assert done.returncode == 1
     assert "foreign" in private_tmux.bare("list-sessions").stdout
+
+
+_SPIN = '''
+"""Test-only: makes capture_since compute forever without yielding (issue 18 R1)."""
+import os
+import tmuxmcp.tools.since as since
+
+
+def _spin(*args, **kwargs):
+    os.write(2, b"spinning\\n")
+    while True:
+        pass
+
+
+since.decode_cursor = _spin
+'''
+
+
+def test_sigterm_ends_a_server_whose_handler_computes_without_yielding(
+    private_tmux: PrivateTmux, tmp_path: Any
+) -> None:
+    """A handler stuck in a CPU loop never yields to trio; SIGTERM still ends the process."""
+    (tmp_path / "sitecustomize.py").write_text(_SPIN)
+    env = private_tmux.env | {"PYTHONPATH": str(tmp_path)}
+    pane = private_tmux.new_session("spin")["pane_id"]
+    with RawClient(env) as client:
+        assert client.request("ping", {})["result"] == {}
+        client.send(
+            {
+                "jsonrpc": "2.0",
+                "id": "stuck",
+                "method": "tools/call",
+                "params": {"name": "capture_since", "arguments": {"pane_id": pane, "cursor": "A"}},
+            }
+        )
+        deadline = time.monotonic() + 20
+        while "spinning" not in client.stderr():
+            assert time.monotonic() < deadline, "the handler never started"
+            select.select([], [], [], 0.02)
+        client.proc.send_signal(signal.SIGTERM)
+        assert wait_exit(client.proc, 30) == 143
+    stderr = client.stderr()
+    assert "Traceback" not in stderr
+    assert "did not stop" in stderr

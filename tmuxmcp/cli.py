@@ -16,7 +16,9 @@ import logging
 import os
 import signal
 import sys
+import threading
 from collections.abc import AsyncIterator, Sequence
+from types import FrameType
 from typing import TYPE_CHECKING, NoReturn
 
 import trio
@@ -104,7 +106,66 @@ def _exit_after_serving(status: int) -> NoReturn:
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 """Each ends serving: calls in flight are cancelled (their tmux children killed
-and reaped), the gate option is removed, and the status is 128 + the signal."""
+and reaped), the gate option is removed, and the status is 128 + the signal.
+If serving has not ended ``STOP_GRACE`` seconds later, the process ends anyway
+(``_StopWatchdog``)."""
+
+STOP_GRACE = 5.0
+"""Seconds a stop signal leaves serving to end cleanly: cancelling the calls is
+immediate and removing the gate option is one tmux call of at most 2 s."""
+
+
+class _StopWatchdog:
+    """Ends the process when a stop signal is not acted on, even while the trio loop is blocked.
+
+    trio acts on a signal in its loop, so a handler that computes without
+    yielding would hold a stop off for as long as it computes (issue 18 R1).
+    A Python signal handler runs in the main thread between bytecodes whatever
+    the loop does, so the one installed here arms a timer thread before it
+    hands the signal to trio's. The timer ends the process with the status the
+    signal would give, without the cleanup: a call still computing holds no
+    tmux child, but the gate option stays set and children of other calls are
+    left to finish on their own (they have deadlines and no reader).
+    """
+
+    def __init__(self) -> None:
+        self._timer: threading.Timer | None = None
+
+    def install(self) -> None:
+        """Wrap the handlers in place (trio's, inside ``open_signal_receiver``)."""
+        for signum in STOP_SIGNALS:
+            inner = signal.getsignal(signum)
+
+            def handler(num: int, frame: FrameType | None, inner: object = inner) -> None:
+                self._arm(num)
+                if callable(inner):
+                    inner(num, frame)
+
+            signal.signal(signum, handler)
+
+    def _arm(self, signum: int) -> None:
+        # Only the first stop counts: clients send SIGINT then SIGTERM 100 ms
+        # later and expect the clean exit with SIGINT's status.
+        if self._timer is not None:
+            return
+        self._timer = threading.Timer(STOP_GRACE, self._expire, (signum,))
+        self._timer.daemon = True
+        self._timer.start()
+
+    def disarm(self) -> None:
+        """Serving ended: the timer has nothing left to stop."""
+        if self._timer is not None:
+            self._timer.cancel()
+
+    @staticmethod
+    def _expire(signum: int) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.write(
+                f"tmuxmcp: serving did not stop within {STOP_GRACE:g} s of signal {signum}; "
+                "exiting without cleanup (the gate option may stay set)\n"
+            )
+            sys.stderr.flush()
+        os._exit(128 + signum)
 
 
 def banner() -> str:
@@ -147,7 +208,9 @@ async def _serve(ns: argparse.Namespace) -> int:
         sys.stderr.flush()
     stopped_by: list[int] = []
     bound: list[runtime.Runtime] = []
+    watchdog = _StopWatchdog()
     with trio.open_signal_receiver(*STOP_SIGNALS) as signals:
+        watchdog.install()
         async with _sole_error(), trio.open_nursery() as nursery:
 
             async def stop_on_signal() -> None:
@@ -162,6 +225,7 @@ async def _serve(ns: argparse.Namespace) -> int:
             nursery.cancel_scope.cancel()
         if bound:
             await binding.release(bound[0].context.client)
+    watchdog.disarm()
     return 128 + stopped_by[0] if stopped_by else 0
 
 
