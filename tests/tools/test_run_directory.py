@@ -10,8 +10,10 @@ sweep sees only the directories the test made.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import stat
 import subprocess
 import sys
 import threading
@@ -23,11 +25,14 @@ import pytest
 import trio
 
 from tests.process_support import wait_exit
-from tests.raw_client import RawClient
+from tests.raw_client import RawClient, initialize_params
 from tests.support import PrivateTmux
 from tmuxmcp.tools import run_directory, run_sweep
 from tmuxmcp.tools.run_directory import OWNER_FILE
 from tmuxmcp.tools.run_sweep import SHELL_GRACE, UNOWNED_GRACE
+
+HANG_DETECTOR = 20.0
+"""Seconds a reply may take before the test calls the start hung (not a speed bound)."""
 
 
 @pytest.fixture
@@ -305,3 +310,76 @@ def test_sweeps_at_once_remove_each_directory_once_and_never_fail(
     assert len(removed) == len(set(removed)), removed
     assert set(removed) <= stale
     assert _directories(base) == set()
+
+
+def _plant_hostile(base: str, outside: str) -> list[str]:
+    """Entries any process of this user can plant under a base (issue 18 R4); their paths."""
+    fifo_outside = os.path.join(outside, "fifo")
+    os.mkfifo(fifo_outside)
+    planted: list[str] = []
+
+    def private(name: str) -> str:
+        path = os.path.join(base, run_directory.PREFIX + name)
+        os.mkdir(path, 0o700)
+        planted.append(path)
+        return path
+
+    os.mkfifo(os.path.join(private("fifo-owner"), OWNER_FILE))
+    os.symlink(fifo_outside, os.path.join(private("link-owner"), OWNER_FILE))
+    with open(os.path.join(private("huge-owner"), OWNER_FILE), "wb") as huge:
+        huge.truncate(1 << 40)  # sparse: a terabyte that takes no disk
+    os.mkdir(os.path.join(private("dir-owner"), OWNER_FILE))
+    unreadable = os.path.join(private("unreadable-owner"), OWNER_FILE)
+    with open(unreadable, "wb") as f:
+        f.write(b'{"pid": 1, "start": 1}')
+    os.chmod(unreadable, 0)
+    with contextlib.suppress(PermissionError):  # device nodes need CAP_MKNOD
+        os.mknod(os.path.join(private("device-owner"), OWNER_FILE), 0o600 | stat.S_IFCHR, 0)
+    # In the base itself: a FIFO and a symlink with the directories' prefix.
+    os.mkfifo(os.path.join(base, run_directory.PREFIX + "fifo"))
+    os.symlink(outside, os.path.join(base, run_directory.PREFIX + "link"))
+    planted += [os.path.join(base, run_directory.PREFIX + n) for n in ("fifo", "link")]
+    return planted
+
+
+def _state(paths: list[str]) -> dict[str, list[tuple[str, int, int, float]]]:
+    """What each planted path is, and holds, without following or opening anything."""
+    found: dict[str, list[tuple[str, int, int, float]]] = {}
+    for path in paths:
+        names = [path]
+        if stat.S_ISDIR(os.lstat(path).st_mode) and not os.path.islink(path):
+            names += [os.path.join(path, name) for name in sorted(os.listdir(path))]
+        found[path] = []
+        for name in names:
+            info = os.lstat(name)
+            found[path].append((name, info.st_mode, info.st_ino, info.st_mtime))
+    return found
+
+
+@pytest.mark.parametrize("variable", ["TMPDIR", "XDG_RUNTIME_DIR"])
+def test_hostile_entries_under_a_base_neither_hang_a_start_nor_are_touched(
+    private_tmux: PrivateTmux, tmp_path: Path, variable: str
+) -> None:
+    """R4: a FIFO named owner hung every later start in its open; now initialize is
+    answered, every hostile entry is left as it was, and a directory whose owner is
+    gone is still removed (the sweep ran past them). /dev/shm, the third base, is
+    never the real one in a test; it is reached by the same code as these two."""
+    base = tmp_path / "base"
+    base.mkdir(mode=0o700)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    env = dict(private_tmux.env)
+    env.pop("TMPDIR", None)
+    env[variable] = str(base)
+    planted = _plant_hostile(str(base), str(outside))
+    gone = _made_by_an_exited_process(str(base))
+    # Its shell record a FIFO: not a record, so no shell keeps it, and it is not opened.
+    os.mkfifo(os.path.join(gone, run_directory.SHELL_PREFIX + "1"))
+    before = _state(planted)
+    with RawClient(env, initialize=False) as client:
+        reply = client.request("initialize", initialize_params(), timeout=HANG_DETECTOR)
+        assert "result" in reply, reply
+        client.notify("notifications/initialized")
+        assert client.request("ping", {}, timeout=HANG_DETECTOR)["result"] == {}
+    assert _state(planted) == before
+    assert not os.path.exists(gone), "the sweep stopped at a hostile entry"

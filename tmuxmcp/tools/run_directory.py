@@ -143,14 +143,34 @@ def record_shell(path: str, pid: int, proc: Path = PROC) -> None:
     os.replace(fresh, path)
 
 
+MAX_MARK_BYTES = 4096
+"""A record is a few dozen bytes of JSON; a longer file is not one of ours."""
+
+
 def read_mark(directory_fd: int, name: str) -> ProcessMark | None:
-    """The record ``name`` of the directory open as ``directory_fd``; None if unreadable."""
+    """The record ``name`` of the directory open as ``directory_fd``; None if unreadable.
+
+    Any process of this user can plant a FIFO, a device, a symlink or a huge
+    file under a record's name (issue 18 R4), so the open can never block or
+    follow a link (``O_NONBLOCK``, ``O_NOFOLLOW``), and only a regular file of
+    this user, no longer than ``MAX_MARK_BYTES``, is read (``fstat`` of what
+    was opened, not of the name, which can change in between).
+    """
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
     try:
-        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=directory_fd)
+        fd = os.open(name, flags, dir_fd=directory_fd)
     except OSError:
         return None
     try:
-        return msgspec.json.decode(os.read(fd, 4096), type=ProcessMark)
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid():
+            return None
+        if info.st_size > MAX_MARK_BYTES:
+            return None
+        data = os.read(fd, MAX_MARK_BYTES + 1)
+        if len(data) > MAX_MARK_BYTES:  # it grew since the fstat
+            return None
+        return msgspec.json.decode(data, type=ProcessMark)
     except (OSError, msgspec.DecodeError):
         return None
     finally:

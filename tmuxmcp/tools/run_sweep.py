@@ -29,6 +29,14 @@ Rule 4: the sweep never raises: a directory it cannot judge is kept. Two
   so a verdict once reached stays true while the directory is removed
   (``shutil.rmtree`` relative to the opened base, which does not follow links).
   /proc is read once per sweep for Rule 3, and only when a directory needs it.
+Rule 5: the sweep opens nothing that can block and reads nothing unbounded
+  (issue 18 R4): any process of this user can plant entries under a base.
+  Records are read by ``run_directory.read_mark`` (regular files only,
+  non-blocking, checked after the open); an ``owner`` that is there but is
+  not such a record keeps its directory (Rule 4), never sends it to Rule 3.
+  At most ``MAX_CANDIDATES`` names of a base and ``MAX_ENTRIES`` entries of a
+  directory are looked at; a directory with more is kept, and the rest of a
+  base waits for a later start.
 """
 
 from __future__ import annotations
@@ -60,6 +68,11 @@ UNOWNED_GRACE = 600.0
 START_SLACK = 2.0
 """Seconds a process may have started after a directory's last change and still count
 as started before it (Rule 3): start times are known to a second (``btime``)."""
+
+MAX_CANDIDATES = 256
+"""Most ``tmuxmcp-`` names of a base one sweep judges (Rule 5)."""
+MAX_ENTRIES = 1024
+"""Most entries of a directory the sweep lists; a run directory holds a few per run."""
 
 Inode = tuple[int, int]
 
@@ -155,29 +168,30 @@ class _Sweep:
 
     def unused(self, directory_fd: int, info: os.stat_result) -> bool:
         """Whether nobody can use the directory any more (Rules 1 to 3)."""
-        entries: dict[str, os.stat_result] = {}
-        for name in os.listdir(directory_fd):
-            with contextlib.suppress(OSError):
-                entries[name] = os.stat(name, dir_fd=directory_fd, follow_symlinks=False)
+        entries = _entries(directory_fd)
+        if entries is None:  # more than tmuxmcp writes: not judged (Rule 5)
+            return False
         inodes = {(info.st_dev, info.st_ino)} | {(e.st_dev, e.st_ino) for e in entries.values()}
-        owner = read_mark(directory_fd, OWNER_FILE) if OWNER_FILE in entries else None
-        if owner is None:  # Rule 3
+        if OWNER_FILE not in entries:  # Rule 3
             changed = max(info.st_mtime, info.st_ctime)
             if self.now - changed < UNOWNED_GRACE:
                 return False
             return not self.census().may_use(inodes, changed)
+        owner = read_mark(directory_fd, OWNER_FILE)
         ours = self.ours
-        if not ours.boot or (owner.boot, owner.pid_namespace) != (ours.boot, ours.pid_namespace):
-            return False
-        if running(owner, self.proc):
+        # An owner that is there but is not a record cannot be judged (Rules 4, 5).
+        if (
+            owner is None
+            or not ours.boot
+            or (owner.boot, owner.pid_namespace) != (ours.boot, ours.pid_namespace)
+            or running(owner, self.proc)
+        ):
             return False
         # The owner is gone, so no shell record is written after this read.
-        for name, entry in entries.items():
-            if name.startswith(SHELL_PREFIX) and self._shell_may_use(
-                directory_fd, name, entry, inodes
-            ):
-                return False
-        return True
+        return not any(
+            name.startswith(SHELL_PREFIX) and self._shell_may_use(directory_fd, name, entry, inodes)
+            for name, entry in entries.items()
+        )
 
     def _shell_may_use(
         self, directory_fd: int, name: str, entry: os.stat_result, inodes: set[Inode]
@@ -191,6 +205,18 @@ class _Sweep:
         if not running(shell, self.proc):
             return False
         return self.now - entry.st_mtime < SHELL_GRACE or _holds(shell.pid, inodes, self.proc)
+
+
+def _entries(directory_fd: int) -> dict[str, os.stat_result] | None:
+    """The directory's entries, not followed; None past ``MAX_ENTRIES`` (Rule 5)."""
+    entries: dict[str, os.stat_result] = {}
+    with os.scandir(directory_fd) as listing:
+        for entry in listing:
+            if len(entries) >= MAX_ENTRIES:
+                return None
+            with contextlib.suppress(OSError):
+                entries[entry.name] = entry.stat(follow_symlinks=False)
+    return entries
 
 
 def _judge(base_fd: int, name: str, sweep: _Sweep) -> bool:
@@ -223,7 +249,13 @@ def sweep(base: str | None = None, proc: Path = PROC, now: float | None = None) 
     except OSError:
         return removed
     try:
-        names = [name for name in os.listdir(base_fd) if name.startswith(PREFIX)]
+        names: list[str] = []
+        with os.scandir(base_fd) as listing:
+            for entry in listing:
+                if entry.name.startswith(PREFIX):
+                    names.append(entry.name)
+                    if len(names) >= MAX_CANDIDATES:
+                        break
         for name in names:
             with contextlib.suppress(OSError):
                 if _judge(base_fd, name, judge):
