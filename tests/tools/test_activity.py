@@ -8,10 +8,16 @@ at the counter, so nothing depends on timing.
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
+import pytest
+
+from tmuxmcp.tools import activity
 from tmuxmcp.tools.activity import PaneTree
 
 
@@ -83,3 +89,52 @@ def test_a_pane_process_that_ends_is_an_event_and_a_missing_one_no_tree() -> Non
             tree.close()
     assert PaneTree.open(pane.pid) is None
     assert PaneTree.open(1) is None
+
+
+_MANY_THREADS = 3000
+_THREADED = f"""
+import subprocess, threading
+threading.stack_size(64 * 1024)
+stop = threading.Event()
+for _ in range({_MANY_THREADS}):
+    threading.Thread(target=stop.wait, daemon=True).start()
+child = subprocess.Popen(["cat"])  # forked by the main thread; echoes stdin to stdout
+print("ready", flush=True)
+child.wait()
+"""
+
+
+def test_a_pane_process_with_thousands_of_threads_costs_a_bounded_number_of_reads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 18 R5: every listing read each thread's ``children`` file (8,000 threads:
+    8,000 opens every 20 ms). Now a listing reads a bounded number, and the child
+    the main thread forked is still followed."""
+    reads: list[str] = []
+
+    def spy(path: str, *args: Any, **kwargs: Any) -> Any:
+        if str(path).endswith("/children"):
+            reads.append(str(path))
+        return open(path, *args, **kwargs)
+
+    monkeypatch.setattr(activity, "open", spy, raising=False)
+    with subprocess.Popen(
+        [sys.executable, "-c", _THREADED], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    ) as pane:
+        try:
+            assert pane.stdout is not None
+            assert pane.stdout.readline() == b"ready\n"
+            assert len(os.listdir(f"/proc/{pane.pid}/task")) > _MANY_THREADS
+            tree = PaneTree.open(pane.pid)
+            assert tree is not None
+            try:
+                reads.clear()
+                tree.refresh()
+                # Far fewer than one per thread (before: one per thread, 3,001).
+                assert 0 < len(reads) <= _MANY_THREADS // 10, len(reads)
+                _say(pane, b"from cat, the main thread's child")
+                assert tree.changed() is True
+            finally:
+                tree.close()
+        finally:
+            pane.kill()

@@ -48,7 +48,9 @@ Promises and limits:
   cannot be read leaves the server counter alone in charge;
 * the descendants are listed again every ``TREE_EVERY`` periods (20 ms); a
   new process's first output can be noticed that much later (its parent's
-  counter moves as soon as it exits and is reaped);
+  counter moves as soon as it exits and is reaped); a listing reads at most
+  ``MAX_TASK_READS`` thread ``children`` files, main threads first, so
+  children of threads past that budget are left to the server counter;
 * reading the counters needs no authority beyond what the user running
   tmuxmcp has over its own processes; nothing is written, started or
   attached;
@@ -75,6 +77,8 @@ TREE_EVERY = 10
 """Periods between two listings of the pane's descendants."""
 MAX_TREE = 64
 """Processes of a pane followed at most (the pane's own process first)."""
+MAX_TASK_READS = 128
+"""``children`` files read per listing of the tree, over all its processes' threads."""
 QUIET_S = 0.05
 """A server event after this long without one fires at once."""
 SERVER_GAP_S = 0.05
@@ -111,19 +115,38 @@ def _rchar(data: bytes) -> int:
     return _counter(data, b"rchar:")
 
 
-def _children(pid: int) -> list[int]:
-    found: list[int] = []
+def _task_children(pid: int, task: str) -> list[int]:
     try:
-        tasks = os.listdir(f"/proc/{pid}/task")
+        with open(f"/proc/{pid}/task/{task}/children", "rb") as f:
+            return [int(kid) for kid in f.read().split()]
+    except (OSError, ValueError):
+        return []
+
+
+def _children(pid: int, budget: int) -> tuple[list[int], int]:
+    """The children of ``pid``'s threads, reading at most ``budget`` ``children`` files;
+    the children and how many files were read.
+
+    The main thread (tid = pid, where shells and most programs fork) is read
+    first and without listing the threads, the others in tid order while the
+    budget lasts: a process with thousands of threads costs ``budget`` reads,
+    not one per thread (issue 18 R5).
+    """
+    if budget <= 0:
+        return [], 0
+    found = _task_children(pid, str(pid))
+    used = 1
+    try:
+        with os.scandir(f"/proc/{pid}/task") as tasks:
+            for task in tasks:
+                if used >= budget:
+                    break
+                if task.name != str(pid):
+                    found += _task_children(pid, task.name)
+                    used += 1
     except OSError:
-        return found
-    for task in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{task}/children", "rb") as f:
-                found += [int(kid) for kid in f.read().split()]
-        except (OSError, ValueError):
-            continue
-    return found
+        pass
+    return found, used
 
 
 class PaneTree:
@@ -152,11 +175,21 @@ class PaneTree:
         return tree
 
     def refresh(self) -> None:
-        """List the descendants again: follow new processes, drop gone ones."""
+        """List the descendants again: follow new processes, drop gone ones.
+
+        At most ``MAX_TASK_READS`` ``children`` files per listing, so the cost
+        is bounded in threads as well as in processes. What that loses: a
+        child forked by a thread past the budget is not followed until it
+        exits (its counts then reach its parent's); until then only the server
+        counter sees its output (a hint at most every ``SERVER_GAP_S``).
+        """
         pids = [self.root]
         index = 0
-        while index < len(pids) and len(pids) < MAX_TREE:
-            pids += _children(pids[index])
+        budget = MAX_TASK_READS
+        while index < len(pids) and len(pids) < MAX_TREE and budget > 0:
+            kids, used = _children(pids[index], budget)
+            pids += kids
+            budget -= used
             index += 1
         keep = set(pids[:MAX_TREE])
         for pid in [p for p in self._fds if p not in keep]:
