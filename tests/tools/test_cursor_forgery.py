@@ -141,3 +141,21 @@ def test_forged_and_edited_cursors_are_refused_and_the_server_keeps_serving(
         # And a genuine cursor still works after all that.
         good = client.call("capture_since", {"pane_id": pane, "cursor": _cursor_of(client, pane)})
         assert not good.get("isError"), good
+
+
+def test_a_forged_since_cursor_of_wait_for_text_is_refused(
+    private_tmux: PrivateTmux, panes: tuple[str, str]
+) -> None:
+    """The same cursors reach wait_for_text as ``since``: refused there too, at once."""
+    pane, _ = panes
+    with RawClient(private_tmux.env) as client:
+        prefix, fields = _split(_cursor_of(client, pane))
+        for cursor in (
+            _forged(prefix, fields, row=2**62, fingerprint="0" * 16),
+            _forged(prefix, fields, width=-1),
+            _forged(prefix, fields, column=fields[4][6] + 1),
+        ):
+            args = {"pane_id": pane, "pattern": "never", "since": cursor, "timeout": 5}
+            result = client.call("wait_for_text", args)
+            assert result.get("isError"), result
+            assert "start over" in result["content"][0]["text"], result
