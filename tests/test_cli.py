@@ -13,7 +13,7 @@ import pytest
 from tests.raw_client import handshake, raw_exchange
 from tests.support import PrivateTmux
 from tmuxmcp.capability.manifest import definition_manifest
-from tmuxmcp.definition import DEFINITION, RESOURCES
+from tmuxmcp.definition import BY_NAME, DEFINITION, RESOURCES
 
 
 def _run(tmux: PrivateTmux, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -80,6 +80,7 @@ def test_surface_on_an_existing_server_reports_unknown_provenance(
     assert "teardown" not in report["surface"]["toolsets"]
     for tool in report["surface"]["tools"]:
         assert tool["annotations"] == {
+            "title": BY_NAME[tool["name"]].title,
             "readOnlyHint": False,
             "destructiveHint": True,
             "idempotentHint": False,
