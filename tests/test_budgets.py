@@ -4,8 +4,9 @@ A client puts the tool list in a model's context in every conversation and
 shows a model each tool result, some the structuredContent only (Claude
 Code), others the text. So both are measured as the project's probe
 (``before-stop`` section 4b) measures them, over raw JSON-RPC lines: the
-``tools/list`` result for the default full surface with every field but
-``outputSchema``, and ``server_info``'s default result as the UTF-8 text plus
+``tools/list`` result for the default full surface as a client forwards it to
+a model (each tool's ``name``, ``description`` and ``inputSchema``: Claude
+Code forwards only those, issue 18.3), and ``server_info``'s default result as the UTF-8 text plus
 the structuredContent, each as compact JSON. Every disclosure CM-7 requires
 stays inside the budgets.
 """
@@ -21,13 +22,16 @@ import pytest
 
 from tests.raw_client import RawClient
 from tests.support import PrivateTmux, serve, structured
-from tmuxmcp.capability.manifest import PROTOCOL_DEFAULTS
 from tmuxmcp.capability.vocabulary import EFFECT_ORDER, Reach
 from tmuxmcp.definition import BY_NAME, DEFINITION
 from tmuxmcp.tools.inspect import MAX_SERVER_INFO_BYTES
 
 TOOL_LIST_BUDGET = 24_000
-"""Bytes of the default full tool list without output schemas (issue 14.1)."""
+"""Bytes of the default full tool list as forwarded to a model (issues 14.1, 18.3)."""
+
+FORWARDED = ("name", "description", "inputSchema")
+"""The fields of a tool a client puts in a model's context; annotations,
+titles and output schemas stay with the client."""
 
 
 def _compact(value: Any) -> int:
@@ -54,12 +58,12 @@ def _server_info_size(result: dict[str, Any]) -> tuple[int, str, dict[str, Any]]
 def test_the_tool_list_fits_the_budget_as_the_probe_measures_it(
     private_tmux: PrivateTmux,
 ) -> None:
-    """Issue 14.1: every field of every tool but outputSchema, compact JSON, <= 24,000 B."""
+    """Issue 18.3: name, description and inputSchema of every tool, compact JSON, <= 24,000 B."""
     tools, _ = _probe(private_tmux)
     assert [t["name"] for t in tools] == [spec.name for spec in DEFINITION], "full surface"
-    seen = {"tools": [{k: v for k, v in t.items() if k != "outputSchema"} for t in tools]}
+    seen = {"tools": [{k: t[k] for k in FORWARDED} for t in tools]}
     size = _compact(seen)
-    print(f"tools/list without output schemas: {size} B for {len(tools)} tools")
+    print(f"tools/list as forwarded: {size} B for {len(tools)} tools")
     assert size <= TOOL_LIST_BUDGET, f"{size} B > {TOOL_LIST_BUDGET}"
     for tool in tools:  # the shorter wording keeps every CM-7 disclosure
         spec = BY_NAME[tool["name"]]
@@ -72,22 +76,26 @@ def test_the_tool_list_fits_the_budget_as_the_probe_measures_it(
         assert ("tmux user's authority" in text) is (spec.reach is not Reach.NONE), spec.name
 
 
-def test_the_tool_list_sends_no_byte_without_information(private_tmux: PrivateTmux) -> None:
-    """Issue 14.1, CM-4: what the budget cut, and what it must not have cut.
+def test_the_tool_list_sets_every_hint_and_no_null_in_an_input(private_tmux: PrivateTmux) -> None:
+    """Issue 14.1: what the budget cut, and (18.3, CM-4) what it must not cut.
 
-    No annotations title (it repeats the tool's title); no hint equal to its
-    MCP default (on this surface every hint is cautious, which is the default,
-    so none is sent); no null in an input schema for an optional argument
-    (absent says it; the Inspector's ``type-union`` warning). Output schemas
-    keep their nulls as ``anyOf`` branches, since results carry them.
+    Every tool sets its title and all four hints (on this surface all
+    cautious), since the budget no longer counts annotations; no null in an
+    input schema for an optional argument (absent says it; the Inspector's
+    ``type-union`` warning). Output schemas keep their nulls as ``anyOf``
+    branches, since results carry them.
     """
     tools, _ = _probe(private_tmux)
     for tool in tools:
         spec = BY_NAME[tool["name"]]
         assert tool["title"] == spec.title
-        annotations = tool.get("annotations", {})
-        assert "title" not in annotations, spec.name
-        assert all(annotations[k] != PROTOCOL_DEFAULTS[k] for k in annotations), spec.name
+        assert tool["annotations"] == {
+            "title": spec.title,
+            "readOnlyHint": False,
+            "destructiveHint": True,
+            "idempotentHint": False,
+            "openWorldHint": True,
+        }, spec.name
         for name, schema in tool["inputSchema"].get("properties", {}).items():
             assert not isinstance(schema.get("type"), list), f"{spec.name}.{name}: {schema}"
             assert None not in schema.get("enum", []), f"{spec.name}.{name}: {schema}"
@@ -164,6 +172,7 @@ async def test_server_info_detail_adds_each_tools_declared_properties(
         assert tool["process_reach"] == spec.reach.value
         assert tool["returns_untrusted_content"] is spec.returns_untrusted_content
         assert set(tool["annotations"]) == {
+            "title",
             "readOnlyHint",
             "destructiveHint",
             "idempotentHint",

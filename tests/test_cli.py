@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,8 @@ import pytest
 from tests.raw_client import handshake, raw_exchange
 from tests.support import PrivateTmux
 from tmuxmcp.capability.manifest import definition_manifest
-from tmuxmcp.definition import DEFINITION, RESOURCES
+from tmuxmcp.definition import BY_NAME, DEFINITION, RESOURCES
+from tmuxmcp.settings import COMMANDS, Command
 
 
 def _run(tmux: PrivateTmux, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -49,6 +51,60 @@ def test_top_level_help_shows_the_serving_options(private_tmux: PrivateTmux) -> 
         assert flag in top, flag
 
 
+@pytest.mark.parametrize("command", [c for c in COMMANDS if c.settings], ids=lambda c: c.name)
+def test_help_shows_every_options_default(private_tmux: PrivateTmux, command: Command) -> None:
+    """Issue 18.5: each option's help ends with its default, also where it is "not set"."""
+    for args in (["--help"], [command.name, "--help"]):
+        shown = " ".join(_run(private_tmux, *args).stdout.split())
+        for setting in command.settings:
+            start = shown.index(f"{setting.flag} {setting.metavar} ")
+            entry = shown[start:].split(")", 1)[0]
+            assert re.search(r"; default: [^;)\s]", entry), (args, entry)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--socket-name", "picked", "surface"],
+        ["surface", "--socket-name", "picked"],
+        ["--socket-name=picked", "surface"],
+    ],
+    ids=["options-first", "command-first", "flag-equals-value"],
+)
+def test_options_work_before_and_after_the_command(
+    private_tmux: PrivateTmux, args: list[str]
+) -> None:
+    """Issue 18.5: argparse alone reads ``--socket-name x surface`` as serve plus a stray word."""
+    done = _run(private_tmux, *args)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["socket"]["value"] == "picked"
+
+
+def test_a_flag_value_that_spells_a_command_stays_a_value(private_tmux: PrivateTmux) -> None:
+    done = _run(private_tmux, "--socket-name", "verify", "surface")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["socket"]["value"] == "verify"
+
+
+@pytest.mark.parametrize("options_first", [True, False], ids=["options-first", "command-first"])
+def test_verify_takes_its_tmux_flag_on_either_side(
+    private_tmux: PrivateTmux, options_first: bool
+) -> None:
+    flag = ["--tmux", "/nonexistent/tmux-for-verify"]
+    done = _run(private_tmux, *([*flag, "verify"] if options_first else ["verify", *flag]))
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("tmuxmcp: error: tmux executable not found"), done.stderr
+
+
+def test_an_option_the_command_does_not_take_is_named_in_the_error(
+    private_tmux: PrivateTmux,
+) -> None:
+    """verify runs on a throwaway socket, so a socket flag before it is refused, not ignored."""
+    done = _run(private_tmux, "--socket-name", "x", "verify")
+    assert done.returncode == 2
+    assert "--socket-name" in done.stderr.splitlines()[-1]
+
+
 def test_manifest_prints_the_whole_definition(private_tmux: PrivateTmux) -> None:
     done = _run(private_tmux, "manifest")
     assert done.returncode == 0, done.stderr
@@ -80,6 +136,7 @@ def test_surface_on_an_existing_server_reports_unknown_provenance(
     assert "teardown" not in report["surface"]["toolsets"]
     for tool in report["surface"]["tools"]:
         assert tool["annotations"] == {
+            "title": BY_NAME[tool["name"]].title,
             "readOnlyHint": False,
             "destructiveHint": True,
             "idempotentHint": False,

@@ -511,3 +511,66 @@ def test_the_matrix_quotes_every_requirement_of_the_adr() -> None:
     for requirement in requirements:
         quoting = [r.id for r in rows if requirement in _normal(r.requirement)]
         assert len(quoting) == 1, (requirement, quoting)
+
+
+SHELL_FENCES = ("sh", "bash", "shell", "console")
+
+BARE_TMUXMCP = re.compile(r"(?:^|[;&|(]\s*|\s--\s+)tmuxmcp(?=\s|$|\))")
+"""``tmuxmcp`` run as a command: at the start of a command, or after ``--``
+(a client's ``mcp add ... -- COMMAND``), not as a word inside one
+(``tmux -L tmuxmcp``)."""
+
+CONFIGURED_BARE = re.compile(r'\bcommand"?\s*[:=]\s*"tmuxmcp"')
+"""A client configuration (JSON or TOML) whose command is a bare ``tmuxmcp``."""
+
+
+def _shell_lines(text: str) -> list[str]:
+    """The command lines of every shell code block, prompts and comments removed."""
+    lines: list[str] = []
+    for fence, body in re.findall(r"^```(\w*)\n(.*?)^```", text, re.M | re.S):
+        if fence not in SHELL_FENCES:
+            continue
+        for raw in body.splitlines():
+            if fence == "console" and not raw.startswith("$ "):
+                continue  # output, not a command
+            command = raw[2:] if fence == "console" else raw
+            lines.append(command.split(" #", 1)[0].strip())
+    return lines
+
+
+def test_no_shell_block_runs_a_tmuxmcp_that_is_not_on_path() -> None:
+    """Issue 18.5: the README installs into .venv, so a bare ``tmuxmcp`` is not found.
+
+    Every page a person reads (README, CONTRIBUTING, docs/) runs
+    ``.venv/bin/tmuxmcp`` or gives a client its realpath.
+    """
+    pages = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted(DOCS.glob("*.md"))]
+    found = [
+        f"{page.relative_to(ROOT)}: {line}"
+        for page in pages
+        for line in _shell_lines(page.read_text(encoding="utf-8"))
+        if BARE_TMUXMCP.search(line)
+    ]
+    found += [
+        f"{page.relative_to(ROOT)}: {match.group(0)}"
+        for page in pages
+        for match in CONFIGURED_BARE.finditer(page.read_text(encoding="utf-8"))
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_the_bare_command_check_sees_what_it_must() -> None:
+    """The pattern itself, on lines it must and must not flag."""
+    flagged = ["tmuxmcp surface", "claude mcp add tmux -- tmuxmcp", "cd x && tmuxmcp verify"]
+    assert CONFIGURED_BARE.search('"command": "tmuxmcp",')
+    assert CONFIGURED_BARE.search('command = "tmuxmcp"')
+    assert not CONFIGURED_BARE.search('"command": "/home/you/src/tmuxmcp/.venv/bin/tmuxmcp"')
+    passed = [
+        "tmux -L tmuxmcp attach",
+        ".venv/bin/tmuxmcp surface",
+        'claude mcp add --scope user tmux -- "$(realpath .venv/bin/tmuxmcp)"',
+        "git clone <this repository> tmuxmcp && cd tmuxmcp",
+    ]
+    assert [bool(BARE_TMUXMCP.search(line)) for line in flagged + passed] == [True] * len(
+        flagged
+    ) + [False] * len(passed)

@@ -22,17 +22,27 @@ from tests.support import (
 )
 from tmuxmcp.capability.annotations import gather_evidence, whole_call_hints
 from tmuxmcp.capability.describe import describe
-from tmuxmcp.capability.manifest import PROTOCOL_DEFAULTS
+from tmuxmcp.capability.manifest import hints_json
 from tmuxmcp.capability.schema import input_schema, output_schema
 from tmuxmcp.definition import BY_NAME
 
 CAUTIOUS = (False, True, False, True)
 
 
+HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+
+
+def _sent(tool: Tool) -> dict[str, object]:
+    """The annotations exactly as they came over the wire: only the keys the server set."""
+    assert tool.annotations is not None, f"{tool.name}: no annotations"
+    return tool.annotations.model_dump(by_alias=True, exclude_unset=True)
+
+
 def _hints(tool: Tool) -> tuple[bool, ...]:
-    """The four hints as a client reads them: an absent hint is its MCP default (CM-4)."""
-    sent = tool.annotations.model_dump(by_alias=True, exclude_none=True) if tool.annotations else {}
-    return tuple(sent.get(name, default) for name, default in PROTOCOL_DEFAULTS.items())
+    """The four hints as sent; CM-4.5 to CM-4.8 say they are set, so none may be absent."""
+    sent = _sent(tool)
+    assert set(HINTS) <= set(sent), f"{tool.name}: {sent}"
+    return tuple(bool(sent[name]) for name in HINTS)
 
 
 async def test_tools_list_agrees_with_the_definition(private_tmux: PrivateTmux) -> None:
@@ -58,6 +68,40 @@ async def test_tools_list_agrees_with_the_definition(private_tmux: PrivateTmux) 
             hints.idempotent,
             hints.open_world,
         )
+
+
+@pytest.mark.parametrize(
+    "flags", [(), ("--toolsets", "inspect")], ids=["default-surface", "inspect-surface"]
+)
+async def test_every_listed_tool_sets_its_title_and_all_four_hints(
+    private_tmux: PrivateTmux, flags: tuple[str, ...]
+) -> None:
+    """Issue 18.3, CM-4.5 to CM-4.8: every hint is set, cautious or narrow, never left out.
+
+    On the default surface (process tools served) every hint is cautious, which
+    is what MCP assumes for an absent hint; they are set all the same. On an
+    inspect-only surface they narrow where this tmux allows the per-call check
+    (3.5 and later). Each equals the definition's whole-call hints for the
+    evidence the server reports, and the annotations title is the tool's title.
+    """
+    async with serve(private_tmux, *flags) as session:
+        listed = (await session.list_tools()).tools
+        info = structured(await session.call_tool("server_info", {"detail": True}))["info"]
+    evidence = gather_evidence(
+        [BY_NAME[t.name] for t in listed],
+        minimal_provenance=info["annotation_evidence"]["minimal_provenance"],
+        per_call_check=info["annotation_evidence"]["per_call_check"],
+    )
+    published = {t["name"]: t["annotations"] for t in info["surface"]["tools"]}
+    assert [t.name for t in listed] == list(published)
+    for tool in listed:
+        spec = BY_NAME[tool.name]
+        expected = {"title": spec.title, **hints_json(whole_call_hints(spec, evidence))}
+        assert _sent(tool) == expected, tool.name
+        assert tool.title == spec.title
+        assert published[tool.name] == expected, tool.name
+    if not flags:
+        assert all(_hints(t) == CAUTIOUS for t in listed), "process tools served: all cautious"
 
 
 def _formats_expand_whole_arrays(tmux: PrivateTmux) -> bool:

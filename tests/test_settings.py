@@ -201,6 +201,6 @@ def test_the_configuration_page_lists_exactly_the_table() -> None:
     assert [row[:2] for row in options] == [
         [f"`{s.flag} {s.metavar}`", f"`{s.env}`"] for s in settings.DEFAULT_COMMAND.settings
     ]
-    assert [row[2] for row in options] == [s.default or "—" for s in settings.SETTINGS]
+    assert [row[2] for row in options] == [s.shown_default() for s in settings.SETTINGS]
     commands = _generated("docs/configuration.md", "command-table")
     assert [row[0] for row in commands] == [f"`tmuxmcp {c.name}`" for c in settings.COMMANDS]

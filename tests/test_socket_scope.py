@@ -104,8 +104,8 @@ async def test_annotations_do_not_decide_whether_a_call_runs(private_tmux: Priva
     for args in (("--toolsets", "inspect"), ("--toolsets", "inspect,execute")):
         async with serve(private_tmux, *args) as session:
             tool = next(t for t in (await session.list_tools()).tools if t.name == "list_sessions")
-            # An absent readOnlyHint is MCP's default, false (manifest.sent_hints).
-            read_only = tool.annotations is not None and tool.annotations.read_only_hint is True
+            assert tool.annotations is not None  # every hint is set (manifest.tool_annotations)
+            read_only = tool.annotations.read_only_hint is True
             result = await session.call_tool("list_sessions", {})
             outcomes.append((read_only, result.is_error))
         private_tmux.kill_all()

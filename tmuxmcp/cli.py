@@ -25,7 +25,7 @@ import trio
 
 import tmuxmcp
 from tmuxmcp.errors import ConfigError, TmuxMcpError
-from tmuxmcp.settings import COMMANDS, DEFAULT_COMMAND, TMUX, Command
+from tmuxmcp.settings import COMMANDS, DEFAULT_COMMAND, SETTINGS, TMUX, Command
 
 if TYPE_CHECKING:  # imported late at run time: `tmuxmcp --help` needs neither
     from tmuxmcp.config import Config, Options
@@ -235,11 +235,35 @@ async def _surface(ns: argparse.Namespace) -> None:
     _print_json(await runtime.predict(_config(ns)))
 
 
+VALUE_FLAGS = frozenset(setting.flag for setting in SETTINGS)
+"""Flags that take the next argument as their value, unless given as ``--flag=value``."""
+
+
+def command_first(args: Sequence[str]) -> list[str]:
+    """``args`` with the command moved to the front, or ``serve`` put there if none is named.
+
+    argparse reads a command's options only after the command, so
+    ``tmuxmcp --socket-name x surface`` would otherwise be read as ``serve``
+    with a stray ``surface`` (issue 18.5). The command is the first argument
+    that is not a flag or a flag's value; a value that happens to spell a
+    command (``--socket-name surface``) stays a value. Options the command
+    does not take are still refused, by the command's own parser.
+    """
+    rest = list(args)
+    index = 0
+    while index < len(rest):
+        arg = rest[index]
+        if arg in COMMAND_NAMES:
+            return [arg, *rest[:index], *rest[index + 1 :]]
+        if arg in ("-h", "--help", "--version") and index == 0:
+            return rest
+        index += 2 if arg in VALUE_FLAGS else 1
+    return [DEFAULT_COMMAND.name, *rest]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if not args or (args[0] not in COMMAND_NAMES and args[0] not in ("-h", "--help", "--version")):
-        args.insert(0, DEFAULT_COMMAND.name)
+    args = command_first(sys.argv[1:] if argv is None else argv)
     ns = parser().parse_args(args)
     logging.basicConfig(
         level=logging.WARNING, stream=sys.stderr, format="tmuxmcp: %(levelname)s: %(message)s"

@@ -49,12 +49,11 @@ from mcp.types import (
 )
 
 import tmuxmcp
-from tmuxmcp.capability.annotations import whole_call_hints
 from tmuxmcp.capability.decode import decode_arguments, lone_surrogate_error
 from tmuxmcp.capability.describe import describe
 from tmuxmcp.capability.encode import encode_arguments
-from tmuxmcp.capability.manifest import sent_hints
-from tmuxmcp.capability.model import ResourceSpec, ToolSpec
+from tmuxmcp.capability.manifest import tool_annotations
+from tmuxmcp.capability.model import ResourceSpec
 from tmuxmcp.capability.schema import input_schema, output_schema
 from tmuxmcp.capability.surface import served_resources
 from tmuxmcp.definition import BY_NAME, RESOURCES
@@ -92,19 +91,12 @@ def mcp_tools(runtime: Runtime) -> list[Tool]:
                 description=describe(spec, nested=runtime.surface.nested.get(name)),
                 input_schema=input_schema(spec.args),
                 output_schema=output_schema(spec.result),
-                annotations=_annotations(spec, runtime),
+                annotations=ToolAnnotations.model_validate(
+                    tool_annotations(spec, runtime.evidence)
+                ),
             )
         )
     return tools
-
-
-def _annotations(spec: ToolSpec, runtime: Runtime) -> ToolAnnotations | None:
-    """The tool's whole-call hints as sent (``sent_hints``), or none if all are defaults.
-
-    No annotations title: it would repeat the tool's own ``title``.
-    """
-    sent = sent_hints(whole_call_hints(spec, runtime.evidence))
-    return ToolAnnotations.model_validate(sent) if sent else None
 
 
 def _error(exc: TmuxMcpError) -> CallToolResult:

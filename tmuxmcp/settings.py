@@ -22,7 +22,8 @@ Rules kept here:
    convention; both are spelled out so that a grep for either finds this row).
 3. ``default`` is what applies when neither source gives a value, as the
    docs and ``--help`` state it; ``None`` means "not set" (the loader decides
-   what an unset value means, for example the default surface).
+   what an unset value means, for example the default surface), and then
+   ``unset`` says in words what that is, so every setting shows a default.
 4. ``voids`` names the settings whose environment value a flag for this one
    overrides too: ``--socket-name`` replaces a ``TMUXMCP_SOCKET_PATH`` from
    the environment rather than conflicting with it (CM-1, one socket).
@@ -69,13 +70,16 @@ class Setting(NamedTuple):
     default: str | None = None
     voids: tuple[str, ...] = ()
     """Settings whose environment value a flag for this one also overrides (rule 4)."""
+    unset: str = ""
+    """What applies without a value when ``default`` is None, in words (rule 3)."""
+
+    def shown_default(self) -> str:
+        """The default as ``--help`` and the docs state it: the value, or what unset means."""
+        return self.default if self.default is not None else self.unset
 
     def help_line(self) -> str:
         """The argparse help: what it does, its variable and its default."""
-        notes = [f"env {self.env}"]
-        if self.default is not None:
-            notes.append(f"default: {self.default}")
-        return f"{self.help} ({'; '.join(notes)})"
+        return f"{self.help} (env {self.env}; default: {self.shown_default()})"
 
 
 SOCKET_NAME = Setting(
@@ -94,14 +98,18 @@ SOCKET_PATH = Setting(
     "PATH",
     "tmux -S socket path",
     voids=("socket_name",),
+    unset="none, the socket name applies",
 )
-TMUX = Setting("tmux", "--tmux", "TMUXMCP_TMUX", "PATH", "tmux executable")
+TMUX = Setting(
+    "tmux", "--tmux", "TMUXMCP_TMUX", "PATH", "tmux executable", unset="tmux found on PATH"
+)
 TOOLSETS = Setting(
     "toolsets",
     "--toolsets",
     "TMUXMCP_TOOLSETS",
     "LIST",
     ",".join(t.value for t in Toolset) + f" or {ALL_TOOLSETS}",
+    unset="every toolset, but teardown only on a server this process starts",
 )
 INCLUDE_TOOLS = Setting(
     "include_tools",
@@ -109,6 +117,7 @@ INCLUDE_TOOLS = Setting(
     "TMUXMCP_INCLUDE_TOOLS",
     "LIST",
     "tools to add after toolsets",
+    unset="none",
 )
 EXCLUDE_TOOLS = Setting(
     "exclude_tools",
@@ -116,6 +125,7 @@ EXCLUDE_TOOLS = Setting(
     "TMUXMCP_EXCLUDE_TOOLS",
     "LIST",
     "tools to remove; wins over everything",
+    unset="none",
 )
 TIMEOUT = Setting(
     "timeout",
@@ -131,6 +141,7 @@ AUDIT_LOG = Setting(
     "TMUXMCP_AUDIT_LOG",
     "PATH",
     "append one redacted JSON line per tool call",
+    unset="no log",
 )
 
 SETTINGS = (

@@ -59,7 +59,7 @@ def test_a_scenarios_surface_and_hints_are_what_startup_serves(key: str) -> None
     for name, published in served.items():
         hints = scenario_hints(BY_NAME[name], case, DEFINITION)
         assert hints is not None
-        assert hints_json(hints) == published, name
+        assert {"title": BY_NAME[name].title, **hints_json(hints)} == published, name
 
 
 def test_a_tool_off_the_surface_is_shown_as_if_the_operator_named_it() -> None:
@@ -69,7 +69,8 @@ def test_a_tool_off_the_surface_is_shown_as_if_the_operator_named_it() -> None:
     assert kill.name not in case.served and only_if_named(kill, case)
     named = _served_annotations({"include_tools": "kill_pane"}, Provenance.UNKNOWN)
     hints = scenario_hints(kill, case, DEFINITION)
-    assert hints is not None and hints_json(hints) == named["kill_pane"]
+    assert hints is not None
+    assert {"title": kill.title, **hints_json(hints)} == named["kill_pane"]
 
 
 def test_a_process_tool_cannot_join_the_no_process_scenario() -> None:

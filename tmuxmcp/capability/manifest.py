@@ -57,26 +57,18 @@ def hints_json(hints: Hints) -> dict[str, bool]:
     }
 
 
-PROTOCOL_DEFAULTS = {
-    "readOnlyHint": False,
-    "destructiveHint": True,
-    "idempotentHint": False,
-    "openWorldHint": True,
-}
-"""The value MCP gives each hint when a tool's annotations leave it out."""
+def tool_annotations(spec: ToolSpec, evidence: Evidence) -> dict[str, Any]:
+    """A tool's MCP annotations as every surface sends them: its title and all four hints.
 
-
-def sent_hints(hints: Hints) -> dict[str, bool]:
-    """The hints as ``tools/list`` sends them: those that differ from MCP's defaults (CM-4).
-
-    MCP defines an absent hint as its default (``PROTOCOL_DEFAULTS``), and the
-    defaults are the cautious values, so a cautious hint says nothing its
-    absence does not; a narrowed hint is always sent. Issue 14.1: a client pays
-    for every byte of the tool list, and on the default surface (process tools
-    served, so every hint cautious) this sends no annotations at all.
-    ``server_info`` and the manifest keep all four, as values.
+    CM-4.5 to CM-4.8: without evidence each hint is *set* to its cautious
+    value, never left out for a client to default, and with evidence each is
+    set to its narrow value (``whole_call_hints``). Leaving out a hint that
+    equals MCP's default would rely on every client applying that default;
+    clients do not forward annotations to a model, so sending them costs no
+    model context (issue 18.3). The title repeats the tool's own ``title`` so
+    that a client reading only annotations shows the same name.
     """
-    return {k: v for k, v in hints_json(hints).items() if v != PROTOCOL_DEFAULTS[k]}
+    return {"title": spec.title, **hints_json(whole_call_hints(spec, evidence))}
 
 
 def resource_properties(spec: ResourceSpec) -> dict[str, Any]:
@@ -167,7 +159,7 @@ def published_surface(
             effective = surface.nested.get(spec.name, ())
             entry["nested_operations"] = list(effective)
             entry["excluded_nested_operations"] = [op for op in spec.nested if op not in effective]
-        entry["annotations"] = hints_json(whole_call_hints(spec, evidence))
+        entry["annotations"] = tool_annotations(spec, evidence)
         tools.append(entry)
     return {
         "tmuxmcp_version": tmuxmcp.__version__,

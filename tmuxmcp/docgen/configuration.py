@@ -27,7 +27,7 @@ def option_table() -> str:
     for setting in DEFAULT_COMMAND.settings:
         rows.append(
             f"| `{setting.flag} {setting.metavar}` | `{setting.env}` | "
-            f"{cell(setting.default or '') or '—'} | {cell(setting.help)} |"
+            f"{cell(setting.shown_default())} | {cell(setting.help)} |"
         )
     return "\n".join(rows)
 
