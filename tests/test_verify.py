@@ -14,6 +14,7 @@ temporary ``XDG_CACHE_HOME``.
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -342,3 +343,23 @@ def test_a_check_blind_to_after_hooks_fails_the_configuration_claim(
     assert "configuration-check" in _failed(report)
     detail = {o.slug: o.detail for o in report.outcomes}["configuration-check"]
     assert "hook" in detail
+
+
+def test_the_verify_command_server_info_names_runs_as_given(tmp_path) -> None:
+    # Issue 18.5: the README installs tmuxmcp into .venv, which is not on PATH,
+    # so a bare `tmuxmcp verify` in server_info's advice fails when pasted.
+    # The command is run exactly as named, with the virtual environment's bin
+    # directory off PATH, and must verify this tmux.
+    binary = _binary()
+    advice = cache.verified_status(binary, "3.3a")["how_to_verify"]
+    assert advice.startswith("run `") and advice.endswith("`"), advice
+    argv = shlex.split(advice[len("run `") : -1])
+    venv_bin = os.path.dirname(sys.executable)
+    path = os.pathsep.join(
+        d for d in os.environ.get("PATH", "").split(os.pathsep) if d and d != venv_bin
+    )
+    env = {**os.environ, "PATH": path, "XDG_CACHE_HOME": str(tmp_path)}
+    env.pop("TMUX", None)
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("PASS ") and "\nFAIL " not in done.stdout, done.stdout

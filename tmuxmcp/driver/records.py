@@ -105,7 +105,7 @@ def decode_value(printed: str) -> str:
         if lone is not None:
             raise TmuxCommandFailed(
                 "tmux printed a value tmuxmcp could not decode (an unknown escape); "
-                "run `tmuxmcp verify` for this tmux"
+                "run tmuxmcp's verify command for this tmux (server_info names it)"
             )
         if backslash is not None:
             out += b"\\"

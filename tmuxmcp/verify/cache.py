@@ -26,6 +26,8 @@ import functools
 import hashlib
 import os
 import re
+import shlex
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -105,6 +107,16 @@ def record(
     return path
 
 
+def verify_command(binary: str) -> str:
+    """The shell command that verifies ``binary`` with this very tmuxmcp.
+
+    Named by this interpreter's path, not a bare ``tmuxmcp``: the README
+    installs into a virtual environment that is not on ``PATH`` (issue 18.5),
+    and an agent or operator must be able to paste the command as it stands.
+    """
+    return shlex.join([sys.executable, "-m", "tmuxmcp", "verify", "--tmux", binary])
+
+
 def verified_status(binary: str, version: str) -> dict[str, Any]:
     """Whether ``tmuxmcp verify`` passed for this binary and version (for server_info).
 
@@ -117,7 +129,7 @@ def verified_status(binary: str, version: str) -> dict[str, Any]:
         "verified": False,
         "proven_in_ci": proven_in_ci(version),
         "notes": [] if proven_in_ci(version) else [f"unproven-version: {unproven_note(version)}"],
-        "how_to_verify": f"run `tmuxmcp verify --tmux {binary}`",
+        "how_to_verify": f"run `{verify_command(binary)}`",
     }
     try:
         with open(cache_path(version, binary_digest(binary)), "rb") as f:
