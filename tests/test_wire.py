@@ -78,6 +78,28 @@ def test_non_json_and_non_messages_are_answered() -> None:
     assert triage(b" \t ") is None
 
 
+def test_a_readable_id_is_answered_whatever_else_the_line_holds() -> None:
+    """Issue 18 R6 (wire Rule 2a): valid JSON the server cannot hold is not a parse error."""
+    huge = "9" * 4400  # past Python's 4300-digit int conversion limit
+    call = (
+        '{"jsonrpc":"2.0","id":%s,"method":"tools/call",'
+        '"params":{"name":"list_sessions","arguments":{"n":%s}}}'
+    )
+    assert _error((call % ("7", huge)).encode()) == (7, types.INVALID_REQUEST)
+    assert _error((call % ('"k"', "-" + huge)).encode()) == ("k", types.INVALID_REQUEST)
+    assert _error((call % (huge, "1")).encode()) == (None, types.INVALID_REQUEST)
+    ping = b'{"jsonrpc":"2.0","id":8,"method":"ping"}'
+    served = _request(b"\xef\xbb\xbf" + ping)
+    assert (served["id"], served["method"]) == (8, "ping")
+    assert _request(b'{"jsonrpc":"2.0","id":9,"id":10,"method":"ping"}')["id"] == 10
+    for bad_id in (b"1.5", b"true", b"null", b"{}"):
+        line = b'{"jsonrpc":"2.0","id":' + bad_id + b',"method":"ping"}'
+        assert _error(line) == (None, types.INVALID_REQUEST), bad_id
+    notification = triage(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+    assert notification is not None
+    assert isinstance(notification.message, types.JSONRPCNotification)
+
+
 def test_oversized_lines_are_answered_with_their_id_where_it_shows() -> None:
     head = b'{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"a":"'
     assert _error(Oversized(head, b'"}}', MAX_LINE_BYTES + 1)) == (41, types.INVALID_REQUEST)
@@ -187,6 +209,8 @@ def test_every_hostile_line_is_answered_and_the_server_keeps_serving(
         b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"list_sessions","arguments":{"x":"\\udc00"}}}',
         oversized,
         b'{"id":7}',
+        b'{"jsonrpc":"2.0","id":9,"method":"ping","params":{"n":' + b"1" * 4400 + b"}}",
+        b'\xef\xbb\xbf{"jsonrpc":"2.0","id":10,"method":"ping"}',
         b"",
         b'{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"list_sessions","arguments":{}}}',
     ]
@@ -195,7 +219,7 @@ def test_every_hostile_line_is_answered_and_the_server_keeps_serving(
         # test, not block it.
         feeder = threading.Thread(target=_feed, args=(client, b"\n".join(lines)))
         feeder.start()
-        got = client.messages({1, 2, 4, 5, 6, 7, 8}, 30)
+        got = client.messages({1, 2, 4, 5, 6, 7, 8, 9, 10}, 30)
         feeder.join(timeout=10)
         assert client.close() == 0
     stderr = client.stderr()
@@ -208,4 +232,6 @@ def test_every_hostile_line_is_answered_and_the_server_keeps_serving(
     assert by_id[6]["error"]["code"] == types.INVALID_REQUEST
     assert by_id[7]["error"]["code"] == types.INVALID_REQUEST
     assert by_id[8]["result"]["isError"] is False, "the server keeps serving"
+    assert by_id[9]["error"]["code"] == types.INVALID_REQUEST
+    assert by_id[10]["result"] == {}
     assert "Traceback" not in stderr

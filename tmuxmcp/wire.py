@@ -14,6 +14,14 @@ Rule 2: blank lines are skipped. Bytes that do not parse as JSON get
   ``-32700`` (parse error, id ``null``); JSON that is not a JSON-RPC message,
   or that is too deeply nested for the SDK's parser, gets ``-32600``. Nothing
   here recurses on the message's structure: depth costs no Python stack.
+Rule 2a: a line whose ``id`` can be read is answered to that id (issue 18,
+  R6). A leading UTF-8 byte-order mark is dropped (RFC 8259 section 8.1 lets
+  a parser ignore it). An integer longer than Python's conversion limit
+  (``sys.get_int_max_str_digits()``, 4300 digits by default) is valid JSON
+  that the server cannot hold: ``-32600`` to the request's id, not ``-32700``
+  with ``null``. A ``jsonrpc``/``method`` object whose ``id`` is neither a
+  string nor an integer (``null``, ``true``, ``1.5``) is a malformed request,
+  not a notification: ``-32600``, id ``null`` (the SDK's types carry no other).
 Rule 3: text that is not valid Unicode is never acted on. JSON can carry a
   lone UTF-16 surrogate (``"\\ud800"``); a line can hold bytes that are not
   UTF-8. Either is replaced with U+FFFD, so that the SDK can parse the line,
@@ -34,6 +42,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -246,6 +255,48 @@ def _validate(data: bytes | str) -> SessionMessage:
 
 
 _INVALID = "Invalid Request: not a JSON-RPC 2.0 message the server accepts"
+_BAD_ID = "Invalid Request: the id must be a string or an integer"
+_BOM = b"\xef\xbb\xbf"
+
+
+class _TooLong:
+    """Stands for an integer with more digits than Python converts; never an id."""
+
+    def __init__(self, digits: int) -> None:
+        self.digits = digits
+
+
+def _bounded_int(text: str) -> int | _TooLong:
+    """``json``'s integer hook: an oversized integer becomes a marker, not a ValueError."""
+    limit = sys.get_int_max_str_digits()
+    digits = len(text) - text.startswith("-")
+    if limit and digits > limit:
+        return _TooLong(digits)
+    return int(text)
+
+
+def _too_long(value: object) -> _TooLong | None:
+    """The first oversized integer in a decoded JSON value, without recursion."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, _TooLong):
+            return item
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+    return None
+
+
+def _bad_id(line: bytes) -> bool:
+    """Whether a notification is really a request whose id has the wrong type (Rule 2a)."""
+    if b'"id"' not in line:  # the usual notification: nothing to decode again
+        return False
+    with contextlib.suppress(ValueError, RecursionError):
+        decoded = json.loads(line, parse_int=_bounded_int)
+        return isinstance(decoded, dict) and "id" in decoded
+    return False
 
 
 def triage(line: Inbound) -> SessionMessage | None:
@@ -276,6 +327,14 @@ def triage(line: Inbound) -> SessionMessage | None:
 
 
 def _message(line: bytes) -> SessionMessage:
+    line = line.removeprefix(_BOM)
+    reply = _parsed(line)
+    if isinstance(reply.message, types.JSONRPCNotification) and _bad_id(line):
+        return error_reply(None, types.INVALID_REQUEST, _BAD_ID)
+    return reply
+
+
+def _parsed(line: bytes) -> SessionMessage:  # noqa: PLR0911 -- one return per way a line fails
     marker: str | None = None
     try:
         text = line.decode("utf-8")
@@ -286,13 +345,21 @@ def _message(line: bytes) -> SessionMessage:
         with contextlib.suppress(pydantic.ValidationError):
             return _validate(line)
     try:
-        message = json.loads(text)
+        message = json.loads(text, parse_int=_bounded_int)
     except ValueError:
         return error_reply(None, types.PARSE_ERROR, "Parse error: the line is not JSON")
     except RecursionError:
         edges = Oversized(line[:EDGE_BYTES], line[-EDGE_BYTES:], len(line))
         return error_reply(_edge_id(edges), types.INVALID_REQUEST, _INVALID)
     request_id = _id_of(message)
+    too_long = _too_long(message)
+    if too_long is not None:
+        return error_reply(
+            request_id,
+            types.INVALID_REQUEST,
+            f"Invalid Request: the line holds an integer of {too_long.digits} digits; "
+            f"tmuxmcp reads integers of at most {sys.get_int_max_str_digits()} digits",
+        )
     if marker is None and has_lone_surrogate(message):
         message, marker = scrub(message), LONE_SURROGATE
     if marker is not None:
