@@ -31,10 +31,10 @@ from tmuxmcp.driver.client import (
 )
 from tmuxmcp.driver.socket import select_socket
 from tmuxmcp.errors import (
+    BoundServerLost,
     ConfigurationChanged,
     ObjectNotFound,
     ServerGone,
-    ServerReplaced,
     TmuxCommandFailed,
     TmuxTimeout,
 )
@@ -212,9 +212,9 @@ async def test_a_killed_server_makes_calls_fail_with_server_gone(private_tmux: P
     client = _client(private_tmux)
     await binding.establish(client)
     private_tmux.kill_server()
-    with pytest.raises(ServerGone) as info:
+    with pytest.raises(BoundServerLost) as info:
         await client.run(cmd("list-sessions"))
-    assert info.value.reference == "tmux-server-gone"
+    assert info.value.reference == "tmux-bound-server-lost"
     assert _no_server(private_tmux)
 
 
@@ -224,7 +224,7 @@ async def test_no_call_starts_a_server(private_tmux: PrivateTmux) -> None:
     await binding.establish(client)
     private_tmux.kill_server()
     for command in (cmd("start-server"), cmd("new-session", "-d")):
-        with pytest.raises(ServerGone):
+        with pytest.raises(BoundServerLost):
             await client.run(command)
         with pytest.raises(ServerGone):
             await client.run_unbound([command])
@@ -240,9 +240,9 @@ async def test_a_restarted_server_is_server_replaced(private_tmux: PrivateTmux) 
     private_tmux.kill_server()
     private_tmux.start_foreign_server()
     assert int(private_tmux.server_pid()) != facts.identity.pid
-    with pytest.raises(ServerReplaced) as info:
+    with pytest.raises(BoundServerLost) as info:
         await client.run(cmd("list-sessions"))
-    assert info.value.reference == "tmux-server-replaced"
+    assert info.value.reference == "tmux-bound-server-lost"
     assert "restart tmuxmcp" in info.value.message
 
 
@@ -259,7 +259,7 @@ async def test_a_call_refused_as_server_replaced_has_no_effect_on_the_new_server
     await binding.establish(client)
     private_tmux.kill_server()
     ids = private_tmux.new_session("theirs")  # someone else's server now owns the socket
-    with pytest.raises(ServerReplaced):
+    with pytest.raises(BoundServerLost):
         await client.run(cmd("rename-session", t=ids["session_id"], args=["renamed-by-tmuxmcp"]))
     names = private_tmux.bare("list-sessions", "-F", "#{session_name}").stdout
     assert names == "theirs\n"
@@ -283,7 +283,7 @@ async def test_a_replacement_that_copies_the_gate_option_is_refused(
     private_tmux.kill_server()
     ids = private_tmux.new_session("theirs")
     private_tmux.bare("set-option", "-s", client.marker, copied)
-    with pytest.raises(ServerReplaced) as info:
+    with pytest.raises(BoundServerLost) as info:
         await client.run(cmd("rename-session", t=ids["session_id"], args=["renamed-by-tmuxmcp"]))
     assert "nothing was run" in info.value.message
     names = private_tmux.bare("list-sessions", "-F", "#{session_name}").stdout
@@ -305,7 +305,7 @@ async def test_the_bound_identity_without_the_gate_option_is_refused(
     await binding.establish(client)
     ids = private_tmux.new_session("ours")
     private_tmux.bare("set-option", "-s", "-u", client.marker)
-    with pytest.raises(ServerReplaced) as info:
+    with pytest.raises(BoundServerLost) as info:
         await client.run(cmd("rename-session", t=ids["session_id"], args=["renamed-by-tmuxmcp"]))
     assert "nothing was run" in info.value.message
     names = private_tmux.bare("list-sessions", "-F", "#{session_name}").stdout
@@ -319,7 +319,7 @@ async def test_a_same_pid_server_with_another_start_time_is_replaced(
     client = _client(private_tmux)
     facts = await binding.establish(client)
     client.bind(ServerIdentity(facts.identity.pid, facts.identity.start_time - 1))
-    with pytest.raises(ServerReplaced):
+    with pytest.raises(BoundServerLost):
         await client.run(cmd("list-sessions"))
 
 

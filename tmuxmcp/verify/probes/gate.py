@@ -25,7 +25,7 @@ from tmuxmcp.driver.client import (
     parse_identity,
 )
 from tmuxmcp.driver.socket import SocketKind, SocketSelection
-from tmuxmcp.errors import ConfigurationChanged, ServerReplaced, TmuxMcpError
+from tmuxmcp.errors import BoundServerLost, ConfigurationChanged, TmuxMcpError
 from tmuxmcp.verify.lab import ClaimFailed, Lab
 
 
@@ -58,7 +58,7 @@ async def probe_gate_foreign(lab: Lab) -> None:
         client.bind(ServerIdentity(identity.pid, identity.start_time))
         try:
             await client.run(cmd("set-buffer", b="gate", args=["ran"]))
-        except ServerReplaced:
+        except BoundServerLost:
             pass
         else:
             raise ClaimFailed("a command ran through the gate on a foreign server")
@@ -81,7 +81,7 @@ async def probe_gate_copied_option(lab: Lab) -> None:
         client.bind(gone)
         try:
             await client.run(cmd("set-buffer", b="gate", args=["ran"]))
-        except ServerReplaced:
+        except BoundServerLost:
             pass
         else:
             raise ClaimFailed("a command ran on a server holding a copied gate option")
