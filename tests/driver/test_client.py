@@ -18,8 +18,8 @@ import pytest
 import trio
 
 from tests.support import DEDICATED, PrivateTmux
-from tmuxmcp.driver import binding
-from tmuxmcp.driver.argv import cmd
+from tmuxmcp.driver import binding, hooks
+from tmuxmcp.driver.argv import cmd, render
 from tmuxmcp.driver.client import (
     CommandTooLong,
     ConfigWatch,
@@ -28,8 +28,10 @@ from tmuxmcp.driver.client import (
     TmuxOutput,
     classify_failure,
     decode,
+    hooks_for,
 )
 from tmuxmcp.driver.socket import select_socket
+from tmuxmcp.driver.versions import version_tuple
 from tmuxmcp.errors import (
     BoundServerLost,
     ConfigurationChanged,
@@ -538,3 +540,59 @@ async def test_an_observing_call_is_not_refused_for_an_event_hook(
     private_tmux.bare("set-hook", "-g", "session-renamed", _mark_command(private_tmux))
     out = await client.run(cmd("list-sessions", F="#{session_id}"))
     assert out.stdout.split() == [ids["session_id"]]
+
+
+def test_the_hook_table_names_every_notification_hook_of_this_tmux(
+    private_tmux: PrivateTmux,
+) -> None:
+    """``hooks.NOTIFY_HOOKS`` for the running release is what tmux itself lists
+    (``show-hooks -g`` and ``-gw``), less the command hooks the queue fires."""
+    version = version_tuple(private_tmux.bare("-V").stdout)
+    assert version is not None
+    known = [release for release in hooks.NOTIFY_HOOKS if release <= version[:2]]
+    if not known:
+        pytest.skip("no hook table for a tmux before 3.3")
+    private_tmux.new_session("s")
+    listed = {
+        line.split()[0].partition("[")[0]
+        for scope in ("-g", "-gw")
+        for line in private_tmux.bare("show-hooks", scope).stdout.splitlines()
+        if line.strip()
+    }
+    listed -= {name for name in listed if name.startswith("after-")}
+    listed.discard("command-error")
+    assert hooks.NOTIFY_HOOKS[max(known)] == listed
+
+
+CALL_RAISED = (
+    ("window-unlinked", lambda ids: cmd("kill-window", t=ids["window_id"])),
+    ("window-renamed", lambda ids: cmd("rename-window", t=ids["window_id"], args=["r"])),
+)
+"""A hook each, set after startup, and a call whose tmux command raises it."""
+
+
+@pytest.mark.parametrize(("hook", "call"), CALL_RAISED, ids=[h for h, _ in CALL_RAISED])
+async def test_a_notification_hook_the_call_raises_refuses_it(
+    private_tmux: PrivateTmux, hook: str, call: Any
+) -> None:
+    """Issue 18 R2: ``window-unlinked`` (kill-window) ran its command on every call."""
+    client, ids = await _watched(private_tmux)
+    private_tmux.bare("new-window", "-d", "-a", "-t", "s")  # killing the first keeps the session
+    private_tmux.bare("set-hook", "-g", hook, _mark_command(private_tmux))
+    with pytest.raises(ConfigurationChanged):
+        await client.run(call(ids))
+    assert _marks(private_tmux) == 0
+    # Control: the same command from a plain client runs the hook.
+    private_tmux.bare(*render([call(ids)]))
+    with trio.fail_after(10):
+        while _marks(private_tmux) == 0:
+            await trio.sleep(0.01)
+
+
+def test_every_call_raised_notification_hook_is_checked() -> None:
+    """Every notification hook of the table that is not ambient is in the gate's list
+    for a state-changing command."""
+    checked = set(hooks_for(["kill-window"]))
+    for release, names in hooks.NOTIFY_HOOKS.items():
+        assert names - hooks.AMBIENT <= checked, release
+    assert {"window-unlinked", "pane-focus-in", "pane-focus-out"} <= checked

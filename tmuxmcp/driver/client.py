@@ -70,7 +70,7 @@ from collections.abc import Mapping, Sequence
 
 import msgspec
 
-from tmuxmcp.driver import _spawn, liveness
+from tmuxmcp.driver import _spawn, hooks, liveness
 from tmuxmcp.driver.argv import Command, cmd, render
 from tmuxmcp.driver.socket import SocketSelection
 from tmuxmcp.driver.versions import version_tuple
@@ -420,28 +420,10 @@ OBSERVING_COMMANDS = frozenset(
 )
 """Commands that change no tmux state, so they raise no notification (notify.c)."""
 
-EVENT_HOOKS = (
-    "client-detached",
-    "client-session-changed",
-    "pane-died",
-    "pane-exited",
-    "pane-mode-changed",
-    "pane-title-changed",
-    "session-closed",
-    "session-created",
-    "session-renamed",
-    "session-window-changed",
-    "window-layout-changed",
-    "window-linked",
-    "window-pane-changed",
-    "window-renamed",
-    "window-resized",
-)
+EVENT_HOOKS = hooks.CALL_RAISED
 """Notification hooks a state-changing command can raise (notify.c
 ``notify_insert_hook``; session options first, then the pane's and the
-window's). Left out, as ambient: ``alert-*`` (pane output), client focus,
-theme, resize and attach events (a client's terminal), ``pane-focus-*`` and
-``pane-set-clipboard`` (terminal and pane output)."""
+window's), from tmux's own hook table per release (``hooks``)."""
 
 
 def hooks_for(names: Sequence[str]) -> list[str]:
@@ -450,10 +432,10 @@ def hooks_for(names: Sequence[str]) -> list[str]:
     ``after-<command>`` of each (the gate's own included) and ``command-error``;
     the notification hooks too if any command can change state.
     """
-    hooks = {"command-error", f"after-{GATE_COMMAND}", *(f"after-{n}" for n in names)}
+    fired = {"command-error", f"after-{GATE_COMMAND}", *(f"after-{n}" for n in names)}
     if not OBSERVING_COMMANDS.issuperset(names):
-        hooks.update(EVENT_HOOKS)
-    return sorted(hooks)
+        fired.update(EVENT_HOOKS)
+    return sorted(fired)
 
 
 def gate_name(
