@@ -10,8 +10,10 @@ a caller mistake, ``ObjectNotFound``. Results are read back with bare tmux.
 from __future__ import annotations
 
 import os
+import pty
 import re
 import shutil
+import subprocess
 from typing import Any
 
 import pytest
@@ -596,3 +598,42 @@ def test_every_call_raised_notification_hook_is_checked() -> None:
     for release, names in hooks.NOTIFY_HOOKS.items():
         assert names - hooks.AMBIENT <= checked, release
     assert {"window-unlinked", "pane-focus-in", "pane-focus-out"} <= checked
+
+
+@pytest.mark.parametrize("hook", ["pane-focus-in", "pane-focus-out"])
+async def test_a_focus_hook_with_a_client_attached_refuses_select_pane(
+    private_tmux: PrivateTmux, hook: str
+) -> None:
+    """Issue 18 R2: with a real client attached (a pty) and ``focus-events`` on,
+    ``select-pane`` raises the focus hooks; they were treated as ambient."""
+    client, ids = await _watched(private_tmux)
+    other = private_tmux.bare("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", "s")
+    leader, follower = pty.openpty()
+    attached = subprocess.Popen(
+        [*private_tmux.argv(), "attach", "-t", "s"],
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        env={**private_tmux.env, "TERM": "xterm"},
+        start_new_session=True,
+    )
+    os.close(follower)
+    try:
+        with trio.fail_after(10):
+            while not private_tmux.bare("list-clients").stdout.strip():
+                await trio.sleep(0.01)
+        private_tmux.bare("set-option", "-g", "focus-events", "on")
+        private_tmux.bare("set-hook", "-g", hook, _mark_command(private_tmux))
+        with pytest.raises(ConfigurationChanged):
+            await client.run(cmd("select-pane", t=other.stdout.strip()))
+        assert _marks(private_tmux) == 0
+        # Control: the same selection from a plain client raises the hook.
+        private_tmux.bare("select-pane", "-t", other.stdout.strip())
+        private_tmux.bare("select-pane", "-t", ids["pane_id"])
+        with trio.fail_after(10):
+            while _marks(private_tmux) == 0:
+                await trio.sleep(0.01)
+    finally:
+        attached.kill()
+        attached.wait()
+        os.close(leader)
