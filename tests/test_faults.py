@@ -77,7 +77,7 @@ async def test_tmux_killed_during_wait_for_text_ends_the_wait(private_tmux: Priv
     async with serve(private_tmux) as session:
         result = await _wait_cut_short(session, ids["pane_id"], private_tmux.kill_server)
         text = error_text(result)
-        assert text.startswith("[tmux-server-gone]"), text
+        assert text.startswith("[tmux-bound-server-lost]"), text
 
 
 async def test_a_pane_killed_during_a_wait_ends_the_wait(private_tmux: PrivateTmux) -> None:
@@ -191,7 +191,7 @@ async def test_tmux_killed_in_the_middle_of_calls_is_always_server_gone(
 ) -> None:
     """run_command, wait_for_text, wait_for_command, search_panes and capture_pane,
     all in flight when tmux is killed, each time on a new server: every one of them
-    ends with [tmux-server-gone], never another error (CM-1: nothing is claimed
+    ends with [tmux-bound-server-lost], never another error (CM-1: nothing is claimed
     for a server that is not there). The kill lands at a random moment, so over
     the repeats it finds the calls both between and inside tmux invocations."""
     shuffle = random.Random(f"faults-{how}")
@@ -202,7 +202,9 @@ async def test_tmux_killed_in_the_middle_of_calls_is_always_server_gone(
         errors = await _kill_under_calls(private_tmux, how, 0.2 + shuffle.random() * 0.5)
         assert len(errors) == 5, errors
         assert os.listdir(run_files) == [], (repeat, how, "run files left behind")
-        wrong = {n: text for n, text in errors.items() if not text.startswith("[tmux-server-gone]")}
+        wrong = {
+            n: text for n, text in errors.items() if not text.startswith("[tmux-bound-server-lost]")
+        }
         assert not wrong, (repeat, how, wrong)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from typing import Any
 
 import pytest
@@ -228,7 +229,7 @@ async def test_a_dead_server_is_reported_and_serving_continues(private_tmux: Pri
         private_tmux.new_session("doomed")
         private_tmux.bare("kill-server")
         text = error_text(await session.call_tool("list_sessions", {}))
-        assert text.startswith("[tmux-server-gone]")
+        assert text.startswith("[tmux-bound-server-lost]")
         info = structured(await session.call_tool("server_info", {}))
         assert info["server_state"] == "gone"
         assert info["info"]["server"]["state"] == "gone"
@@ -251,15 +252,87 @@ async def test_a_replaced_server_is_refused(private_tmux: PrivateTmux) -> None:
         private_tmux.start_foreign_server()
         assert private_tmux.server_pid() != old_pid
         text = error_text(await session.call_tool("list_sessions", {}))
-        assert text.startswith("[tmux-server-replaced]")
+        assert text.startswith("[tmux-bound-server-lost]")
         info = structured(await session.call_tool("server_info", {"detail": True}))
-        assert info["server_state"] == "replaced"
+        # The bound server exited: it is gone, whatever answers now (issue 18 R3).
+        assert info["server_state"] == "gone"
         # Issue 12 item 4: no provenance is claimed for whatever answers now.
         server = info["info"]["server"]
-        assert server["state"] == "replaced"
+        assert server["state"] == "gone"
         assert server["provenance"] is None
         assert server["bound_pid"] == int(old_pid)
         assert info["info"]["annotation_evidence"]["minimal_provenance"] is False
+
+
+async def test_no_tmux_command_runs_on_a_replacement_server(private_tmux: PrivateTmux) -> None:
+    """CM-1, issue 18 R3: once the bound server is replaced, no call sends it anything.
+
+    The replacement's ``command-error`` hook and ``show-options`` alias ran on
+    every call before (the gate's own ``show-options`` reached it): the
+    replacement is now told apart by its socket file, without asking it.
+    """
+    async with serve(private_tmux) as session:
+        socket = private_tmux.bare("display-message", "-p", "#{socket_path}").stdout.strip()
+        # The bound server lives on under another name; a new one takes the path.
+        moved = socket + "-moved"
+        os.rename(socket, moved)
+        try:
+            markers = _start_hostile_server(private_tmux)
+            for name in CALLS_AFTER_LOSS:
+                text = error_text(await session.call_tool(name, {}))
+                assert text.startswith("[tmux-bound-server-lost]"), text
+                assert "restart tmuxmcp" in text
+            info = structured(await session.call_tool("server_info", {"detail": True}))
+            assert info["server_state"] == "replaced"
+            assert info["info"]["server"]["provenance"] is None
+            assert [m for m in markers if os.path.exists(m)] == []
+        finally:
+            binary = private_tmux.argv()[0]
+            subprocess.run([binary, "-S", moved, "kill-server"], check=False, timeout=20)
+
+
+async def test_no_tmux_command_runs_once_the_bound_server_is_gone(
+    private_tmux: PrivateTmux,
+) -> None:
+    """CM-1, issue 18 R3: a bound server that exited is known gone without asking tmux,
+    also when a new server (hostile hook and alias) then takes its socket."""
+    async with serve(private_tmux) as session:
+        private_tmux.kill_server()
+        for name in CALLS_AFTER_LOSS[:2]:
+            text = error_text(await session.call_tool(name, {}))
+            assert text.startswith("[tmux-bound-server-lost]"), text
+        markers = _start_hostile_server(private_tmux)
+        for name in CALLS_AFTER_LOSS:
+            text = error_text(await session.call_tool(name, {}))
+            assert text.startswith("[tmux-bound-server-lost]"), text
+        info = structured(await session.call_tool("server_info", {}))
+        assert info["server_state"] == "gone"
+        assert [m for m in markers if os.path.exists(m)] == []
+
+
+def _start_hostile_server(private_tmux: PrivateTmux) -> list[str]:
+    """Start a server on the dedicated socket with a configuration whose
+    ``command-error`` hook and ``show-options`` alias (the gate's command) each
+    touch a marker file; return the markers, the alias's checked live, then removed."""
+    markers = [os.path.join(private_tmux.directory, n) for n in ("error-hook-ran", "alias-ran")]
+    config = os.path.join(private_tmux.directory, "hostile.conf")
+    with open(config, "w") as out:
+        out.write(f"set-hook -g command-error \"run-shell 'touch {markers[0]}'\"\n")
+        out.write(
+            f"set -s command-alias[100] \"show-options=run-shell 'touch {markers[1]}' ; "
+            'show-options"\n'
+        )
+    private_tmux.bare("new-session", "-d", "-s", "theirs", config=config)
+    # Control: both fire on this server (command-error from tmux 3.5).
+    private_tmux.bare("show-options", "-g", "no-such-option", check=False)
+    assert os.path.exists(markers[1]), "the alias of show-options must fire here"
+    for marker in markers:
+        if os.path.exists(marker):
+            os.unlink(marker)
+    return markers
+
+
+CALLS_AFTER_LOSS = ("list_sessions", "list_windows", "list_panes", "snapshot", "list_sessions")
 
 
 async def test_a_stalled_tmux_times_out_and_is_reaped(private_tmux: PrivateTmux) -> None:

@@ -170,6 +170,23 @@ class ServerReplaced(TmuxError):
     reference = "tmux-server-replaced"
 
 
+class BoundServerLost(TmuxError):
+    """You get this once the tmux server tmuxmcp bound to at startup has exited or
+    another server answers on its socket.
+
+    From then on no tmux command runs for any call (a replacement's hooks and
+    aliases would run on every command sent to it); every call is refused with
+    this error until tmuxmcp is restarted and binds again (ADR 0001, CM-1).
+    """
+
+    reference = "tmux-bound-server-lost"
+
+    def __init__(self, message: str, *, state: str) -> None:
+        super().__init__(message)
+        self.state = state
+        """``gone`` (the bound server exited) or ``replaced`` (another answers)."""
+
+
 class ConfigurationChanged(TmuxError):
     """You get this when the bound server's command aliases changed, or a hook the
     call would run is set, after tmuxmcp published narrow annotations (CM-4).

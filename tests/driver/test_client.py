@@ -10,16 +10,18 @@ a caller mistake, ``ObjectNotFound``. Results are read back with bare tmux.
 from __future__ import annotations
 
 import os
+import pty
 import re
 import shutil
+import subprocess
 from typing import Any
 
 import pytest
 import trio
 
 from tests.support import DEDICATED, PrivateTmux
-from tmuxmcp.driver import binding
-from tmuxmcp.driver.argv import cmd
+from tmuxmcp.driver import binding, hooks
+from tmuxmcp.driver.argv import cmd, render
 from tmuxmcp.driver.client import (
     CommandTooLong,
     ConfigWatch,
@@ -28,13 +30,15 @@ from tmuxmcp.driver.client import (
     TmuxOutput,
     classify_failure,
     decode,
+    hooks_for,
 )
 from tmuxmcp.driver.socket import select_socket
+from tmuxmcp.driver.versions import version_tuple
 from tmuxmcp.errors import (
+    BoundServerLost,
     ConfigurationChanged,
     ObjectNotFound,
     ServerGone,
-    ServerReplaced,
     TmuxCommandFailed,
     TmuxTimeout,
 )
@@ -212,9 +216,9 @@ async def test_a_killed_server_makes_calls_fail_with_server_gone(private_tmux: P
     client = _client(private_tmux)
     await binding.establish(client)
     private_tmux.kill_server()
-    with pytest.raises(ServerGone) as info:
+    with pytest.raises(BoundServerLost) as info:
         await client.run(cmd("list-sessions"))
-    assert info.value.reference == "tmux-server-gone"
+    assert info.value.reference == "tmux-bound-server-lost"
     assert _no_server(private_tmux)
 
 
@@ -224,7 +228,7 @@ async def test_no_call_starts_a_server(private_tmux: PrivateTmux) -> None:
     await binding.establish(client)
     private_tmux.kill_server()
     for command in (cmd("start-server"), cmd("new-session", "-d")):
-        with pytest.raises(ServerGone):
+        with pytest.raises(BoundServerLost):
             await client.run(command)
         with pytest.raises(ServerGone):
             await client.run_unbound([command])
@@ -240,9 +244,9 @@ async def test_a_restarted_server_is_server_replaced(private_tmux: PrivateTmux) 
     private_tmux.kill_server()
     private_tmux.start_foreign_server()
     assert int(private_tmux.server_pid()) != facts.identity.pid
-    with pytest.raises(ServerReplaced) as info:
+    with pytest.raises(BoundServerLost) as info:
         await client.run(cmd("list-sessions"))
-    assert info.value.reference == "tmux-server-replaced"
+    assert info.value.reference == "tmux-bound-server-lost"
     assert "restart tmuxmcp" in info.value.message
 
 
@@ -259,7 +263,7 @@ async def test_a_call_refused_as_server_replaced_has_no_effect_on_the_new_server
     await binding.establish(client)
     private_tmux.kill_server()
     ids = private_tmux.new_session("theirs")  # someone else's server now owns the socket
-    with pytest.raises(ServerReplaced):
+    with pytest.raises(BoundServerLost):
         await client.run(cmd("rename-session", t=ids["session_id"], args=["renamed-by-tmuxmcp"]))
     names = private_tmux.bare("list-sessions", "-F", "#{session_name}").stdout
     assert names == "theirs\n"
@@ -283,7 +287,7 @@ async def test_a_replacement_that_copies_the_gate_option_is_refused(
     private_tmux.kill_server()
     ids = private_tmux.new_session("theirs")
     private_tmux.bare("set-option", "-s", client.marker, copied)
-    with pytest.raises(ServerReplaced) as info:
+    with pytest.raises(BoundServerLost) as info:
         await client.run(cmd("rename-session", t=ids["session_id"], args=["renamed-by-tmuxmcp"]))
     assert "nothing was run" in info.value.message
     names = private_tmux.bare("list-sessions", "-F", "#{session_name}").stdout
@@ -305,7 +309,7 @@ async def test_the_bound_identity_without_the_gate_option_is_refused(
     await binding.establish(client)
     ids = private_tmux.new_session("ours")
     private_tmux.bare("set-option", "-s", "-u", client.marker)
-    with pytest.raises(ServerReplaced) as info:
+    with pytest.raises(BoundServerLost) as info:
         await client.run(cmd("rename-session", t=ids["session_id"], args=["renamed-by-tmuxmcp"]))
     assert "nothing was run" in info.value.message
     names = private_tmux.bare("list-sessions", "-F", "#{session_name}").stdout
@@ -319,7 +323,7 @@ async def test_a_same_pid_server_with_another_start_time_is_replaced(
     client = _client(private_tmux)
     facts = await binding.establish(client)
     client.bind(ServerIdentity(facts.identity.pid, facts.identity.start_time - 1))
-    with pytest.raises(ServerReplaced):
+    with pytest.raises(BoundServerLost):
         await client.run(cmd("list-sessions"))
 
 
@@ -538,3 +542,98 @@ async def test_an_observing_call_is_not_refused_for_an_event_hook(
     private_tmux.bare("set-hook", "-g", "session-renamed", _mark_command(private_tmux))
     out = await client.run(cmd("list-sessions", F="#{session_id}"))
     assert out.stdout.split() == [ids["session_id"]]
+
+
+def test_the_hook_table_names_every_notification_hook_of_this_tmux(
+    private_tmux: PrivateTmux,
+) -> None:
+    """``hooks.NOTIFY_HOOKS`` for the running release is what tmux itself lists
+    (``show-hooks -g`` and ``-gw``), less the command hooks the queue fires."""
+    version = version_tuple(private_tmux.bare("-V").stdout)
+    assert version is not None
+    known = [release for release in hooks.NOTIFY_HOOKS if release <= version[:2]]
+    if not known:
+        pytest.skip("no hook table for a tmux before 3.3")
+    private_tmux.new_session("s")
+    listed = {
+        line.split()[0].partition("[")[0]
+        for scope in ("-g", "-gw")
+        for line in private_tmux.bare("show-hooks", scope).stdout.splitlines()
+        if line.strip()
+    }
+    listed -= {name for name in listed if name.startswith("after-")}
+    listed.discard("command-error")
+    assert hooks.NOTIFY_HOOKS[max(known)] == listed
+
+
+CALL_RAISED = (
+    ("window-unlinked", lambda ids: cmd("kill-window", t=ids["window_id"])),
+    ("window-renamed", lambda ids: cmd("rename-window", t=ids["window_id"], args=["r"])),
+)
+"""A hook each, set after startup, and a call whose tmux command raises it."""
+
+
+@pytest.mark.parametrize(("hook", "call"), CALL_RAISED, ids=[h for h, _ in CALL_RAISED])
+async def test_a_notification_hook_the_call_raises_refuses_it(
+    private_tmux: PrivateTmux, hook: str, call: Any
+) -> None:
+    """Issue 18 R2: ``window-unlinked`` (kill-window) ran its command on every call."""
+    client, ids = await _watched(private_tmux)
+    private_tmux.bare("new-window", "-d", "-a", "-t", "s")  # killing the first keeps the session
+    private_tmux.bare("set-hook", "-g", hook, _mark_command(private_tmux))
+    with pytest.raises(ConfigurationChanged):
+        await client.run(call(ids))
+    assert _marks(private_tmux) == 0
+    # Control: the same command from a plain client runs the hook.
+    private_tmux.bare(*render([call(ids)]))
+    with trio.fail_after(10):
+        while _marks(private_tmux) == 0:
+            await trio.sleep(0.01)
+
+
+def test_every_call_raised_notification_hook_is_checked() -> None:
+    """Every notification hook of the table that is not ambient is in the gate's list
+    for a state-changing command."""
+    checked = set(hooks_for(["kill-window"]))
+    for release, names in hooks.NOTIFY_HOOKS.items():
+        assert names - hooks.AMBIENT <= checked, release
+    assert {"window-unlinked", "pane-focus-in", "pane-focus-out"} <= checked
+
+
+@pytest.mark.parametrize("hook", ["pane-focus-in", "pane-focus-out"])
+async def test_a_focus_hook_with_a_client_attached_refuses_select_pane(
+    private_tmux: PrivateTmux, hook: str
+) -> None:
+    """Issue 18 R2: with a real client attached (a pty) and ``focus-events`` on,
+    ``select-pane`` raises the focus hooks; they were treated as ambient."""
+    client, ids = await _watched(private_tmux)
+    other = private_tmux.bare("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", "s")
+    leader, follower = pty.openpty()
+    attached = subprocess.Popen(
+        [*private_tmux.argv(), "attach", "-t", "s"],
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        env={**private_tmux.env, "TERM": "xterm"},
+        start_new_session=True,
+    )
+    os.close(follower)
+    try:
+        with trio.fail_after(10):
+            while not private_tmux.bare("list-clients").stdout.strip():
+                await trio.sleep(0.01)
+        private_tmux.bare("set-option", "-g", "focus-events", "on")
+        private_tmux.bare("set-hook", "-g", hook, _mark_command(private_tmux))
+        with pytest.raises(ConfigurationChanged):
+            await client.run(cmd("select-pane", t=other.stdout.strip()))
+        assert _marks(private_tmux) == 0
+        # Control: the same selection from a plain client raises the hook.
+        private_tmux.bare("select-pane", "-t", other.stdout.strip())
+        private_tmux.bare("select-pane", "-t", ids["pane_id"])
+        with trio.fail_after(10):
+            while _marks(private_tmux) == 0:
+                await trio.sleep(0.01)
+    finally:
+        attached.kill()
+        attached.wait()
+        os.close(leader)

@@ -17,7 +17,7 @@ Binding sets one server option, ``@tmuxmcp_<nonce>``, to the server's pid and
 start time. Every later call is gated on it *and* on the live server's own
 ``#{pid}`` and ``#{start_time}`` matching the bound identity (see ``client``;
 a copy of the option on another server does not pass): when the server dies
-or is replaced, calls fail with ``ServerGone`` or ``ServerReplaced`` and
+or is replaced, calls fail with ``BoundServerLost`` and
 nothing runs on a replacement. tmuxmcp never restarts a server by itself, so a
 ``minimal`` claim always refers to the server it started.
 """
@@ -201,7 +201,7 @@ async def _bind(client: TmuxClient, facts: dict[str, str], *, created: bool) -> 
     identity = await mark(client)
     if identity != ServerIdentity(int(facts["pid"]), int(facts["start_time"])):
         raise ServerReplaced("the tmux server changed while tmuxmcp was binding to it")
-    client.bind(identity)
+    client.bind(identity, facts["socket_path"])
     return ServerFacts(
         identity=identity,
         version=facts["version"],

@@ -27,7 +27,7 @@ tmux option, so no client can create it, and ``show-options`` fails with
 list: tmux removes every later command of the same group when one returns an
 error (``cmdq_next`` calls ``cmdq_remove_group``; cmd-queue.c, 3.3a to 3.6a).
 So nothing runs on a replacement or foreign server, and the call is refused with
-``ServerReplaced``; the provenance decided at startup is never claimed for, or
+``BoundServerLost``; the provenance decided at startup is never claimed for, or
 acted on, another server (CM-1, CM-3).
 
 With narrow annotations published (CM-4), the gate also re-checks, in the same
@@ -63,21 +63,22 @@ asking whether the server process has exited (``liveness``).
 
 from __future__ import annotations
 
+import os
 import re
 import secrets
 from collections.abc import Mapping, Sequence
 
 import msgspec
 
-from tmuxmcp.driver import _spawn, liveness
+from tmuxmcp.driver import _spawn, hooks, liveness
 from tmuxmcp.driver.argv import Command, cmd, render
 from tmuxmcp.driver.socket import SocketSelection
 from tmuxmcp.driver.versions import version_tuple
 from tmuxmcp.errors import (
+    BoundServerLost,
     ConfigurationChanged,
     ObjectNotFound,
     ServerGone,
-    ServerReplaced,
     TmuxCommandFailed,
 )
 
@@ -186,6 +187,12 @@ class TmuxClient:
         """Set when narrow annotations are published: the gate then re-checks it."""
         self.changed: str | None = None
         """Why the configuration check failed; every later call is refused with it."""
+        self.lost: BoundServerLost | None = None
+        """Set once the bound server is gone or replaced; every later call is
+        refused with it and runs no tmux command."""
+        self._socket_path: str | None = None
+        self._socket_id: tuple[int, int] | None = None
+        self._pid_visible = False
         self.marker = f"@tmuxmcp_{secrets.token_hex(8)}"
         """The server option that identifies the bound server (set by binding)."""
 
@@ -193,9 +200,55 @@ class TmuxClient:
         """``tmux -u -N <socket>``: the prefix of every call."""
         return [self.binary, "-u", "-N", *self.socket.argv()]
 
-    def bind(self, identity: ServerIdentity) -> None:
-        """Pin every later call to the server with ``identity``."""
+    def bind(self, identity: ServerIdentity, socket_path: str | None = None) -> None:
+        """Pin every later call to the server with ``identity``.
+
+        With ``socket_path`` (the server's own ``#{socket_path}``), the socket
+        file's device and inode are kept too, for ``lost_without_asking``.
+        """
         self.bound = identity
+        self._socket_path = socket_path
+        self._socket_id = _file_id(socket_path) if socket_path else None
+        # A server in another pid namespace reports a pid that names nothing
+        # here; only a pid seen running at binding is watched (liveness rule 3).
+        self._pid_visible = liveness.running(identity.pid) and os.path.isdir(
+            f"/proc/{identity.pid}"
+        )
+
+    def lost_without_asking(self, bound: ServerIdentity) -> str | None:
+        """``gone`` or ``replaced`` if the kernel already says so, else None.
+
+        Asks only the kernel, never the socket: any command sent to a
+        replacement can run its hooks (``command-error``, ``after-*``) and
+        aliases before a gate could refuse it. A server that exited has no
+        process; a server that took over the socket created a new socket file
+        (tmux unlinks and binds the path again: server.c
+        ``server_create_socket``), so its inode differs while the bound server
+        lives. Once the bound server has exited its inode can be reused by the
+        next socket file, so an exited server reads as ``gone`` whatever
+        answers on the socket now.
+        """
+        if self._pid_visible and not liveness.running(bound.pid):
+            return "gone"
+        if self._socket_path is not None and self._socket_id is not None:
+            now = _file_id(self._socket_path)
+            if now is None:
+                return "gone"
+            if now != self._socket_id:
+                return "replaced"
+        return None
+
+    def _lose(self, state: str, detail: str) -> BoundServerLost:
+        """Latch the loss of the bound server and return the error every call gets."""
+        if self.lost is None:
+            self.lost = BoundServerLost(
+                f"the tmux server tmuxmcp bound to at startup on {self.socket.describe()} "
+                f"{detail}; nothing was run, and no tmux command runs any more (a new "
+                "server's hooks and aliases would run on it); restart tmuxmcp to bind a "
+                "server again",
+                state=state,
+            )
+        return self.lost
 
     async def run_unbound(
         self, commands: Sequence[Command], *, seconds: float | None = None
@@ -220,8 +273,13 @@ class TmuxClient:
         bound = self.bound
         if bound is None:
             raise RuntimeError("TmuxClient.run before bind()")
+        if self.lost is not None:
+            raise self.lost
         if self.changed is not None:
             raise ConfigurationChanged(self.changed)
+        state = self.lost_without_asking(bound)
+        if state is not None:
+            raise self._lose(state, _LOST[state])
         name = gate_name(self.marker, bound, self.watch, [c.name for c in commands])
         gate = cmd("show-options", "-s", "-v", args=[name])
         words = render([gate, *commands])
@@ -243,7 +301,7 @@ class TmuxClient:
         if seen is None:
             stderr = decode(done.stderr)
             if GONE_LINES.search(stderr):
-                raise server_gone(self.socket)
+                raise self._lose("gone", _LOST["gone"])
             for option, what in _CHANGES.items():
                 if option in stderr:
                     self.changed = (
@@ -254,17 +312,10 @@ class TmuxClient:
                     )
                     raise ConfigurationChanged(self.changed)
             if self.marker in stderr or REPLACED_OPTION in stderr:
-                raise ServerReplaced(
-                    f"the tmux server on {self.socket.describe()} is not the one tmuxmcp bound "
-                    "to at startup (it was restarted or replaced); nothing was run on it; "
-                    "restart tmuxmcp"
-                )
+                raise self._lose("replaced", _LOST["replaced"])
             raise await self._failure(stderr, bound)
         if seen != bound:
-            raise ServerReplaced(
-                f"the tmux server on {self.socket.describe()} is not the one tmuxmcp bound "
-                "to at startup (it was restarted or replaced); restart tmuxmcp"
-            )
+            raise self._lose("replaced", _LOST["replaced"])
         if done.returncode != 0:
             raise await self._failure(decode(done.stderr), bound)
         return TmuxOutput(decode(rest))
@@ -296,8 +347,23 @@ class TmuxClient:
     async def _failure(self, stderr: str, bound: ServerIdentity) -> Exception:
         """The error for a failed gated call; a silent one is gone if the server exited."""
         if not stderr.strip() and await liveness.server_exited(bound.pid):
-            return server_gone(self.socket)
+            return self._lose("gone", _LOST["gone"])
         return classify_failure(stderr, self.socket)
+
+
+_LOST = {
+    "gone": "has exited",
+    "replaced": "was restarted or replaced by another server",
+}
+
+
+def _file_id(path: str) -> tuple[int, int] | None:
+    """The device and inode of the file at ``path``, or None if there is none."""
+    try:
+        seen = os.stat(path)
+    except OSError:
+        return None
+    return (seen.st_dev, seen.st_ino)
 
 
 IDENTITY_FORMAT = "#{pid}:#{start_time}"
@@ -354,28 +420,10 @@ OBSERVING_COMMANDS = frozenset(
 )
 """Commands that change no tmux state, so they raise no notification (notify.c)."""
 
-EVENT_HOOKS = (
-    "client-detached",
-    "client-session-changed",
-    "pane-died",
-    "pane-exited",
-    "pane-mode-changed",
-    "pane-title-changed",
-    "session-closed",
-    "session-created",
-    "session-renamed",
-    "session-window-changed",
-    "window-layout-changed",
-    "window-linked",
-    "window-pane-changed",
-    "window-renamed",
-    "window-resized",
-)
+EVENT_HOOKS = hooks.CALL_RAISED
 """Notification hooks a state-changing command can raise (notify.c
 ``notify_insert_hook``; session options first, then the pane's and the
-window's). Left out, as ambient: ``alert-*`` (pane output), client focus,
-theme, resize and attach events (a client's terminal), ``pane-focus-*`` and
-``pane-set-clipboard`` (terminal and pane output)."""
+window's), from tmux's own hook table per release (``hooks``)."""
 
 
 def hooks_for(names: Sequence[str]) -> list[str]:
@@ -384,10 +432,10 @@ def hooks_for(names: Sequence[str]) -> list[str]:
     ``after-<command>`` of each (the gate's own included) and ``command-error``;
     the notification hooks too if any command can change state.
     """
-    hooks = {"command-error", f"after-{GATE_COMMAND}", *(f"after-{n}" for n in names)}
+    fired = {"command-error", f"after-{GATE_COMMAND}", *(f"after-{n}" for n in names)}
     if not OBSERVING_COMMANDS.issuperset(names):
-        hooks.update(EVENT_HOOKS)
-    return sorted(hooks)
+        fired.update(EVENT_HOOKS)
+    return sorted(fired)
 
 
 def gate_name(

@@ -33,7 +33,7 @@ _POLL = 0.01
 """Where there is no pidfd: how often the process table is asked."""
 
 
-def _running(pid: int) -> bool:
+def running(pid: int) -> bool:
     """Whether ``pid`` names a process that has not exited (a zombie has exited)."""
     try:
         os.kill(pid, 0)
@@ -59,10 +59,10 @@ async def server_exited(pid: int, grace: float = EXIT_GRACE) -> bool:
         return True
     except (AttributeError, OSError):  # no pidfds here: ask the process table
         for _ in range(max(1, round(grace / _POLL))):
-            if not _running(pid):
+            if not running(pid):
                 return True
             await trio.sleep(_POLL)
-        return not _running(pid)
+        return not running(pid)
     try:
         with trio.move_on_after(grace):
             await trio.lowlevel.wait_readable(pidfd)

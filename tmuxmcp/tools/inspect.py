@@ -25,6 +25,7 @@ from tmuxmcp.capability.params import (
 from tmuxmcp.capability.results import Name, Own, Process, ReportData, Terminal, TmuxId, TmuxReport
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.errors import (
+    BoundServerLost,
     ConfigurationChanged,
     InvalidArguments,
     ObjectNotFound,
@@ -534,6 +535,8 @@ async def server_info(ctx: ToolContext, args: ServerInfoArgs) -> ServerInfoResul
     try:
         await ctx.client.run()
         state = "bound"
+    except BoundServerLost as lost:
+        state = lost.state
     except ServerGone:
         state = "gone"
     except ServerReplaced:

@@ -25,7 +25,7 @@ from tmuxmcp.driver.client import (
     parse_identity,
 )
 from tmuxmcp.driver.socket import SocketKind, SocketSelection
-from tmuxmcp.errors import ConfigurationChanged, ServerReplaced, TmuxMcpError
+from tmuxmcp.errors import BoundServerLost, ConfigurationChanged, TmuxMcpError
 from tmuxmcp.verify.lab import ClaimFailed, Lab
 
 
@@ -58,7 +58,7 @@ async def probe_gate_foreign(lab: Lab) -> None:
         client.bind(ServerIdentity(identity.pid, identity.start_time))
         try:
             await client.run(cmd("set-buffer", b="gate", args=["ran"]))
-        except ServerReplaced:
+        except BoundServerLost:
             pass
         else:
             raise ClaimFailed("a command ran through the gate on a foreign server")
@@ -81,7 +81,7 @@ async def probe_gate_copied_option(lab: Lab) -> None:
         client.bind(gone)
         try:
             await client.run(cmd("set-buffer", b="gate", args=["ran"]))
-        except ServerReplaced:
+        except BoundServerLost:
             pass
         else:
             raise ClaimFailed("a command ran on a server holding a copied gate option")
@@ -111,6 +111,7 @@ async def _checked_client(lab: Lab, path: str, *, or_bare: bool = False) -> Tmux
 
 _LIST = cmd("list-panes", "-a", F="#{pane_id}")
 _RENAME = cmd("rename-window", t="c", args=["renamed"])
+_KILL = cmd("kill-window", t="c")
 
 CHANGES_AFTER_STARTUP = (
     ("global hook", ["set-hook", "-g", "after-list-panes"], _LIST),
@@ -122,6 +123,7 @@ CHANGES_AFTER_STARTUP = (
     ("error hook", ["set-hook", "-g", "command-error"], _LIST),
     ("window event hook", ["set-hook", "-w", "-t", "c", "window-renamed"], _RENAME),
     ("pane event hook", ["set-hook", "-p", "-t", "c", "window-renamed"], _RENAME),
+    ("unlink hook", ["set-hook", "-g", "window-unlinked"], _KILL),
     ("alias", ["set-option", "-s", "command-alias[100]", "list-panes={}"], _LIST),
 )
 """Each kind of configured behaviour a later client can add, how (``{}`` or a
