@@ -12,6 +12,7 @@ a client can tell error kinds apart without parsing prose.
     │   ├── InvalidArguments     arguments do not match the tool's schema
     │   ├── UnsafeValue          a value cannot be made safe for its sink
     │   ├── ObjectNotFound       a named tmux object does not exist
+    │   │   └── NoSessions       the server has no sessions, so nothing can be named
     │   ├── PaneNotReady         the pane cannot take a shell command now
     │   ├── SelfTeardownRefused  a teardown would remove tmuxmcp's own pane
     │   └── ZoomedTeardownRefused kill_session would crash tmux 3.4 (a zoomed window)
@@ -74,6 +75,15 @@ class ObjectNotFound(CallerError):
     """You get this when a session, window or pane id names nothing on the socket."""
 
     reference = "object-not-found"
+
+
+class NoSessions(ObjectNotFound):
+    """You get this when a call names a tmux object and the server has no sessions.
+
+    tmux says "no current target" then. A listing of every session catches it
+    and answers an empty collection instead: on an empty server there is
+    nothing to list, which is not an error (issue 18, R7).
+    """
 
 
 class PaneNotReady(CallerError):

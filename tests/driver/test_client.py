@@ -37,6 +37,7 @@ from tmuxmcp.driver.versions import version_tuple
 from tmuxmcp.errors import (
     BoundServerLost,
     ConfigurationChanged,
+    NoSessions,
     ObjectNotFound,
     ServerGone,
     TmuxCommandFailed,
@@ -87,7 +88,7 @@ async def test_run_before_bind_is_a_programming_error() -> None:
         ("can't find pane: %999\n", ObjectNotFound),
         ("can't find window: @9\n", ObjectNotFound),
         ("can't find session: $9\n", ObjectNotFound),
-        ("no current target\n", ObjectNotFound),
+        ("no current target\n", NoSessions),
         ("no buffer tmxbuf\n", ObjectNotFound),
         ("unknown command: frobnicate\n", TmuxCommandFailed),
         ("command too long\n", TmuxCommandFailed),

@@ -234,17 +234,18 @@ async def test_run_command_status_and_own_output(private_tmux: PrivateTmux) -> N
         assert "EARLIER-NOISE" not in json.dumps([quiet, one, long, multi])
         capped = structured(
             await session.call_tool(
-                "run_command", {"pane_id": pane, "command": "seq 1 150", "max_output_bytes": 8}
+                "run_command", {"pane_id": pane, "command": "seq 1 150", "max_output_bytes": 12}
             )
         )
         assert capped["output_truncated"] is True
         kept = capped["output"].split("\n")
         # The start and the end are kept; the marker line says how much is left out
-        # and is not counted against the budget.
+        # and is not counted against the budget. The budget counts each line as a
+        # JSON string (its quotes stand for the escaped newline between lines).
         assert kept[0] == "1" and kept[-1] == "150"
         assert kept[1] == f"[... {150 - len(kept) + 1} lines omitted ...]"
         assert capped["lines_omitted"] == 150 - len(kept) + 1
-        assert sum(len(line) + 1 for line in kept if not line.startswith("[...")) <= 8
+        assert sum(len(json.dumps(line)) for line in kept if not line.startswith("[...")) <= 12
 
 
 def _waiting_tmux_clients(tmux: PrivateTmux) -> list[str]:

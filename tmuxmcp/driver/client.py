@@ -77,6 +77,7 @@ from tmuxmcp.driver.versions import version_tuple
 from tmuxmcp.errors import (
     BoundServerLost,
     ConfigurationChanged,
+    NoSessions,
     ObjectNotFound,
     ServerGone,
     TmuxCommandFailed,
@@ -85,9 +86,11 @@ from tmuxmcp.errors import (
 DEFAULT_TIMEOUT = 10.0
 
 _NOT_FOUND = re.compile(
-    r"(?:can't find|no such) (session|window|pane)[^\n]*|no current target"
-    r"|(unknown|no) buffer[^\n]*"
+    r"(?:can't find|no such) (session|window|pane)[^\n]*|(unknown|no) buffer[^\n]*"
 )
+# tmux's cmd-find.c says this when it has no session to resolve a target
+# against: the server has no sessions at all (with -a listings too).
+_NO_SESSIONS = re.compile(r"^no current target$", re.MULTILINE)
 GONE_LINES = re.compile(
     r"^(?:no server running on .*"
     r"|error connecting to .* \((?:No such file or directory|Connection refused)\)"
@@ -160,6 +163,10 @@ def classify_failure(stderr: str, socket: SocketSelection) -> Exception:
     """Map tmux's error text to the exception tree."""
     if GONE_LINES.search(stderr):
         return server_gone(socket)
+    if _NO_SESSIONS.search(stderr):
+        return NoSessions(
+            "tmux says: no current target; the server has no sessions (create_session makes one)"
+        )
     found = _NOT_FOUND.search(stderr)
     if found:
         return ObjectNotFound(f"tmux says: {found.group(0)}; list objects to get current ids")

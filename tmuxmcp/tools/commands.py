@@ -49,7 +49,12 @@ from tmuxmcp.tools.runs import HEAD_SHARE
 
 DEFAULT_TIMEOUT = 30.0
 MAX_TIMEOUT = 600.0
-DEFAULT_OUTPUT_BYTES = 64 * 1024
+DEFAULT_OUTPUT_BYTES = 36_000
+"""With it a default result's structured JSON stays under 40,000 characters
+whatever the output holds (``line_cost`` counts lines as they are encoded;
+the other fields and the markers take well under 4,000): a client such as
+Claude Code keeps a result of up to about 50,000 characters inline and moves
+a longer one out of the model's view (issue 18)."""
 MAX_OUTPUT_BYTES = 1024 * 1024
 
 
@@ -67,7 +72,10 @@ OutputBytes = Annotated[
     Meta(
         ge=1,
         le=MAX_OUTPUT_BYTES,
-        description="Output bytes returned at most (start and end kept).",
+        description=(
+            "Output bytes returned at most, counted as JSON-encoded"
+            " (a newline 2, a control character 6; start and end kept)."
+        ),
         extra=sink(Sink.LOCAL, Encoding.NONE),
     ),
 ]
@@ -112,7 +120,7 @@ class RunCommandResult(msgspec.Struct, frozen=True, kw_only=True):
     completed: bool
     timed_out: bool
     exit_status: int | None
-    output: Terminal
+    duration_seconds: float
     output_lines: int
     output_truncated: bool
     lines_omitted: int
@@ -120,7 +128,10 @@ class RunCommandResult(msgspec.Struct, frozen=True, kw_only=True):
     lines_lost: int | None
     """Lines that scrolled out of the pane's history before they were read (at least
     this many); null when some were lost but how many is unknown."""
-    duration_seconds: float
+    # The bulk comes last: msgspec encodes fields in declaration order, and a
+    # client that shows only the head of a long result (Claude Code: 2,000
+    # characters) then still shows every fact above (issue 18).
+    output: Terminal
 
     def text_form(self) -> str:
         """Readable form: a status line, then the output."""
@@ -169,28 +180,55 @@ def _lost(outcome: Outcome) -> str:
     return f"[... {count} scrolled out of the pane's history ...]"
 
 
+def line_cost(line: str) -> int:
+    """What ``line`` and its separator take of the output budget.
+
+    Its length as a JSON string: that is an upper bound of both its UTF-8
+    bytes plus a newline and its characters in the encoded result (each
+    escape counted as written, ``\\n`` 2, ``\\u001b`` 6, the two quotes for
+    the separator's 2), so a budget of N keeps the encoded output under N
+    characters for any text (issue 18).
+    """
+    return len(msgspec.json.encode(line))
+
+
+def _end_within(line: str, budget: int) -> str:
+    """The longest end of ``line`` whose ``line_cost`` fits ``budget``."""
+    low, high = 0, len(line)
+    while low < high:
+        # Binary search on the kept length: the cost grows with it.
+        mid = (low + high + 1) // 2
+        if line_cost(line[len(line) - mid :]) <= budget:
+            low = mid
+        else:
+            high = mid - 1
+    return line[len(line) - low :]
+
+
 def shape_output(outcome: Outcome, budget: int) -> tuple[str, int, int, bool]:
-    """Text, line count, lines omitted and whether anything is missing, within ``budget`` bytes.
+    """Text, line count, lines omitted and whether anything is missing, within ``budget``.
+
+    ``budget`` is counted by ``line_cost``, as the text is encoded in JSON.
 
     The start and the end are kept, with an explicit marker where lines are
     left out; a start lost from the history is said first.
     """
     head, tail, omitted = list(outcome.head), list(outcome.tail), outcome.lines_omitted
     total = len(head) + len(tail) + omitted
-    size = sum(len(line.encode()) + 1 for line in head + tail)
+    size = sum(line_cost(line) for line in head + tail)
     if size > budget:
         lines = head + tail
         keep_head: list[str] = []
         used = 0
         for line in lines:
-            cost = len(line.encode()) + 1
+            cost = line_cost(line)
             if used + cost > budget // HEAD_SHARE:
                 break
             keep_head.append(line)
             used += cost
         keep_tail: list[str] = []
         for line in reversed(lines[len(keep_head) :]):
-            cost = len(line.encode()) + 1
+            cost = line_cost(line)
             if used + cost > budget:
                 break
             keep_tail.append(line)
@@ -198,7 +236,7 @@ def shape_output(outcome: Outcome, budget: int) -> tuple[str, int, int, bool]:
         keep_tail.reverse()
         if not keep_head and not keep_tail and lines:
             # One line longer than the budget: keep its end.
-            keep_tail = [lines[-1].encode()[-budget:].decode("utf-8", "ignore")]
+            keep_tail = [_end_within(lines[-1], budget)]
         omitted += len(lines) - len(keep_head) - len(keep_tail)
         head, tail = keep_head, keep_tail
     parts = list(head)

@@ -275,11 +275,12 @@ class CapturePaneResult(msgspec.Struct, frozen=True, kw_only=True):
     """Text captured from a pane, possibly truncated to the last lines."""
 
     pane_id: TmuxId
-    text: Terminal
     lines: int
     captured_lines: int
     truncated: bool
     truncated_by: Own | None
+    # Bulk last, so a head-only preview still shows the truncation (issue 18).
+    text: Terminal
 
     def text_form(self) -> str:
         """Readable form: the captured text, with a note when truncated."""

@@ -18,7 +18,7 @@ from msgspec import Meta
 from tmuxmcp.capability.results import bounded
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.driver.records import RecordFormat
-from tmuxmcp.errors import InvalidArguments
+from tmuxmcp.errors import InvalidArguments, NoSessions
 from tmuxmcp.tools.context import ToolContext
 
 
@@ -107,7 +107,17 @@ async def list_records(
     *,
     before: tuple[Command, ...] = (),
 ) -> list[Any]:
-    """Run ``before`` then ``command -F``; return the records as ``kind``."""
+    """Run ``before`` then ``command -F``; return the records as ``kind``.
+
+    A listing of every session (``-a``) on a server with no sessions is
+    empty: tmux refuses it with "no current target", which lists nothing
+    (issue 18, R7). A listing that names a target keeps the error.
+    """
     frame = RecordFormat(list(fields.values()))
-    out = await ctx.client.run(*before, with_format(command, frame))
+    try:
+        out = await ctx.client.run(*before, with_format(command, frame))
+    except NoSessions:
+        if "-a" in command.flags and not before:
+            return []
+        raise
     return [typed_record(raw, fields, kind) for raw in frame.parse(out.stdout)]

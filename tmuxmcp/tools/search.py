@@ -70,12 +70,13 @@ class SearchPanesResult(msgspec.Struct, frozen=True, kw_only=True):
     """Matching rows, first match per row, in pane order then row order."""
 
     outcome: Literal["complete", "match-timeout"]
-    matches: list[PaneMatch]
     panes_searched: int
     truncated: bool
     truncated_by: Literal["max_matches", "max_scan_bytes"] | None
     scanned_bytes: int
     match_ms: float
+    # Bulk last, so a head-only preview still shows the truncation (issue 18).
+    matches: list[PaneMatch]
 
     def text_form(self) -> str:
         """Readable form: one ``pane:row: line`` per match."""

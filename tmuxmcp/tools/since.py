@@ -67,18 +67,19 @@ class CaptureSinceResult(msgspec.Struct, frozen=True, kw_only=True):
     """Complete rows that appeared since the cursor, and where to continue."""
 
     pane_id: TmuxId
-    lines: list[Terminal]
-    first_row: int | None
-    """Row number of ``lines[0]`` as capture_pane counts it (negative: scrollback)."""
-    partial: Terminal
-    """The cursor's row: not complete yet, so it is returned again once it is."""
-    cursor: Own
     more: bool
     """More complete rows wait after the returned ones (max_lines or the byte cap)."""
     gap: GapReason | None
     """Set when the cursor's position could not be found again; lines may be missing."""
     lines_lost: int
     """Rows gone before they could be returned: exact (0) without a gap, a lower bound with."""
+    first_row: int | None
+    """Row number of ``lines[0]`` as capture_pane counts it (negative: scrollback)."""
+    cursor: Own
+    # Bulk last, so a head-only preview still shows more/gap (issue 18).
+    lines: list[Terminal]
+    partial: Terminal
+    """The cursor's row: not complete yet, so it is returned again once it is."""
 
     def text_form(self) -> str:
         """Readable form: a status line, then the lines, then the partial row."""

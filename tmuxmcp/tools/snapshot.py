@@ -73,9 +73,10 @@ class SnapshotArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_o
 class SnapshotResult(msgspec.Struct, kw_only=True):
     """The tree, what was left out, and whether content was truncated."""
 
-    sessions: list[SnapshotSession]
     omitted_operations: list[Own]
     content_truncated: bool
+    # Bulk last, so a head-only preview still shows the truncation (issue 18).
+    sessions: list[SnapshotSession]
 
     def text_form(self) -> str:
         """Readable form: an indented tree, screens fenced."""
