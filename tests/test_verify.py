@@ -14,6 +14,7 @@ temporary ``XDG_CACHE_HOME``.
 from __future__ import annotations
 
 import os
+import pathlib
 import shlex
 import shutil
 import subprocess
@@ -345,7 +346,7 @@ def test_a_check_blind_to_after_hooks_fails_the_configuration_claim(
     assert "hook" in detail
 
 
-def test_the_verify_command_server_info_names_runs_as_given(tmp_path) -> None:
+def test_the_verify_command_server_info_names_runs_as_given(tmp_path: pathlib.Path) -> None:
     # Issue 18.5: the README installs tmuxmcp into .venv, which is not on PATH,
     # so a bare `tmuxmcp verify` in server_info's advice fails when pasted.
     # The command is run exactly as named, with the virtual environment's bin
