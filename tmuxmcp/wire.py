@@ -159,18 +159,23 @@ class Splitter:
 # -- lone surrogates: the one scanner --------------------------------------------------
 
 
-def _strings(value: object) -> Iterator[str]:
-    """Every string in a JSON value, keys included, without recursion."""
+def _scalars(value: object) -> Iterator[object]:
+    """Every key and every non-container value in a JSON value, without recursion."""
     stack = [value]
     while stack:
         item = stack.pop()
-        if isinstance(item, str):
-            yield item
-        elif isinstance(item, list):
+        if isinstance(item, list):
             stack.extend(item)
         elif isinstance(item, dict):
             stack.extend(item.keys())
             stack.extend(item.values())
+        else:
+            yield item
+
+
+def _strings(value: object) -> Iterator[str]:
+    """Every string in a JSON value, keys included."""
+    return (item for item in _scalars(value) if isinstance(item, str))
 
 
 def has_lone_surrogate(value: object) -> bool:
@@ -276,17 +281,8 @@ def _bounded_int(text: str) -> int | _TooLong:
 
 
 def _too_long(value: object) -> _TooLong | None:
-    """The first oversized integer in a decoded JSON value, without recursion."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, _TooLong):
-            return item
-        if isinstance(item, list):
-            stack.extend(item)
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-    return None
+    """The first oversized integer in a decoded JSON value."""
+    return next((item for item in _scalars(value) if isinstance(item, _TooLong)), None)
 
 
 def _bad_id(line: bytes) -> bool:
