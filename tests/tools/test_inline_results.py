@@ -122,16 +122,11 @@ async def test_inspect_results_put_facts_before_bulk(private_tmux: PrivateTmux) 
         _before(since, ["more", "gap", "lines_lost", "first_row", "cursor"], "lines")
 
 
-@pytest.mark.xfail(
-    reason="known defect, found in issue 18: capture_since locates a cursor by row content, so "
-    "where every row is the same and the cursor's row is beyond the near read it resumes at the "
-    "wrong copy and skips rows without reporting a gap",
-    strict=True,
-)
 async def test_capture_since_loses_no_row_of_identical_rows(private_tmux: PrivateTmux) -> None:
     # 1,500 identical rows read 200 at a time: every row must come back once,
-    # or a gap must say that some did not. Seen: 200 rows, then a jump of
-    # about 1,000 rows with gap None and lines_lost 0.
+    # or a gap must say that some did not. Before the fix: 200 rows, then a
+    # jump of about 1,000 rows with gap None and lines_lost 0, because the
+    # cursor's row was above the near read and a later copy of its text matched.
     async with serve(private_tmux) as session:
         pane = private_tmux.new_session("since")["pane_id"]
         await _at_prompt(private_tmux, pane)

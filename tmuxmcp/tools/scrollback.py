@@ -218,8 +218,10 @@ def _candidates(mark: Mark, view: View) -> Iterator[int]:
         seen.add(at)
         yield at
         at -= trim
-    # Then every captured row, nearest first (earlier before later at equal distance).
-    rest = sorted(range(view.top, view.end + 1), key=lambda r: (abs(r - mark.row), r > mark.row))
+    # Then every captured row up to the mark's own, nearest first. Never a later
+    # row: rows only ever move up (trims and clears), so a later match is
+    # another copy of the same text, and resuming there would skip rows.
+    rest = sorted(range(view.top, min(view.end, mark.row) + 1), key=lambda r: mark.row - r)
     yield from (at for at in rest if at not in seen)
 
 
