@@ -24,6 +24,7 @@ import re
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -144,6 +145,8 @@ def normalize(value: Any, tmpdir: str, key: str = "") -> Any:
         if value == socket.gethostname():  # tmux's default pane title
             return "<hostname>"
         value = _RUN_FILES.sub("$RUNDIR", value.replace(tmpdir, "$TMUX_TMPDIR"))
+        # server_info's verify advice names this interpreter (issue 18.5).
+        value = value.replace(sys.executable, "/home/you/src/tmuxmcp/.venv/bin/python")
         if len(value) > MAX_STRING:
             value = value[:MAX_STRING] + f"… ({len(value) - MAX_STRING} more characters)"
     return value
