@@ -149,3 +149,34 @@ async def test_capture_since_loses_no_row_of_identical_rows(private_tmux: Privat
                 break
         assert gaps == [None] * len(gaps)
         assert len([line for line in got if line == row]) == 1500, len(got)
+
+
+async def test_default_capture_since_stays_inline_and_loses_no_row(
+    private_tmux: PrivateTmux,
+) -> None:
+    # 1,500 rows of 79 double quotes are 160 characters each as JSON, so the
+    # default max_lines' 1,000 rows were about 160,000 (issue 18.2). With
+    # default arguments each result fits inline, and the rows past its budget
+    # wait behind the cursor, none lost.
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("since")["pane_id"]
+        await _at_prompt(private_tmux, pane)
+        first = structured(await session.call_tool("capture_since", {"pane_id": pane}))
+        row = '"' * 79
+        program = 's = sprintf("%79s", ""); gsub(/ /, "\\"", s); for (i = 0; i < 1500; i++) print s'
+        done = await _run(session, pane, f"awk 'BEGIN {{ {program} }}'")
+        assert done["exit_status"] == 0, done
+        cursor, got, calls = first["cursor"], [], 0
+        while True:
+            result = structured(
+                await session.call_tool("capture_since", {"pane_id": pane, "cursor": cursor})
+            )
+            calls += 1
+            assert len(_json(result)) <= INLINE_LIMIT
+            assert result["gap"] is None
+            got += result["lines"]
+            cursor = result["cursor"]
+            if not result["more"]:
+                break
+        assert calls > 1
+        assert len([line for line in got if line == row]) == 1500, len(got)

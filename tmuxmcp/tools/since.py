@@ -17,6 +17,7 @@ from tmuxmcp.capability.params import PaneId, local_int
 from tmuxmcp.capability.results import Own, Terminal, TmuxId
 from tmuxmcp.driver.argv import Command
 from tmuxmcp.driver.records import RecordFormat
+from tmuxmcp.tools.commands import line_cost
 from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.observation import (
     MAX_RESULT_BYTES,
@@ -42,6 +43,11 @@ from tmuxmcp.tools.scrollback import (
 
 # -- capture_since -----------------------------------------------------------------
 
+DEFAULT_SINCE_CHARS = 36_000
+"""The default ``max_chars``: with the other fields the result's JSON stays under
+the 40,000 characters a client keeps inline (issue 18.2). Rows are counted by
+``line_cost``, their length as JSON strings, so any text is bounded."""
+
 
 class CaptureSinceArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
     """Arguments of capture_since."""
@@ -61,6 +67,15 @@ class CaptureSinceArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, 
             le=10_000,
         ),
     ] = 1000
+    max_chars: Annotated[
+        int,
+        local_int(
+            "Most characters the returned lines take in the result's JSON (escapes counted);"
+            " rows past it wait behind the cursor.",
+            ge=1_000,
+            le=MAX_RESULT_BYTES,
+        ),
+    ] = DEFAULT_SINCE_CHARS
 
 
 class CaptureSinceResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -68,7 +83,7 @@ class CaptureSinceResult(msgspec.Struct, frozen=True, kw_only=True):
 
     pane_id: TmuxId
     more: bool
-    """More complete rows wait after the returned ones (max_lines or the byte cap)."""
+    """More complete rows wait after the returned ones (max_lines or max_chars)."""
     gap: GapReason | None
     """Set when the cursor's position could not be found again; lines may be missing."""
     lines_lost: int
@@ -201,8 +216,8 @@ async def capture_since(ctx: ToolContext, args: CaptureSinceArgs) -> CaptureSinc
         screen = view
     else:
         mark: Mark = decode_cursor(args.cursor, server, pane)
-        # No more rows than the result can hold: max_lines, and MAX_RESULT_BYTES of full rows.
-        wanted = min(args.max_lines, -(-MAX_RESULT_BYTES // (mark.width + 1)))
+        # No more rows than the result can hold: max_lines, and max_chars of full rows.
+        wanted = min(args.max_lines, -(-args.max_chars // (mark.width + 1)))
         near_rows = wanted + NEAR_SLACK
         distance = max(0, mark.history_size - mark.row + 2) + SINCE_SLACK
         view = await observe(ctx, pane, back=min(distance, near_rows))
@@ -220,8 +235,8 @@ async def capture_since(ctx: ToolContext, args: CaptureSinceArgs) -> CaptureSinc
     size = 0
     for r in range(start, min(end, view.end)):
         text = view.row(r)
-        size += len(text.encode("utf-8", "replace")) + 1
-        if len(lines) >= args.max_lines or size > MAX_RESULT_BYTES:
+        size += line_cost(text)
+        if len(lines) >= args.max_lines or size > args.max_chars:
             break
         lines.append(text)
     following = start + len(lines)
