@@ -122,61 +122,60 @@ async def test_inspect_results_put_facts_before_bulk(private_tmux: PrivateTmux) 
         _before(since, ["more", "gap", "lines_lost", "first_row", "cursor"], "lines")
 
 
+# 1,500 rows of 79 double quotes: all the same text, and 160 characters each as JSON.
+_QUOTES = '"' * 79
+_PRINT_QUOTES = (
+    'awk \'BEGIN { s = sprintf("%79s", ""); gsub(/ /, "\\"", s);'
+    " for (i = 0; i < 1500; i++) print s }'"
+)
+
+
+async def _follow(
+    session: ClientSession, tmux: PrivateTmux, pane: str, **args: int
+) -> list[dict[str, Any]]:
+    """Every capture_since result from before ``_PRINT_QUOTES`` ran until ``more`` is false."""
+    await _at_prompt(tmux, pane)
+    first = structured(await session.call_tool("capture_since", {"pane_id": pane}))
+    done = await _run(session, pane, _PRINT_QUOTES)
+    assert done["exit_status"] == 0, done
+    cursor, results = first["cursor"], []
+    while True:
+        result = structured(
+            await session.call_tool("capture_since", {"pane_id": pane, "cursor": cursor, **args})
+        )
+        results.append(result)
+        cursor = result["cursor"]
+        if not result["more"]:
+            return results
+
+
+def _quote_rows(results: list[dict[str, Any]]) -> int:
+    return sum(line == _QUOTES for result in results for line in result["lines"])
+
+
 async def test_capture_since_loses_no_row_of_identical_rows(private_tmux: PrivateTmux) -> None:
-    # 1,500 identical rows read 200 at a time: every row must come back once,
-    # or a gap must say that some did not. Before the fix: 200 rows, then a
-    # jump of about 1,000 rows with gap None and lines_lost 0, because the
-    # cursor's row was above the near read and a later copy of its text matched.
+    # Read 200 at a time, every row must come back once, or a gap must say
+    # that some did not. Before the fix: 200 rows, then a jump of about 1,000
+    # rows with gap None and lines_lost 0, because the cursor's row was above
+    # the near read and a later copy of its text matched.
     async with serve(private_tmux) as session:
         pane = private_tmux.new_session("since")["pane_id"]
-        await _at_prompt(private_tmux, pane)
-        first = structured(await session.call_tool("capture_since", {"pane_id": pane}))
-        row = '"' * 79
-        program = 's = sprintf("%79s", ""); gsub(/ /, "\\"", s); for (i = 0; i < 1500; i++) print s'
-        done = await _run(session, pane, f"awk 'BEGIN {{ {program} }}'")
-        assert done["exit_status"] == 0, done
-        cursor, got, gaps = first["cursor"], [], []
-        while True:
-            result = structured(
-                await session.call_tool(
-                    "capture_since", {"pane_id": pane, "cursor": cursor, "max_lines": 200}
-                )
-            )
-            gaps.append(result["gap"])
-            got += result["lines"]
-            cursor = result["cursor"]
-            if not result["more"]:
-                break
-        assert gaps == [None] * len(gaps)
-        assert len([line for line in got if line == row]) == 1500, len(got)
+        results = await _follow(session, private_tmux, pane, max_lines=200)
+        assert [r["gap"] for r in results] == [None] * len(results)
+        assert _quote_rows(results) == 1500
 
 
 async def test_default_capture_since_stays_inline_and_loses_no_row(
     private_tmux: PrivateTmux,
 ) -> None:
-    # 1,500 rows of 79 double quotes are 160 characters each as JSON, so the
-    # default max_lines' 1,000 rows were about 160,000 (issue 18.2). With
-    # default arguments each result fits inline, and the rows past its budget
-    # wait behind the cursor, none lost.
+    # The default max_lines' 1,000 rows were about 160,000 characters (issue
+    # 18.2). With default arguments each result fits inline, and the rows past
+    # its budget wait behind the cursor, none lost.
     async with serve(private_tmux) as session:
         pane = private_tmux.new_session("since")["pane_id"]
-        await _at_prompt(private_tmux, pane)
-        first = structured(await session.call_tool("capture_since", {"pane_id": pane}))
-        row = '"' * 79
-        program = 's = sprintf("%79s", ""); gsub(/ /, "\\"", s); for (i = 0; i < 1500; i++) print s'
-        done = await _run(session, pane, f"awk 'BEGIN {{ {program} }}'")
-        assert done["exit_status"] == 0, done
-        cursor, got, calls = first["cursor"], [], 0
-        while True:
-            result = structured(
-                await session.call_tool("capture_since", {"pane_id": pane, "cursor": cursor})
-            )
-            calls += 1
+        results = await _follow(session, private_tmux, pane)
+        assert len(results) > 1
+        for result in results:
             assert len(_json(result)) <= INLINE_LIMIT
             assert result["gap"] is None
-            got += result["lines"]
-            cursor = result["cursor"]
-            if not result["more"]:
-                break
-        assert calls > 1
-        assert len([line for line in got if line == row]) == 1500, len(got)
+        assert _quote_rows(results) == 1500
