@@ -18,6 +18,7 @@ import pytest
 from tests.bounds_support import byte_counter, filled_wide_pane, wide_pane  # noqa: F401 (fixtures)
 from tests.skip_reasons import pytest_runtest_makereport  # noqa: F401 (a hook: reasons kept)
 from tests.support import PrivateTmux, temporary_tmux
+from tmuxmcp.driver.fake import FakeTmux
 
 
 @pytest.fixture
@@ -27,6 +28,14 @@ def private_tmux() -> Iterator[PrivateTmux]:
         pytest.fail("tmux is not installed; .ci/run installs it")
     with temporary_tmux() as tmux:
         yield tmux
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeTmux]:
+    """A scripted tmux (``driver.fake``); the test fails if it leaves an expected
+    command unrun or ran one the script lacks."""
+    with FakeTmux() as scripted:
+        yield scripted
 
 
 @pytest.fixture(autouse=True)

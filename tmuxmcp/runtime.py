@@ -37,6 +37,7 @@ from tmuxmcp.definition import BY_NAME, DEFINITION, RESOURCES
 from tmuxmcp.driver import binding, versions
 from tmuxmcp.driver.binding import Provenance, ServerFacts
 from tmuxmcp.driver.client import ConfigWatch, TmuxClient, arrays_in_formats
+from tmuxmcp.driver.runner import Runner, spawn
 from tmuxmcp.tools.context import ToolContext
 
 log = logging.getLogger("tmuxmcp")
@@ -198,27 +199,32 @@ def build(
     )
 
 
-def new_client(config: Config) -> TmuxClient:
-    """A tmux client for the configured socket."""
-    return TmuxClient(config.tmux_binary, config.socket, config.env, timeout=config.timeout)
+def new_client(config: Config, runner: Runner = spawn) -> TmuxClient:
+    """A tmux client for the configured socket; ``runner`` runs its argv (``driver.runner``)."""
+    return TmuxClient(
+        config.tmux_binary, config.socket, config.env, timeout=config.timeout, runner=runner
+    )
 
 
-async def start(config: Config) -> Runtime:
-    """Bind to (or start) the server and freeze the surface."""
+async def start(config: Config, *, runner: Runner = spawn) -> Runtime:
+    """Bind to (or start) the server and freeze the surface.
+
+    ``runner`` is real tmux unless a test passes ``driver.fake.FakeTmux``.
+    """
     check_names(DEFINITION, config.request)
-    client = new_client(config)
-    await versions.require_supported(client.binary, client.env, client.timeout)
+    client = new_client(config, runner)
+    await versions.require_supported(client.binary, client.env, client.timeout, runner=runner)
     facts = await binding.establish(client)
     built = build(config, facts, client)
     announce(built.surface)
     return built
 
 
-async def predict(config: Config) -> dict[str, Any]:
+async def predict(config: Config, *, runner: Runner = spawn) -> dict[str, Any]:
     """What ``serve`` would publish, without starting a server (``tmuxmcp surface``)."""
     check_names(DEFINITION, config.request)
-    client = new_client(config)
-    await versions.require_supported(client.binary, client.env, client.timeout)
+    client = new_client(config, runner)
+    await versions.require_supported(client.binary, client.env, client.timeout, runner=runner)
     found = await binding.probe(client)
     if found is None:
         provenance, server = (

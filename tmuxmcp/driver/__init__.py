@@ -3,6 +3,8 @@
 Layers, each depending only on the one below:
 
 * ``_spawn``   the only module that starts processes (a lint rule enforces it);
+* ``runner``   the interface the client runs argv through: ``spawn`` (real
+  tmux, via ``_spawn``) or ``fake.FakeTmux`` (a script, for tests);
 * ``argv``     renders commands to argv, applying tmux's argv-layer rules;
 * ``socket``   the validated socket selection, fixed for the process lifetime;
 * ``records``  nonce-framed ``-F`` templates and their parser;

@@ -31,7 +31,6 @@ from enum import StrEnum
 import msgspec
 import trio
 
-from tmuxmcp.driver import _spawn
 from tmuxmcp.driver.argv import cmd, render
 from tmuxmcp.driver.client import (
     IDENTITY_FORMAT,
@@ -115,7 +114,7 @@ async def start_minimal_server(client: TmuxClient) -> str:
             ]
         ),
     ]
-    done = await _spawn.run_argv(
+    done = await client.runner(
         argv, env={**client.env, START_VARIABLE: nonce}, seconds=client.timeout
     )
     if done.returncode != 0:

@@ -70,8 +70,9 @@ from collections.abc import Mapping, Sequence
 
 import msgspec
 
-from tmuxmcp.driver import _spawn, hooks, liveness
+from tmuxmcp.driver import hooks, liveness
 from tmuxmcp.driver.argv import Command, cmd, render
+from tmuxmcp.driver.runner import Runner, spawn
 from tmuxmcp.driver.socket import SocketSelection
 from tmuxmcp.driver.versions import version_tuple
 from tmuxmcp.errors import (
@@ -175,7 +176,12 @@ def classify_failure(stderr: str, socket: SocketSelection) -> Exception:
 
 
 class TmuxClient:
-    """Runs tmux commands on the selected socket, bound to one server."""
+    """Runs tmux commands on the selected socket, bound to one server.
+
+    ``runner`` is what runs each finished argv (``driver.runner``): real tmux
+    by default, ``driver.fake.FakeTmux`` in tests. Everything this class does
+    (the gate, the size check, the error mapping) happens before or after it.
+    """
 
     def __init__(
         self,
@@ -184,11 +190,13 @@ class TmuxClient:
         env: Mapping[str, str],
         *,
         timeout: float = DEFAULT_TIMEOUT,
+        runner: Runner = spawn,
     ) -> None:
         self.binary = binary
         self.socket = socket
         self.env = dict(env)
         self.timeout = timeout
+        self.runner = runner
         self.bound: ServerIdentity | None = None
         self.watch: ConfigWatch | None = None
         """Set when narrow annotations are published: the gate then re-checks it."""
@@ -261,7 +269,7 @@ class TmuxClient:
         self, commands: Sequence[Command], *, seconds: float | None = None
     ) -> TmuxOutput:
         """Run ``commands`` without the identity check (startup probes only)."""
-        done = await _spawn.run_argv(
+        done = await self.runner(
             [*self.base_argv(), *render(commands)],
             env=self.env,
             seconds=self.timeout if seconds is None else seconds,
@@ -297,7 +305,7 @@ class TmuxClient:
                 f"{MAX_COMMAND_BYTES} tmux accepts in one invocation; nothing ran. This is a "
                 "tmuxmcp defect: please report it with the call that caused it"
             )
-        done = await _spawn.run_argv(
+        done = await self.runner(
             [*self.base_argv(), *words],
             env=self.env,
             seconds=self.timeout if seconds is None else seconds,
@@ -393,7 +401,7 @@ async def arrays_in_formats(client: TmuxClient) -> bool:
     Only for predicting a surface with no server to ask; a bound server is
     asked directly (``binding.readable_aliases``).
     """
-    done = await _spawn.run_argv([client.binary, "-V"], env=client.env, seconds=client.timeout)
+    done = await client.runner([client.binary, "-V"], env=client.env, seconds=client.timeout)
     seen = version_tuple(decode(done.stdout)) if done.returncode == 0 else None
     return seen is not None and seen >= ARRAYS_IN_FORMATS
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from tmuxmcp.driver import _spawn
+from tmuxmcp.driver.runner import Runner, spawn
 from tmuxmcp.errors import TmuxTimeout, TmuxUnavailable, TmuxUnsupported
 
 OLDEST_SUPPORTED = (3, 2)
@@ -52,14 +52,16 @@ def refusal(text: str) -> TmuxUnsupported | None:
     )
 
 
-async def require_supported(binary: str, env: Mapping[str, str], seconds: float) -> None:
+async def require_supported(
+    binary: str, env: Mapping[str, str], seconds: float, *, runner: Runner = spawn
+) -> None:
     """Raise ``TmuxUnsupported`` if ``binary`` reports a version below the floor.
 
     A binary that cannot be run or does not answer ``-V`` is left to the
     first real call, which reports why it cannot run.
     """
     try:
-        done = await _spawn.run_argv([binary, "-V"], env=env, seconds=seconds)
+        done = await runner([binary, "-V"], env=env, seconds=seconds)
     except (TmuxUnavailable, TmuxTimeout):
         return
     if done.returncode != 0:

@@ -1,0 +1,165 @@
+"""``driver.fake``: the scripted tmux records what it is asked and refuses surprises.
+
+The fake is test equipment, so its own promises are tested here, without
+tmux: an unexpected command or an unused expectation fails loudly; ``rows``
+answers expand a template as tmux's list commands do; a stopped or replaced
+server answers as the tmux client does, so the real client's error mapping
+turns it into the error a real answer gives (CM-1). The runtime's startup
+runs on it too: the version check, the probe, the marking and the alias
+read reach the runner, in that order, with nothing started.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.fake_support import words
+from tmuxmcp import runtime
+from tmuxmcp.capability.surface import SurfaceRequest
+from tmuxmcp.config import Config
+from tmuxmcp.driver.argv import cmd
+from tmuxmcp.driver.binding import Provenance
+from tmuxmcp.driver.client import ServerIdentity, classify_failure
+from tmuxmcp.driver.fake import (
+    ANY,
+    FakeCall,
+    FakeFormatError,
+    FakeTmux,
+    Reply,
+    UnexpectedCommand,
+    expand_format,
+)
+from tmuxmcp.errors import BoundServerLost, ObjectNotFound, ServerGone, TmuxCommandFailed
+
+
+async def test_an_unexpected_command_fails_as_tmux_would_and_check_names_it() -> None:
+    """The call fails (status 1) and ``check`` raises naming the words run."""
+    fake = FakeTmux()
+    client = fake.client()
+    with pytest.raises(TmuxCommandFailed):
+        await client.run(cmd("kill-server"))
+    with pytest.raises(UnexpectedCommand, match=r"unexpected tmux command: \['kill-server'\]"):
+        fake.check()
+
+
+def test_an_expectation_left_unrun_fails_the_block() -> None:
+    """Leaving ``with FakeTmux()`` with an expected command unrun is a failure."""
+    fake = FakeTmux()
+    fake.expect("list-panes")
+    with pytest.raises(UnexpectedCommand, match="expected but not run: \\['list-panes'\\]"), fake:
+        pass
+
+
+async def test_words_after_the_gate_are_matched_exactly_with_any_for_one_word() -> None:
+    """``ANY`` stands for exactly one word; the gate's line is printed before the output."""
+    fake = FakeTmux()
+    client = fake.client()
+    fake.expect("display-message", "-p", "-t", ANY, "--", "x", stdout="x\n")
+    out = await client.run(cmd("display-message", "-p", t="%4", args=["x"]))
+    assert out.stdout == "x\n"
+    (call,) = fake.calls
+    assert call.gated and call.words == ("display-message", "-p", "-t", "%4", "--", "x")
+    fake.expect("display-message", "-p", "-t", ANY, "--", "x")
+    with pytest.raises(TmuxCommandFailed):
+        await client.run(cmd("display-message", "-p", t="%4", args=["x", "y"]))
+    assert len(fake.unexpected) == 1
+
+
+def test_a_template_expands_variables_and_doubles_backslashes_where_asked() -> None:
+    """``#{name}`` as it is, ``#{s/\\\\/\\\\\\\\/:name}`` with each backslash doubled."""
+    template = "S1#{s/\\\\/\\\\\\\\/:pane_title}F1#{pane_id}E1"
+    assert expand_format(template, {"pane_title": "a\\b", "pane_id": "%1"}) == "S1a\\\\bF1%1E1"
+
+
+@pytest.mark.parametrize(
+    ("template", "values"),
+    [
+        ("#{pane_id}", {}),
+        ("#{?pane_active,yes,no}", {"pane_active": "1"}),
+        ("#{W:#{window_id}}", {"window_id": "@1"}),
+    ],
+)
+def test_a_format_the_fake_cannot_expand_is_refused(template: str, values: dict[str, str]) -> None:
+    """A missing value or a conditional, a loop: refused, never guessed."""
+    with pytest.raises(FakeFormatError):
+        expand_format(template, values)
+
+
+async def test_a_stopped_server_reads_as_gone_to_the_real_classifier() -> None:
+    """After ``stop_server`` the answer is the tmux client's own "no server" line."""
+    fake = FakeTmux()
+    fake.stop_server()
+    done = await fake(
+        [fake.binary, "-u", "-N", "-L", "tmuxmcp", "list-sessions"], env={}, seconds=1
+    )
+    assert done.returncode == 1
+    assert isinstance(classify_failure(done.stderr.decode(), fake.socket), ServerGone)
+    with pytest.raises(BoundServerLost):
+        await fake.client().run(cmd("list-sessions"))
+
+
+async def test_a_replaced_server_fails_the_gate() -> None:
+    """The gate names the bound identity; a replacement's answer is refused by the client."""
+    fake = FakeTmux()
+    client = fake.client()
+    fake.replace_server(ServerIdentity(7, 8))
+    with pytest.raises(BoundServerLost, match="replaced"):
+        await client.run(cmd("list-sessions"))
+    assert fake.unexpected == []
+
+
+async def test_an_error_answer_is_mapped_by_the_client() -> None:
+    """Scripted stderr goes through ``classify_failure`` like real tmux's."""
+    fake = FakeTmux()
+    fake.expect("kill-pane", "-t", "%9", stderr="can't find pane: %9\n", status=1)
+    with pytest.raises(ObjectNotFound, match="%9"):
+        await fake.client().run(cmd("kill-pane", t="%9"))
+
+
+def _probe_answer(call: FakeCall) -> Reply:
+    facts = {
+        "pid": "4242",
+        "start_time": "1700000001",
+        "version": "3.3a",
+        "socket_path": "/nonexistent/tmux-1000/tmuxmcp",
+        "config_files": "/home/u/.tmux.conf",
+    }
+    return Reply(stdout=expand_format(call.words[3], facts) + "\n")
+
+
+async def test_startup_on_the_fake_finds_a_running_server_and_binds_to_it() -> None:
+    """``runtime.start``: the version check, the probe, the mark and the alias read, in
+    order, through the runner; a server found running has unknown provenance (CM-3), and
+    the client is bound to the identity the mark read back (CM-1)."""
+    with FakeTmux() as fake:
+        fake.expect("-V", stdout="tmux 3.3a\n")
+        fake.expect("display-message", "-p", "--", ANY, answer=_probe_answer)
+        fake.expect(
+            *words("set-option -s -F --"),
+            ANY,
+            "#{pid}:#{start_time}",
+            *words("; show-options -s -v --"),
+            ANY,
+            stdout="4242:1700000001\n",
+        )
+        fake.expect(
+            *words("display-message -p -- #{command-alias} ; show-options -s -v -- command-alias"),
+            stdout="\nsplit-pane=split-window\n",
+        )
+        config = Config(
+            socket=fake.socket,
+            tmux_binary=fake.binary,
+            request=SurfaceRequest(),
+            timeout=5.0,
+            env={"LANG": "C.UTF-8"},
+        )
+        started = await runtime.start(config, runner=fake)
+    facts = started.context.facts
+    assert facts.provenance is Provenance.UNKNOWN
+    assert facts.identity == ServerIdentity(4242, 1700000001)
+    assert started.context.client.bound == ServerIdentity(4242, 1700000001)
+    assert facts.aliases is None, "3.3a expands no whole array option"
+    assert [call.gated for call in fake.calls] == [False] * 4
+    assert all(call.env == {"LANG": "C.UTF-8"} for call in fake.calls)
+    marker = fake.calls[2].words[4]
+    assert marker.startswith("@tmuxmcp_") and fake.calls[2].words[-1] == marker
