@@ -13,7 +13,12 @@ import pytest
 
 from fuzz import profiles
 from fuzz.harness import Harness, harness
-from tests.conftest import _no_inherited_tmux  # noqa: F401 (autouse: scrub TMUX)
+from tests.conftest import (  # noqa: F401 (autouse fixtures and a hook: TMUX scrubbed, tiers)
+    _fast_tier_tripwire,
+    _no_inherited_tmux,
+    _tripwire,
+    pytest_collection_modifyitems,
+)
 from tests.skip_reasons import pytest_runtest_makereport  # noqa: F401 (a hook: reasons kept)
 
 

@@ -1,9 +1,13 @@
-"""Shared fixtures: private tmux sockets and real MCP clients over stdio.
+"""Shared fixtures: private tmux sockets, the fake tmux, and the two test tiers.
 
 Every test that touches tmux gets its own ``TMUX_TMPDIR``, so even the
 default dedicated label ``-L tmuxmcp`` resolves to a private socket and the
 user's own tmux servers are never contacted. Each private server is killed
 when the test ends.
+
+Every test is put in the ``fast`` or the ``tmux`` tier at collection
+(``tests.tiers``); a fast test runs with a tripwire ``tmux`` first on
+``PATH`` and fails if it runs it.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests import tiers
 from tests.bounds_support import byte_counter, filled_wide_pane, wide_pane  # noqa: F401 (fixtures)
 from tests.skip_reasons import pytest_runtest_makereport  # noqa: F401 (a hook: reasons kept)
 from tests.support import PrivateTmux, temporary_tmux
@@ -36,6 +41,35 @@ def fake() -> Iterator[FakeTmux]:
     command unrun or ran one the script lacks."""
     with FakeTmux() as scripted:
         yield scripted
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by the markers it gives
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    tiers.classify(items)
+
+
+@pytest.fixture(scope="session")
+def _tripwire(tmp_path_factory: pytest.TempPathFactory) -> tiers.Tripwire:
+    return tiers.Tripwire(str(tmp_path_factory.mktemp("tripwire")))
+
+
+@pytest.fixture(autouse=True)
+def _fast_tier_tripwire(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """In a fast test, ``tmux`` on ``PATH`` is the tripwire; running it fails the test."""
+    if tiers.tier_of(request.node) != tiers.FAST:
+        yield
+        return
+    tripwire: tiers.Tripwire = request.getfixturevalue("_tripwire")
+    monkeypatch.setenv("PATH", tripwire.directory + os.pathsep + os.environ.get("PATH", ""))
+    yield
+    ran = tripwire.ran()
+    if ran is not None:
+        pytest.fail(
+            f"{tiers.TRIPWIRE_MESSAGE}: {ran.strip()!r}; it needs real tmux, so give it a "
+            "tmux fixture or helper, or @pytest.mark.tmux (tests/tiers.py)"
+        )
 
 
 @pytest.fixture(autouse=True)

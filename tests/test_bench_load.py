@@ -24,6 +24,7 @@ def _harness(monkeypatch: pytest.MonkeyPatch) -> Any:
     return module
 
 
+@pytest.mark.tmux  # the harness is loaded from bench/ by path, where tests/tiers.py cannot follow
 def test_load_smoke_has_no_errors_and_leaves_nothing_behind(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -292,6 +292,7 @@ def test_a_claim_table_that_disagrees_with_the_claim_ids_is_refused() -> None:
         assert named in str(refused.value)
 
 
+@pytest.mark.tmux  # `tmuxmcp verify` in a subprocess finds tmux on PATH itself
 def test_the_cli_prints_one_line_per_claim_and_exits_zero(tmp_path: object) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "tmuxmcp", "verify"],
