@@ -50,6 +50,17 @@ _BYSTANDER_FIELDS = (
 )
 
 
+def _children(pid: int) -> set[int]:
+    """The pids of ``pid``'s children, from ``/proc`` (each thread's ``children`` list)."""
+    found: set[int] = set()
+    with contextlib.suppress(FileNotFoundError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            path = f"/proc/{pid}/task/{task}/children"
+            with contextlib.suppress(FileNotFoundError), open(path) as f:
+                found.update(int(child) for child in f.read().split())
+    return found
+
+
 def slug_of(text: str) -> str:
     """The ``[slug]`` an error result's text starts with; empty if it has none."""
     return text[1 : text.index("]")] if text.startswith("[") and "]" in text else ""
@@ -175,13 +186,33 @@ class Harness:
         if spawned:
             self._world = None  # anything that reached tmux may have changed the world
         if spawned and job:
-            # A #() job runs asynchronously and dies with the tmux client; give one
-            # that did start the moment it needs to leave its sentinel, so the
-            # failure is reported for this call rather than a later one.
-            time.sleep(0.05)
+            # A #() job runs asynchronously; wait until any that did start has ended
+            # (and so left its sentinel), so the failure is reported for this call
+            # rather than a later one.
+            self.wait_for_jobs()
         content = result.structured_content
         structured = content if isinstance(content, dict) else None
         return Outcome(bool(result.is_error), slug, text, structured, spawned)
+
+    def wait_for_jobs(self) -> None:
+        """Wait (deadline 10 s) until the server runs no process but its panes'.
+
+        tmux forks a ``#()`` job while it expands the format, before the call's
+        tmux client exits; a job that ran has written its sentinel by the time it
+        has ended. With no job (the usual case) this returns at once.
+        """
+        found = self.tmux.bare("display-message", "-p", "#{pid}", check=False)
+        if found.returncode != 0:
+            return  # no server: nothing of it runs
+        server_pid = int(found.stdout)
+        deadline = time.monotonic() + 10
+        while True:
+            listed = self.tmux.bare("list-panes", "-a", "-F", "#{pane_pid}", check=False)
+            jobs = _children(server_pid) - {int(pid) for pid in listed.stdout.split()}
+            if not jobs:
+                return
+            assert time.monotonic() < deadline, f"tmux jobs {sorted(jobs)} never ended"
+            time.sleep(0.02)
 
     def begin(self) -> None:
         """Start a call: clear sentinels an earlier call already reported."""

@@ -10,7 +10,9 @@ The one private-tmux helper of the tests, the fuzz suite and the benchmarks
 * ``temporary_tmux`` makes one in a fresh directory and removes both after;
 * ``serve`` starts ``python -m tmuxmcp`` as a subprocess and connects the
   official SDK client over stdio. The raw JSON-RPC client is
-  ``tests.raw_client``.
+  ``tests.raw_client``;
+* ``call_and_interrupt`` interrupts a waiting call once it reports that it
+  waits (its first progress notification), never after a guessed sleep.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
@@ -222,6 +224,54 @@ async def serve(tmux: PrivateTmux, *args: str) -> AsyncIterator[ClientSession]:
     ):
         await session.initialize()
         yield session
+
+
+async def call_and_interrupt(
+    session: ClientSession,
+    name: str,
+    arguments: dict[str, Any],
+    interrupt: Callable[[], object],
+    *,
+    once: Callable[[], bool] | None = None,
+    seconds: float = 20,
+) -> CallToolResult:
+    """Call ``name``, run ``interrupt`` once the call is waiting, and return its result.
+
+    "Waiting" is ``once()`` turning true (polled), or without ``once`` the
+    call's first progress notification: the handler is in its wait loop then
+    (``wait_for_text``, ``wait_for_idle``, ``run_command`` and
+    ``wait_for_command`` report progress every second while they wait). So
+    the interruption lands inside the wait, not before it, without a guessed
+    sleep. Deadline ``seconds`` for all of it.
+    """
+    import trio
+
+    waiting = trio.Event()
+    outcome: list[CallToolResult] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        waiting.set()
+
+    async def call() -> None:
+        reports = on_progress if once is None else None
+        outcome.append(await session.call_tool(name, arguments, progress_callback=reports))
+        waiting.set()
+
+    async def poll(condition: Callable[[], bool]) -> None:
+        while not condition() and not outcome:
+            await trio.sleep(0.02)
+        waiting.set()
+
+    with trio.fail_after(seconds):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(call)
+            if once is not None:
+                nursery.start_soon(poll, once)
+            await waiting.wait()
+            if outcome:
+                raise AssertionError(f"{name} ended before it waited: {outcome[0]}")
+            interrupt()
+    return outcome[0]
 
 
 def structured(result: CallToolResult) -> dict[str, Any]:

@@ -20,7 +20,14 @@ from mcp import ClientSession
 from mcp.types import CallToolResult
 
 from tests.process_support import alive, gate_options, stalled_call, wait_exit
-from tests.support import PrivateTmux, error_text, logged_pids, serve, structured
+from tests.support import (
+    PrivateTmux,
+    call_and_interrupt,
+    error_text,
+    logged_pids,
+    serve,
+    structured,
+)
 
 
 async def test_a_stopped_tmux_server_times_out_while_pings_are_answered(
@@ -55,21 +62,8 @@ async def _wait_cut_short(
     session: ClientSession, pane: str, interrupt: Callable[[], object]
 ) -> CallToolResult:
     """A long wait_for_text on ``pane``, with ``interrupt`` run once it is waiting."""
-    outcome: list[CallToolResult] = []
-
-    async def wait() -> None:
-        outcome.append(
-            await session.call_tool(
-                "wait_for_text", {"pane_id": pane, "pattern": "never-printed", "timeout": 60}
-            )
-        )
-
-    with trio.fail_after(20):
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(wait)
-            await trio.sleep(0.5)  # let the wait start polling (not an assert)
-            interrupt()
-    return outcome[0]
+    wait = {"pane_id": pane, "pattern": "never-printed", "timeout": 60}
+    return await call_and_interrupt(session, "wait_for_text", wait, interrupt)
 
 
 async def test_tmux_killed_during_wait_for_text_ends_the_wait(private_tmux: PrivateTmux) -> None:

@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from mcp import ClientSession
 from tests.support import (
     DEDICATED,
     PrivateTmux,
+    call_and_interrupt,
     error_text,
     logged_pids,
     serve,
@@ -52,6 +54,41 @@ async def _at_prompt(tmux: PrivateTmux, pane: str) -> None:
             row = tmux.bare("display-message", "-p", "-t", pane, "#{cursor_x}").stdout.strip()
             if row not in ("", "0"):
                 return
+            await trio.sleep(0.02)
+
+
+def _foreground_command(tmux: PrivateTmux, pane: str) -> str:
+    """The name (``comm``) of the process in the foreground of the pane's terminal."""
+    pid = tmux.bare("display-message", "-p", "-t", pane, "#{pane_pid}").stdout.strip()
+    # /proc/PID/stat after the name: state ppid pgrp session tty_nr tpgid ...
+    tpgid = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[5]
+    return Path(f"/proc/{tpgid if int(tpgid) > 0 else pid}/comm").read_text().strip()
+
+
+def _cursor_row(tmux: PrivateTmux, pane: str) -> str:
+    row = int(tmux.bare("display-message", "-p", "-t", pane, "#{cursor_y}").stdout)
+    return tmux.bare("capture-pane", "-p", "-t", pane).stdout.split("\n")[row]
+
+
+def _in_mode(tmux: PrivateTmux, pane: str) -> bool:
+    return tmux.bare("display-message", "-p", "-t", pane, "#{pane_in_mode}").stdout.strip() == "1"
+
+
+_TAKEN_EFFECT: dict[str, Callable[[PrivateTmux, str], bool]] = {
+    "exec -a bash cat > /dev/null": lambda tmux, pane: _foreground_command(tmux, pane) == "cat",
+    "sh -c 'read -r answer'": lambda tmux, pane: _foreground_command(tmux, pane) == "sh",
+    "echo 'unclosed": lambda tmux, pane: _cursor_row(tmux, pane).startswith(">"),  # PS2
+    "tmux copy-mode": _in_mode,
+}
+"""For each program the readiness tests type, what shows that bash has acted on it."""
+
+
+async def _type_and_wait_for_effect(tmux: PrivateTmux, pane: str, program: str) -> None:
+    """Type ``program`` and Enter, then wait (deadline 10 s) until it has taken effect."""
+    tmux.bare("send-keys", "-t", pane, "-l", program)
+    tmux.bare("send-keys", "-t", pane, "Enter")
+    with trio.fail_after(10):
+        while not _TAKEN_EFFECT[program](tmux, pane):
             await trio.sleep(0.02)
 
 
@@ -260,9 +297,7 @@ async def test_readiness_is_evidence_not_a_name(
         # bash, for `exec -a`; its prompt ends in "$ ", not a continuation prompt.
         pane = _shell_session(private_tmux, "ready", "bash")
         await _at_prompt(private_tmux, pane)
-        private_tmux.bare("send-keys", "-t", pane, "-l", program)
-        private_tmux.bare("send-keys", "-t", pane, "Enter")
-        await trio.sleep(0.3)
+        await _type_and_wait_for_effect(private_tmux, pane, program)
         refused = await session.call_tool(
             "run_command", {"pane_id": pane, "command": "echo SECRET-PAYLOAD"}
         )
@@ -319,17 +354,14 @@ async def test_pane_killed_during_a_run_returns_an_error(private_tmux: PrivateTm
         pane = private_tmux.new_session("killed")["pane_id"]
         private_tmux.new_session("bystander")
         await _at_prompt(private_tmux, pane)
-
-        async def kill_soon() -> None:
-            await trio.sleep(0.5)
-            private_tmux.bare("kill-pane", "-t", pane)
-
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(kill_soon)
-            with trio.fail_after(8):
-                result = await session.call_tool(
-                    "run_command", {"pane_id": pane, "command": "sleep 30", "timeout": 20}
-                )
+        result = await call_and_interrupt(
+            session,
+            "run_command",
+            {"pane_id": pane, "command": "sleep 30", "timeout": 20},
+            lambda: private_tmux.bare("kill-pane", "-t", pane),
+            once=lambda: _foreground_command(private_tmux, pane) == "sleep",
+            seconds=8,
+        )
         assert result.is_error
         assert "exited" in error_text(result)
         await session.send_ping()
@@ -346,23 +378,13 @@ async def test_tmux_killed_during_a_run_returns_an_error(
         if collect == "wait_for_command":
             first = await _run(session, pane, "sleep 30", timeout=timeout)
             assert first["timed_out"] is True
-
-        async def kill_soon() -> None:
-            await trio.sleep(0.5)
-            private_tmux.kill_server()
-
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(kill_soon)
-            with trio.fail_after(8):
-                if collect == "run_command":
-                    result = await session.call_tool(
-                        "run_command", {"pane_id": pane, "command": "sleep 30", "timeout": 20}
-                    )
-                else:
-                    result = await session.call_tool(
-                        "wait_for_command",
-                        {"pane_id": pane, "run_id": first["run_id"], "timeout": 20},
-                    )
+        if collect == "run_command":
+            call = {"pane_id": pane, "command": "sleep 30", "timeout": 20}
+        else:
+            call = {"pane_id": pane, "run_id": first["run_id"], "timeout": 20}
+        result = await call_and_interrupt(
+            session, collect, call, private_tmux.kill_server, seconds=8
+        )
         assert result.is_error
         await session.send_ping()
 
@@ -378,12 +400,13 @@ async def test_a_command_outliving_tmuxmcp_ends_cleanly(private_tmux: PrivateTmu
     with trio.fail_after(10):
         while "surv2ived" not in private_tmux.bare("capture-pane", "-p", "-t", pane).stdout:
             await trio.sleep(0.05)
-    await trio.sleep(0.5)
+    # The shell answers a new line only after it has finished the old one, so
+    # anything it printed about a missing file is on the screen above back-42.
+    private_tmux.bare("send-keys", "-t", pane, "echo back-$((6*7))", "Enter")
+    await private_tmux.wait_for_screen(pane, "back-42")
     screen = private_tmux.bare("capture-pane", "-p", "-t", pane).stdout
     assert "open" not in screen and "No such file" not in screen, screen
     assert "nonexistent" not in screen, screen
-    private_tmux.bare("send-keys", "-t", pane, "echo back-$((6*7))", "Enter")
-    await private_tmux.wait_for_screen(pane, "back-42")
 
 
 async def test_a_cleared_screen_says_why_the_start_is_gone(private_tmux: PrivateTmux) -> None:
@@ -743,9 +766,7 @@ async def test_readiness_after_a_run_is_still_evidence(
         pane = _shell_session(private_tmux, "ready-again", "bash")
         await _at_prompt(private_tmux, pane)
         assert (await _run(session, pane, "echo warm"))["output"] == "warm"
-        private_tmux.bare("send-keys", "-t", pane, "-l", program)
-        private_tmux.bare("send-keys", "-t", pane, "Enter")
-        await trio.sleep(0.3)
+        await _type_and_wait_for_effect(private_tmux, pane, program)
         refused = await session.call_tool(
             "run_command", {"pane_id": pane, "command": "echo SECRET-PAYLOAD"}
         )

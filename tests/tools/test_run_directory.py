@@ -203,13 +203,23 @@ def _named_tmuxmcp() -> subprocess.Popen[bytes]:
     return named
 
 
-def _proc_view(directory: str, pids: list[int]) -> Path:
+def _proc_view(directory: str, pids: list[int], *, boot_later: int = 0) -> Path:
     """A /proc that shows only ``pids`` (links to their real entries) and the system's
     own files: the sweep judges by the processes of the test alone, not by the
-    tmuxmcp processes other work on this machine runs."""
+    tmuxmcp processes other work on this machine runs. With ``boot_later``, its
+    ``stat`` says the system booted that many seconds later than it did, so every
+    process reads as started that much later (instead of waiting that long)."""
     view = Path(directory, f"proc-{len(os.listdir(directory))}")
     view.mkdir()
-    (view / "stat").symlink_to("/proc/stat")
+    if boot_later:
+        lines = Path("/proc/stat").read_text().splitlines()
+        moved = [
+            f"btime {int(line.split()[1]) + boot_later}" if line.startswith("btime ") else line
+            for line in lines
+        ]
+        (view / "stat").write_text("\n".join(moved) + "\n")
+    else:
+        (view / "stat").symlink_to("/proc/stat")
     (view / "sys").symlink_to("/proc/sys")
     (view / "self").symlink_to("/proc/self")
     for pid in pids:
@@ -261,10 +271,11 @@ def test_a_directory_without_an_owner_record_is_kept_while_anything_may_use_it(
     # One that started after the last change cannot have made it (the sweep
     # allows START_SLACK for start times known to a second).
     os.utime(old)
-    time.sleep(run_sweep.START_SLACK + 1)
     started_after = _named_tmuxmcp()
     try:
-        seen = _proc_view(private_tmux.directory, [started_after.pid])
+        # Read as started START_SLACK + 1 s after the change, as if that long had passed.
+        later_start = int(run_sweep.START_SLACK) + 1
+        seen = _proc_view(private_tmux.directory, [started_after.pid], boot_later=later_start)
         assert run_sweep.sweep(base, proc=seen, now=later) == [old]
     finally:
         started_after.kill()
