@@ -163,3 +163,71 @@ async def test_startup_on_the_fake_finds_a_running_server_and_binds_to_it() -> N
     assert all(call.env == {"LANG": "C.UTF-8"} for call in fake.calls)
     marker = fake.calls[2].words[4]
     assert marker.startswith("@tmuxmcp_") and fake.calls[2].words[-1] == marker
+
+
+async def test_startup_on_the_fake_starts_a_minimal_server_when_none_answers() -> None:
+    """No server on the socket: the one spawn without ``-N`` starts it with
+    ``-f /dev/null`` and a start nonce in its environment; the server holding that
+    nonce is the one this process started, so provenance is minimal and all four
+    toolsets are served (CM-1, CM-3); a 3.5 alias list is read for the per-call check."""
+
+    def nonce_answer(call: FakeCall) -> Reply:
+        started = fake.calls[-2].env["TMUXMCP_START"]
+        return Reply(stdout=f"TMUXMCP_START={started}\n")
+
+    def probe_answer(call: FakeCall) -> Reply:
+        facts = {
+            "pid": "5150",
+            "start_time": "1700000002",
+            "version": "3.5a",
+            "socket_path": "/nonexistent/tmux-1000/tmuxmcp",
+            "config_files": "",
+        }
+        return Reply(stdout=expand_format(call.words[3], facts) + "\n")
+
+    with FakeTmux() as fake:
+        fake.expect("-V", stdout="tmux 3.5a\n")
+        fake.expect(
+            "display-message",
+            "-p",
+            "--",
+            ANY,
+            stderr="no server running on /tmp/tmux-1000/tmuxmcp\n",
+            status=1,
+        )
+        fake.expect(
+            *words("-u -f /dev/null -L tmuxmcp start-server ; set-option -s -- exit-empty off"),
+            *words("; set-option -g -- history-limit 50000"),
+        )
+        fake.expect(*words("show-environment -g -- TMUXMCP_START"), answer=nonce_answer)
+        fake.expect(*words("set-environment -g -u -- TMUXMCP_START"))
+        fake.expect("display-message", "-p", "--", ANY, answer=probe_answer)
+        fake.expect(
+            *words("set-option -s -F --"),
+            ANY,
+            "#{pid}:#{start_time}",
+            *words("; show-options -s -v --"),
+            ANY,
+            stdout="5150:1700000002\n",
+        )
+        # 3.5 expands the whole array, space-joined; show-options lists one per line.
+        listed = ["split-pane=split-window", "splitp=split-window"]
+        fake.expect(
+            *words("display-message -p -- #{command-alias} ; show-options -s -v -- command-alias"),
+            stdout=" ".join(listed) + "\n" + "".join(f"{alias}\n" for alias in listed),
+        )
+        config = Config(
+            socket=fake.socket,
+            tmux_binary=fake.binary,
+            request=SurfaceRequest(),
+            timeout=5.0,
+            env={},
+        )
+        started = await runtime.start(config, runner=fake)
+    start = fake.calls[2]
+    assert "-N" not in start.argv, "the one call that may start a server"
+    assert len(start.env["TMUXMCP_START"]) == 32
+    facts = started.context.facts
+    assert (facts.provenance, facts.created_by_tmuxmcp) == (Provenance.MINIMAL, True)
+    assert facts.aliases == "split-pane=split-window splitp=split-window"
+    assert set(started.surface.toolsets) == {"inspect", "manage", "execute", "teardown"}
