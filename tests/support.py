@@ -9,7 +9,10 @@ The one private-tmux helper of the tests, the fuzz suite and the benchmarks
   (read-back through bare tmux, never through tmuxmcp);
 * ``temporary_tmux`` makes one in a fresh directory and removes both after;
 * ``serve`` starts ``python -m tmuxmcp`` as a subprocess and connects the
-  official SDK client over stdio. The raw JSON-RPC client is
+  official SDK client over stdio (``tests.recording_stdio``); when the
+  session ends, every message the server wrote is checked against the SDK's
+  ``mcp_types`` (``tests.wire_oracle``), so a test whose server said
+  something the SDK rejects fails. The raw JSON-RPC client is
   ``tests.raw_client``.
 """
 
@@ -27,9 +30,10 @@ from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
 from mcp.types import CallToolResult
 
+from tests.recording_stdio import recorded_stdio
+from tests.wire_oracle import Conversation
 from tmuxmcp.driver.argv import escape_element
 from tmuxmcp.driver.versions import version_tuple
 from tmuxmcp.tools.manage import DETACHED_SIZE_KEPT
@@ -215,13 +219,20 @@ def server_params(env: dict[str, str], *args: str) -> StdioServerParameters:
 
 @asynccontextmanager
 async def serve(tmux: PrivateTmux, *args: str) -> AsyncIterator[ClientSession]:
-    """A connected SDK client session to ``tmuxmcp serve args`` over stdio."""
+    """A connected SDK client session to ``tmuxmcp serve args`` over stdio.
+
+    After the session closed, every server message is validated (a failure
+    names the message and the SDK's reason); a test that failed already is
+    left with its own failure.
+    """
+    conversation = Conversation()
     async with (
-        stdio_client(server_params(tmux.env, *args)) as (read, write),
+        recorded_stdio(server_params(tmux.env, *args), conversation) as (read, write),
         ClientSession(read, write) as session,
     ):
         await session.initialize()
         yield session
+    conversation.assert_valid()
 
 
 def structured(result: CallToolResult) -> dict[str, Any]:
