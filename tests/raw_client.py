@@ -68,11 +68,14 @@ class RawClient:
         initialize: bool = True,
         name: str = "raw",
         on_line: Callable[[bytes], None] | None = None,
+        command: Sequence[str] | None = None,
     ) -> None:
+        """``command`` replaces ``python -m tmuxmcp`` (a benchmark's peer server); ``args``
+        follow it either way."""
         self._on_line = on_line
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed in close())
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tmuxmcp", *args],
+            [*(command or (sys.executable, "-m", "tmuxmcp")), *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._stderr,
