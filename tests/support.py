@@ -29,8 +29,9 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
-from mcp import ClientSession, StdioServerParameters
+from mcp import Client, ClientSession, StdioServerParameters
 from mcp.types import CallToolResult
+from mcp_types.version import LATEST_MODERN_VERSION
 
 from tests.recording_stdio import recorded_stdio
 from tests.wire_oracle import Conversation
@@ -39,6 +40,10 @@ from tmuxmcp.driver.versions import version_tuple
 from tmuxmcp.tools.manage import DETACHED_SIZE_KEPT
 
 DEDICATED = "tmuxmcp"
+# "stateless": serve() connects the SDK client as Claude Code does, in the
+# 2026-07-28 form (server/discover, _meta on every request) instead of the
+# initialize handshake; .ci/run runs the modules that send no ping so.
+CLIENT_PROTOCOL = "TMUXMCP_TEST_CLIENT_PROTOCOL"
 
 
 @functools.cache
@@ -221,17 +226,24 @@ def server_params(env: dict[str, str], *args: str) -> StdioServerParameters:
 async def serve(tmux: PrivateTmux, *args: str) -> AsyncIterator[ClientSession]:
     """A connected SDK client session to ``tmuxmcp serve args`` over stdio.
 
-    After the session closed, every server message is validated (a failure
-    names the message and the SDK's reason); a test that failed already is
-    left with its own failure.
+    The client does the initialize handshake, or with
+    ``TMUXMCP_TEST_CLIENT_PROTOCOL=stateless`` speaks the stateless
+    2026-07-28 form (which has no ``ping``). After the session closed, every
+    server message is validated (a failure names the message and the SDK's
+    reason); a test that failed already is left with its own failure.
     """
     conversation = Conversation()
-    async with (
-        recorded_stdio(server_params(tmux.env, *args), conversation) as (read, write),
-        ClientSession(read, write) as session,
-    ):
-        await session.initialize()
-        yield session
+    transport = recorded_stdio(server_params(tmux.env, *args), conversation)
+    protocol = os.environ.get(CLIENT_PROTOCOL, "handshake")
+    assert protocol in ("handshake", "stateless"), f"{CLIENT_PROTOCOL}={protocol}: not a mode"
+    if protocol == "stateless":
+        async with Client(transport, mode="auto") as client:
+            assert client.protocol_version == LATEST_MODERN_VERSION, client.protocol_version
+            yield client.session
+    else:
+        async with transport as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            yield session
     conversation.assert_valid()
 
 
