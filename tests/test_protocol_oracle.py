@@ -124,6 +124,21 @@ def test_a_stateless_result_is_checked_at_the_version_its_request_named() -> Non
     assert "resultType" in reason
 
 
+def test_a_method_the_version_does_not_list_is_checked_by_its_version_free_model() -> None:
+    """Rule 2, as the SDK client does it: ping is not in the 2026-07-28 schema, so its
+    result is checked by the version-free ``EmptyResult``; a method the SDK knows in no
+    form has no model at all."""
+    meta = {"_meta": {PROTOCOL_VERSION_META_KEY: "2026-07-28"}}
+    conversation = Conversation()
+    for request_id, method in ((0, "ping"), (1, "made/up")):
+        conversation.client_sent(
+            {"jsonrpc": "2.0", "id": request_id, "method": method, "params": meta}
+        )
+        answer = {"jsonrpc": "2.0", "id": request_id, "result": {}}
+        conversation.server_wrote(json.dumps(answer).encode())
+    assert _reasons(conversation) == ["the SDK has no result model for made/up (Rule 2)"]
+
+
 # A server that answers initialize and tools/list well, then sends a progress
 # notification without its progressToken before it answers tools/call: the
 # SDK client only logs such a notification and drops it, and the call

@@ -10,7 +10,9 @@ as written, and ``problems`` answers with what the SDK's own models reject:
 * Rule 2: a result is checked by ``mcp_types.methods.parse_server_result``
   for the method of the request it answers and the protocol version of that
   request: the version the ``initialize`` result negotiated, or for a
-  stateless (2026-07-28) request the version its own ``_meta`` names. The
+  stateless (2026-07-28) request the version its own ``_meta`` names; for a
+  method that version does not list (``ping`` at 2026-07-28), the
+  version-free model alone, as the SDK client does. The
   SDK has the wire shapes of two schema eras (2025-11-25 for every handshake
   version, 2026-07-28), so an older version is checked with the 2025-11-25
   shapes, as the SDK's own client checks it;
@@ -26,6 +28,7 @@ connection; the raw-handshake tests feed it their own lines.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -102,6 +105,11 @@ def _request_version(request: Mapping[str, Any]) -> str | None:
     return version if isinstance(version, str) else None
 
 
+@functools.cache
+def _adapter(model: Any) -> pydantic.TypeAdapter[Any]:
+    return pydantic.TypeAdapter(model)
+
+
 class _Checker:
     """Walks the server's lines in order, learning the negotiated version on the way."""
 
@@ -155,7 +163,15 @@ class _Checker:
         try:
             sdk_methods.parse_server_result(method, version, result)
         except KeyError:
-            return f"protocol {version} defines no result for {method} (Rule 2)"
+            # The SDK client then checks the version-free model alone (a
+            # method this version's schema dropped, e.g. ping at 2026-07-28).
+            model = sdk_methods.MONOLITH_RESULTS.get(method)
+            if model is None:
+                return f"the SDK has no result model for {method} (Rule 2)"
+            try:
+                _adapter(model).validate_python(result, by_name=False)
+            except pydantic.ValidationError as error:
+                return f"the {method} result is rejected (Rule 2): {error}"
         except (ValueError, pydantic.ValidationError) as error:
             return f"the {method} result at protocol {version} is rejected (Rule 2): {error}"
         return None
