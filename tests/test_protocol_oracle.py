@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from mcp import Client, ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
 from mcp_types import PROTOCOL_VERSION_META_KEY
 
 from tests.recording_stdio import recorded_stdio
@@ -217,3 +218,21 @@ async def test_the_stateless_sdk_client_gets_only_messages_the_sdk_accepts(
     assert "initialize" not in versions
     # Every request got its answer, and each was checked.
     assert len(conversation.received) >= sum(1 for m in conversation.sent if "id" in m)
+
+
+async def test_the_sdk_transport_and_the_recording_one_give_the_client_the_same_answers(
+    private_tmux: PrivateTmux,
+) -> None:
+    """The recorder changes nothing the client sees: the SDK's own ``stdio_client`` and
+    ``recorded_stdio`` get the same initialize result, tool list and call result."""
+    pane = private_tmux.new_session("same")["pane_id"]
+    params = server_params(private_tmux.env)
+    seen = []
+    for transport in (stdio_client(params), recorded_stdio(params, Conversation())):
+        async with transport as (read, write), ClientSession(read, write) as session:
+            init = await session.initialize()
+            tools = await session.list_tools()
+            panes = await session.call_tool("list_panes", {})
+        assert pane in json.dumps(panes.structured_content)
+        seen.append((init.model_dump(), tools.model_dump(), panes.structured_content))
+    assert seen[0] == seen[1]
