@@ -4,7 +4,9 @@ mcp 1.30 is what clients such as mcp-tmux are built on, and it cannot share a
 virtual environment with the 2.x SDK the other tests use. ``.ci/run`` makes
 ``.ci/sdk1`` with it and sets ``TMUXMCP_SDK1_PYTHON``; this test runs
 ``tests/sdk1_session.py`` with that interpreter against the real server on
-a private socket and judges what the 1.x client saw. Locally, without the
+a private socket and judges what the 1.x client saw; the server runs behind
+``tests/stdio_tap.py``, so every message it wrote is also checked by the
+wire oracle (``tests/wire_oracle.py``). Locally, without the
 environment, the test skips and says how to make it; when
 ``TMUXMCP_SDK1_PYTHON`` names an interpreter, a missing one is a failure, so
 CI cannot skip it.
@@ -23,9 +25,11 @@ import pytest
 
 import tmuxmcp
 from tests.support import PrivateTmux
+from tests.wire_oracle import Conversation
 
 REPO = Path(__file__).resolve().parent.parent
 SCRIPT = REPO / "tests" / "sdk1_session.py"
+TAP = REPO / "tests" / "stdio_tap.py"
 DEFAULT = REPO / ".ci" / "sdk1" / "bin" / "python"
 MAKE_IT = "python3 -m venv .ci/sdk1 && .ci/sdk1/bin/pip install mcp==1.30.0"
 
@@ -40,10 +44,10 @@ def _sdk1_python() -> Path:
     return DEFAULT
 
 
-def _report(python: Path, tmux: PrivateTmux, pane: str) -> dict[str, Any]:
+def _report(python: Path, tmux: PrivateTmux, pane: str, tap: str) -> dict[str, Any]:
     config = {
         "command": sys.executable,
-        "args": ["-m", "tmuxmcp"],
+        "args": [str(TAP), tap, sys.executable, "-m", "tmuxmcp"],
         "env": tmux.env,
         "pane": pane,
     }
@@ -60,6 +64,18 @@ def _report(python: Path, tmux: PrivateTmux, pane: str) -> dict[str, Any]:
     return report
 
 
+def _tapped(tap: str) -> Conversation:
+    """What the tap recorded, as the oracle's conversation."""
+    conversation = Conversation()
+    with open(os.path.join(tap, "sent"), "rb") as f:
+        for line in f:
+            conversation.client_sent(json.loads(line))
+    with open(os.path.join(tap, "received"), "rb") as f:
+        for line in f:
+            conversation.server_wrote(line.rstrip(b"\n"))
+    return conversation
+
+
 def _text(result: dict[str, Any]) -> str:
     return " ".join(block.get("text", "") for block in result["content"])
 
@@ -73,7 +89,9 @@ def test_the_sdk1_client_initializes_lists_calls_reads_and_pings(
     python = _sdk1_python()
     ids = private_tmux.new_session("one")
     pane = ids["pane_id"]
-    report = _report(python, private_tmux, pane)
+    tap = os.path.join(private_tmux.directory, "tap")
+    os.mkdir(tap)
+    report = _report(python, private_tmux, pane, tap)
 
     assert report["sdk"].startswith("1."), report["sdk"]
     init = report["initialize"]
@@ -110,3 +128,11 @@ def test_the_sdk1_client_initializes_lists_calls_reads_and_pings(
     assert content["uri"] == uri
     assert "hi" in content["text"]
     assert report["ping"] == {}
+
+    # Every message the server wrote to the 1.x client, checked by the SDK 2.x models
+    # at the version negotiated; the 1.x client numbers its requests from 0.
+    conversation = _tapped(tap)
+    assert conversation.sent[0]["method"] == "initialize"
+    assert conversation.sent[0]["id"] == 0
+    assert len(conversation.received) >= 9
+    conversation.assert_valid()
