@@ -41,7 +41,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shlex
 import statistics
 import subprocess
@@ -53,7 +52,17 @@ from typing import Any, TextIO
 
 import trio
 from bench_execute import bare_round_trip
-from bench_peers import FILLER, HEIGHT, Server, order, servers, text_of, version_of
+from bench_peers import (
+    FILLER,
+    HEIGHT,
+    Server,
+    all_lines,
+    order,
+    sdk_forms,
+    servers,
+    text_of,
+    version_of,
+)
 from benchlib import (
     PrivateTmux,
     RawClient,
@@ -74,30 +83,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 BARE = "bare tmux"
 SDK_OPERATIONS = ("list_panes", "capture visible", "capture 10,000 lines", "run echo hi")
 RAW = "capture 10,000 lines, raw wire"
-NUMBERED = re.compile(r"line (\d+) " + re.escape(FILLER))
-
-
-def numbers_in(text: str) -> set[int]:
-    """The line numbers of the filled pane that ``text`` holds."""
-    return {int(n) for n in NUMBERED.findall(text)}
-
-
-def all_lines(name: str, forms: dict[str, str], wanted: range) -> None:
-    """Rule T1: stop the run unless every form holds every wanted line."""
-    for form, text in forms.items():
-        missing = set(wanted) - numbers_in(text)
-        if missing:
-            raise SystemExit(
-                f"bench: {name} capture 10,000 lines: the {form} lacks {len(missing)} of "
-                f"{len(wanted)} lines (first missing: line {min(missing)})"
-            )
-
-
-def sdk_forms(result: CallToolResult) -> dict[str, str]:
-    forms = {"text form": "\n".join(getattr(block, "text", "") for block in result.content)}
-    if result.structured_content is not None:
-        forms["structuredContent"] = json.dumps(result.structured_content)
-    return forms
 
 
 def raw_forms(result: dict[str, Any]) -> dict[str, str]:
