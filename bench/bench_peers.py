@@ -21,8 +21,9 @@ Rules:
 * Rule P4: interleaved: in every iteration each server makes the call once,
   in an order that reverses every iteration (ABC, CBA: ABBA for three), so
   load hits all of them alike. Cold starts alternate the same way.
-* Rule P5: every result is checked (not an error, holds what was asked for);
-  a failed call measures nothing and stops the run.
+* Rule P5: every result is checked (not an error, holds what was asked for;
+  the 10,000-line capture every one of its 10,000 lines, by number, in each
+  result form); a failed call measures nothing and stops the run.
 
 Run ``python bench/bench_peers.py --help``; bench/README.md shows a table.
 """
@@ -32,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -212,6 +214,33 @@ def check(server: str, operation: str, result: CallToolResult, expect: str) -> N
         raise SystemExit(f"bench: {server} {operation} failed or lacks {expect!r}: {said[:300]}")
 
 
+NUMBERED = re.compile(r"line (\d+) " + re.escape(FILLER))
+
+
+def numbers_in(text: str) -> set[int]:
+    """The line numbers of the filled pane that ``text`` holds."""
+    return {int(n) for n in NUMBERED.findall(text)}
+
+
+def all_lines(name: str, forms: dict[str, str], wanted: range) -> None:
+    """Stop the run unless every form of a result holds every wanted line, by number."""
+    for form, text in forms.items():
+        missing = set(wanted) - numbers_in(text)
+        if missing:
+            raise SystemExit(
+                f"bench: {name} capture 10,000 lines: the {form} lacks {len(missing)} of "
+                f"{len(wanted)} lines (first missing: line {min(missing)})"
+            )
+
+
+def sdk_forms(result: CallToolResult) -> dict[str, str]:
+    """A result's text form and, if it has one, its ``structuredContent``, as text."""
+    forms = {"text form": "\n".join(getattr(block, "text", "") for block in result.content)}
+    if result.structured_content is not None:
+        forms["structuredContent"] = json.dumps(result.structured_content)
+    return forms
+
+
 def order(names: list[str], i: int) -> list[str]:
     """ABC, CBA, ABC, ...: each server first and last equally often."""
     return names if i % 2 == 0 else names[::-1]
@@ -247,6 +276,14 @@ async def latency(
         "capture 10,000 lines": f"line {ns.lines - ns.scrollback + 1} ",
         "run echo hi": "hi",
     }
+    every_line = range(ns.lines - ns.scrollback + 1, ns.lines + 1)
+
+    def verify(name: str, operation: str, result: CallToolResult) -> None:
+        """``check``, and for the 10,000-line capture every one of the lines (Rule P5)."""
+        check(name, operation, result, expect[operation])
+        if operation == "capture 10,000 lines":
+            all_lines(name, sdk_forms(result), every_line)
+
     times: dict[str, dict[str, list[float]]] = {}
     names = [s.name for s in chosen]
     async with AsyncExitStack() as stack:
@@ -263,8 +300,7 @@ async def latency(
             for name in names:
                 for _ in range(ns.warmup):
                     tool, arguments = calls[name]
-                    check(name, operation, await sessions[name].call_tool(tool, arguments),
-                          expect[operation])  # fmt: skip
+                    verify(name, operation, await sessions[name].call_tool(tool, arguments))
             per: dict[str, list[float]] = {name: [] for name in names}
             for i in range(ns.iterations):
                 for name in order(names, i):
@@ -276,8 +312,7 @@ async def latency(
                         check(name, operation, result, expect[operation])
             check_last = {n: calls[n] for n in names}
             for name, (tool, arguments) in check_last.items():
-                check(name, operation, await sessions[name].call_tool(tool, arguments),
-                      expect[operation])  # fmt: skip
+                verify(name, operation, await sessions[name].call_tool(tool, arguments))
             times[operation] = {name: summary(per[name]) for name in names}
             print(f"  {operation}: done, load {loadavg()}", flush=True)
     return times

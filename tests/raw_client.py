@@ -12,6 +12,8 @@ The rules it keeps:
 * the server's stderr goes to an anonymous file, never a pipe, so megabytes
   of logged tracebacks cannot fill a pipe and stall the server; ``stderr()``
   reads it back, also after ``close``;
+* ``on_line``, if given, sees every line the server wrote, byte for byte,
+  before it is parsed (``tests.wire_oracle.Conversation.server_wrote``);
 * every reply is awaited with a deadline, and output is read with
   ``os.read`` (a buffered ``readline`` behind ``select`` can hide a line it
   has already read); a reply that never comes, or a closed stdout, fails with
@@ -31,7 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 PROTOCOL_VERSION = "2025-06-18"
@@ -65,10 +67,15 @@ class RawClient:
         cwd: str | None = None,
         initialize: bool = True,
         name: str = "raw",
+        on_line: Callable[[bytes], None] | None = None,
+        command: Sequence[str] | None = None,
     ) -> None:
+        """``command`` replaces ``python -m tmuxmcp`` (a benchmark's peer server); ``args``
+        follow it either way."""
+        self._on_line = on_line
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed in close())
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tmuxmcp", *args],
+            [*(command or (sys.executable, "-m", "tmuxmcp")), *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._stderr,
@@ -120,6 +127,8 @@ class RawClient:
                 raise AssertionError("tmuxmcp closed its output (it stopped serving)")
             self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
+        if self._on_line is not None:
+            self._on_line(line)
         return line
 
     def reply(self, wanted: Any, timeout: float = 60.0) -> dict[str, Any]:

@@ -9,7 +9,10 @@ The one private-tmux helper of the tests, the fuzz suite and the benchmarks
   (read-back through bare tmux, never through tmuxmcp);
 * ``temporary_tmux`` makes one in a fresh directory and removes both after;
 * ``serve`` starts ``python -m tmuxmcp`` as a subprocess and connects the
-  official SDK client over stdio. The raw JSON-RPC client is
+  official SDK client over stdio (``tests.recording_stdio``); when the
+  session ends, every message the server wrote is checked against the SDK's
+  ``mcp_types`` (``tests.wire_oracle``), so a test whose server said
+  something the SDK rejects fails. The raw JSON-RPC client is
   ``tests.raw_client``;
 * ``call_and_interrupt`` interrupts a waiting call once it reports that it
   waits (its first progress notification), never after a guessed sleep.
@@ -28,15 +31,21 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp import Client, ClientSession, StdioServerParameters
 from mcp.types import CallToolResult
+from mcp_types.version import LATEST_MODERN_VERSION
 
+from tests.recording_stdio import recorded_stdio
+from tests.wire_oracle import Conversation
 from tmuxmcp.driver.argv import escape_element
 from tmuxmcp.driver.versions import version_tuple
 from tmuxmcp.tools.manage import DETACHED_SIZE_KEPT
 
 DEDICATED = "tmuxmcp"
+# "stateless": serve() connects the SDK client as Claude Code does, in the
+# 2026-07-28 form (server/discover, _meta on every request) instead of the
+# initialize handshake; .ci/run runs the modules that send no ping so.
+CLIENT_PROTOCOL = "TMUXMCP_TEST_CLIENT_PROTOCOL"
 
 
 @functools.cache
@@ -217,13 +226,27 @@ def server_params(env: dict[str, str], *args: str) -> StdioServerParameters:
 
 @asynccontextmanager
 async def serve(tmux: PrivateTmux, *args: str) -> AsyncIterator[ClientSession]:
-    """A connected SDK client session to ``tmuxmcp serve args`` over stdio."""
-    async with (
-        stdio_client(server_params(tmux.env, *args)) as (read, write),
-        ClientSession(read, write) as session,
-    ):
-        await session.initialize()
-        yield session
+    """A connected SDK client session to ``tmuxmcp serve args`` over stdio.
+
+    The client does the initialize handshake, or with
+    ``TMUXMCP_TEST_CLIENT_PROTOCOL=stateless`` speaks the stateless
+    2026-07-28 form (which has no ``ping``). After the session closed, every
+    server message is validated (a failure names the message and the SDK's
+    reason); a test that failed already is left with its own failure.
+    """
+    conversation = Conversation()
+    transport = recorded_stdio(server_params(tmux.env, *args), conversation)
+    protocol = os.environ.get(CLIENT_PROTOCOL, "handshake")
+    assert protocol in ("handshake", "stateless"), f"{CLIENT_PROTOCOL}={protocol}: not a mode"
+    if protocol == "stateless":
+        async with Client(transport, mode="auto") as client:
+            assert client.protocol_version == LATEST_MODERN_VERSION, client.protocol_version
+            yield client.session
+    else:
+        async with transport as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            yield session
+    conversation.assert_valid()
 
 
 async def call_and_interrupt(

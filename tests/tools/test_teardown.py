@@ -10,11 +10,12 @@ from typing import Any
 
 import trio
 from mcp import ClientSession
-from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
 from tests.raw_client import handshake
+from tests.recording_stdio import recorded_stdio
 from tests.support import PrivateTmux, error_text, serve, server_params, structured
+from tests.wire_oracle import Conversation
 from tmuxmcp.driver.versions import version_tuple
 
 
@@ -277,9 +278,10 @@ async def test_why_teardown_is_off_is_said_in_instructions_server_info_and_stder
     """Issue 14.4: unknown provenance turns teardown off, and the server says so and how."""
     private_tmux.start_foreign_server()
     errlog_path = os.path.join(private_tmux.directory, "stderr")
+    conversation = Conversation()
     with open(errlog_path, "w") as errlog:
         async with (
-            stdio_client(server_params(private_tmux.env), errlog=errlog) as (read, write),
+            recorded_stdio(server_params(private_tmux.env), conversation, errlog) as (read, write),
             ClientSession(read, write) as session,
         ):
             init = await session.initialize()
@@ -294,6 +296,7 @@ async def test_why_teardown_is_off_is_said_in_instructions_server_info_and_stder
                 await session.call_tool("no_such_tool", {})
             except MCPError as exc:
                 missing = exc.error.message
+    conversation.assert_valid()
     with open(errlog_path) as f:
         stderr = f.read()
     assert "kill_pane" not in listed
@@ -313,12 +316,15 @@ async def test_why_teardown_is_off_is_said_in_instructions_server_info_and_stder
 
 
 async def test_toolsets_left_out_by_configuration_are_explained(private_tmux: PrivateTmux) -> None:
+    conversation = Conversation()
+    params = server_params(private_tmux.env, "--toolsets", "inspect")
     async with (
-        stdio_client(server_params(private_tmux.env, "--toolsets", "inspect")) as (read, write),
+        recorded_stdio(params, conversation) as (read, write),
         ClientSession(read, write) as session,
     ):
         init = await session.initialize()
         info = structured(await session.call_tool("server_info", {}))
+    conversation.assert_valid()
     off = {entry["toolset"]: entry for entry in info["info"]["surface"]["toolsets_off"]}
     assert set(off) == {"manage", "execute", "teardown"}
     assert all("--toolsets" in entry["reason"] for entry in off.values())
