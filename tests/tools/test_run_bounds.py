@@ -18,7 +18,7 @@ from tests.bounds_support import (
     fill_rows,
 )
 from tests.support import PrivateTmux, serve, structured
-from tmuxmcp.tools import runs
+from tmuxmcp.tools.run import runs
 
 
 async def _at_prompt(tmux: PrivateTmux, pane: str) -> None:

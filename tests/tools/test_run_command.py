@@ -29,7 +29,8 @@ from tests.support import (
 )
 from tmuxmcp.driver import guards
 from tmuxmcp.errors import PaneNotReady
-from tmuxmcp.tools import readiness, run_directory, runs
+from tmuxmcp.tools.run import directory as run_directory
+from tmuxmcp.tools.run import readiness, runs
 
 SHELLS = {
     "sh": ("sh",),

@@ -29,8 +29,10 @@ import msgspec
 import trio
 
 from tmuxmcp.errors import TmuxMcpError
-from tmuxmcp.tools import run_directory, run_sweep, runscript
-from tmuxmcp.tools.run_directory import directory_base
+from tmuxmcp.tools.run import directory as run_directory
+from tmuxmcp.tools.run import runscript
+from tmuxmcp.tools.run import sweep as run_sweep
+from tmuxmcp.tools.run.directory import directory_base
 from tmuxmcp.tools.scrollback import Mark
 
 

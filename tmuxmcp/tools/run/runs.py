@@ -46,11 +46,12 @@ from tmuxmcp.errors import (
     TmuxCommandFailed,
     TmuxMcpError,
 )
-from tmuxmcp.tools import readiness, runscript, windows
+from tmuxmcp.tools import windows
 from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.observation import cells
 from tmuxmcp.tools.query import typed_record
-from tmuxmcp.tools.run_state import Outcome, Run
+from tmuxmcp.tools.run import readiness, runscript
+from tmuxmcp.tools.run.state import Outcome, Run
 from tmuxmcp.tools.scrollback import (
     FRAME_FIELDS,
     Frame,

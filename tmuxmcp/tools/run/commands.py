@@ -42,10 +42,10 @@ from tmuxmcp.capability.results import Own, Terminal, TmuxId
 from tmuxmcp.errors import ObjectNotFound, PaneNotReady
 from tmuxmcp.sinks import Encoding, Sink
 from tmuxmcp.sinks.text import MAX_COMMAND_BYTES
-from tmuxmcp.tools import panelock, readiness, runs
 from tmuxmcp.tools.context import ToolContext, _no_progress
-from tmuxmcp.tools.run_state import Outcome, Run
-from tmuxmcp.tools.runs import HEAD_SHARE
+from tmuxmcp.tools.run import panelock, readiness, runs
+from tmuxmcp.tools.run.runs import HEAD_SHARE
+from tmuxmcp.tools.run.state import Outcome, Run
 
 DEFAULT_TIMEOUT = 30.0
 MAX_TIMEOUT = 600.0
