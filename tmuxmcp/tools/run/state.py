@@ -1,249 +1,315 @@
-"""The state of ``run_command`` runs: their files, FIFOs and outcome, and the registry.
+"""The life of one run: its phases, the events that move it, and the one table of moves.
 
-No tmux and no processes here: a ``Run`` owns the files of one run in this
-process's private directory (mode 0700, made with its owner record by
-``run_directory.make``), the two FIFOs it shares with the pane's shell, the
-record of that shell, and its pane lock; ``RunRegistry`` owns the runs, the
-nursery that watches them (see ``runs``) and the directory.
+In the manner of h11's ``_state.py``. A run is in exactly one ``Phase``. The
+modules that type, watch and collect it say what happened with a typed event
+(``Run.handle``); ``TRANSITIONS`` says, for each phase, which events it
+takes and the phase each leads to. No tmux here, and no IO but the run's
+files (``files.RunFiles``), written and closed through ``Run``'s methods.
 
-Rules: every file is created with ``O_EXCL | O_NOFOLLOW`` and mode 0600; a
-run is closed exactly once, which releases the shell, closes its descriptors
-(and so its pane lock) and removes its files, its shell's record with them
-unless its command still runs. The private directory is made in ``$TMPDIR``
-when it is set, else on a memory file system when there is one
-(``$XDG_RUNTIME_DIR``, ``/dev/shm``; ``run_directory.directory_base``): each
-run creates four files and two FIFOs, and on a disk file system (``/tmp`` on
-ext4) that alone took about a millisecond of a call. A directory left behind
-(a command outlived this process, or it was killed) is removed by a later
-tmuxmcp's ``RunRegistry.sweep`` once its owner and shells are gone.
+Rules:
+
+Rule 1: ``TRANSITIONS`` is the whole life of a run; an event it does not
+  allow in the current phase is a bug in tmuxmcp and raises ``InternalError``
+  naming both (the watcher filters what arrives on the status FIFO, which a
+  program of the same user could write, before it becomes an event).
+Rule 2: only this module writes a run's fields; the other modules read them
+  (``run.phase``, ``run.status``, ``run.outcome`` ...) and send events.
+Rule 3: ``done`` is set exactly when the run reaches a final phase; a final
+  phase has an ``outcome`` (``COLLECTED``) or an ``error`` (every other one
+  but ``ABANDONED``, whose error went to the call that was starting it).
+Rule 4: the shell is gone from the run (no script will look for its files
+  again) in ``REFUSED``, ``SHELL_EXITED`` and ``INTERRUPTED``; a run closed
+  after its command started and before it reported its end keeps the files
+  the script still opens (``pending``).
+
+The table, drawn (``FINAL``: every phase without a move out)::
+
+    PREPARING --Checked--> PREPARING --Typed--> TYPED --Started--> RUNNING
+    PREPARING --Abandoned--> ABANDONED
+    TYPED    --Refused--> REFUSED          TYPED --NotRun--> NOT_RUN
+    TYPED, RUNNING --Ended--> ENDED --Collected--> COLLECTED
+    TYPED, RUNNING --ShellExited--> SHELL_EXITED
+    RUNNING  --Interrupted--> INTERRUPTED
+    TYPED, RUNNING, ENDED --Failed--> FAILED
+    TYPED, RUNNING, ENDED --Cancelled--> CANCELLED
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
+import enum
 import secrets
-import shutil
 
 import msgspec
 import trio
 
-from tmuxmcp.errors import TmuxMcpError
-from tmuxmcp.tools.run import directory as run_directory
-from tmuxmcp.tools.run import runscript
-from tmuxmcp.tools.run import sweep as run_sweep
-from tmuxmcp.tools.run.directory import directory_base
+from tmuxmcp.errors import CommandInterrupted, InternalError, TmuxMcpError
+from tmuxmcp.tools.run.files import RunFiles
+from tmuxmcp.tools.run.output import Outcome
 from tmuxmcp.tools.scrollback import Mark
 
 
-class Outcome(msgspec.Struct, frozen=True, kw_only=True):
-    """What a finished run produced."""
+class Phase(enum.Enum):
+    """Where a run is in its life."""
 
-    exit_status: int | None
-    head: list[str]
-    tail: list[str]
-    """Output lines; when the output was longer than two windows, ``lines_omitted``
-    screen rows between ``head`` and ``tail`` were not read."""
-    lines_omitted: int
-    lines_lost: int | None
-    """Rows that scrolled out of the history before they were read; None if unknown."""
-    start_lost: bool
-    gap_reason: str | None = None
-    """Why the start is gone: ``scrollback.GapReason`` (history-limit, history-cleared, ...)."""
+    PREPARING = "preparing"
+    """Made, its shell found at its prompt; nothing is typed yet (a refused typing
+    guard leaves it here, to be checked and typed again)."""
+    TYPED = "typed"
+    """The line is in the pane; the script has not reported ``S`` yet."""
+    RUNNING = "running"
+    """The script reported ``S``: the command runs."""
+    ENDED = "ended"
+    """The script reported ``E <status>``; the output is read while the shell is held."""
+    COLLECTED = "collected"
+    """Final: the output was read."""
+    REFUSED = "refused"
+    """Final: the script ran nothing, under a shell option it refuses (``runscript``)."""
+    NOT_RUN = "not-run"
+    """Final: the shell read the line but ran nothing (it waits for more input)."""
+    SHELL_EXITED = "shell-exited"
+    """Final: the shell exited, or its pane went, before the command's end."""
+    INTERRUPTED = "interrupted"
+    """Final: the shell left the script (C-c) before reporting the end."""
+    FAILED = "failed"
+    """Final: tmux failed while the run was watched or collected."""
+    ABANDONED = "abandoned"
+    """Final: the start failed or was cancelled before the line was typed."""
+    CANCELLED = "cancelled"
+    """Final: its watcher was cancelled (shutdown, or a direct call ended)."""
+
+
+# -- events ---------------------------------------------------------------------------
+
+
+class Checked(msgspec.Struct, frozen=True):
+    """The shell was found at its prompt: the evidence typing will rest on."""
+
+    pane_pid: int
+    shell_pid: int | None
+
+
+class Typed(msgspec.Struct, frozen=True):
+    """The line was pasted; ``mark`` is the prompt row, taken in the same invocation."""
+
+    line: str
+    mark: Mark
+    restore_path: str
+    """``#{pane_path}`` before the run (the fence replaces it; the script puts it back)."""
+
+
+class Started(msgspec.Struct, frozen=True):
+    """The script reported ``S``."""
+
+
+class Ended(msgspec.Struct, frozen=True):
+    """The script reported ``E <status>``."""
+
+    status: int
+
+
+class Collected(msgspec.Struct, frozen=True):
+    """The output was read."""
+
+    outcome: Outcome
+
+
+class _EndsWithError(msgspec.Struct, frozen=True):
+    """An event that ends a run with ``error``, what the caller gets."""
+
+    error: TmuxMcpError
+
+
+class Refused(_EndsWithError, frozen=True):
+    """The script reported ``X <option>`` and ran nothing."""
+
+
+class NotRun(_EndsWithError, frozen=True):
+    """The shell read the line but did not run it."""
+
+
+class ShellExited(_EndsWithError, frozen=True):
+    """The shell exited (or the pane closed) before the end was reported."""
+
+
+class Interrupted(_EndsWithError, frozen=True):
+    """The shell left the script before reporting the end."""
+
+
+class Failed(_EndsWithError, frozen=True):
+    """tmux failed while the run was watched or collected."""
+
+
+class Abandoned(msgspec.Struct, frozen=True):
+    """The start failed or was cancelled before the line was typed."""
+
+
+class Cancelled(msgspec.Struct, frozen=True):
+    """The watcher was cancelled before the run reached a final phase."""
+
+
+Event = (
+    Checked
+    | Typed
+    | Started
+    | Ended
+    | Collected
+    | Refused
+    | NotRun
+    | ShellExited
+    | Interrupted
+    | Failed
+    | Abandoned
+    | Cancelled
+)
+
+_WATCHED = (Phase.TYPED, Phase.RUNNING, Phase.ENDED)
+
+TRANSITIONS: dict[Phase, dict[type[Event], Phase]] = {
+    Phase.PREPARING: {
+        Checked: Phase.PREPARING,
+        Typed: Phase.TYPED,
+        Abandoned: Phase.ABANDONED,
+    },
+    Phase.TYPED: {
+        Started: Phase.RUNNING,
+        Ended: Phase.ENDED,
+        Refused: Phase.REFUSED,
+        NotRun: Phase.NOT_RUN,
+        ShellExited: Phase.SHELL_EXITED,
+        Failed: Phase.FAILED,
+        Cancelled: Phase.CANCELLED,
+    },
+    Phase.RUNNING: {
+        Ended: Phase.ENDED,
+        ShellExited: Phase.SHELL_EXITED,
+        Interrupted: Phase.INTERRUPTED,
+        Failed: Phase.FAILED,
+        Cancelled: Phase.CANCELLED,
+    },
+    Phase.ENDED: {
+        Collected: Phase.COLLECTED,
+        Failed: Phase.FAILED,
+        Cancelled: Phase.CANCELLED,
+    },
+    **{phase: {} for phase in Phase if phase not in (Phase.PREPARING, *_WATCHED)},
+}
+"""For each phase, the events it takes and the phase each leads to (Rule 1)."""
+
+FINAL = frozenset(phase for phase, moves in TRANSITIONS.items() if not moves)
+"""The phases a run never leaves."""
+
+SHELL_GONE = frozenset({Phase.REFUSED, Phase.SHELL_EXITED, Phase.INTERRUPTED})
+"""The phases in which no script will look for the run's files again (Rule 4)."""
+
+CANCELLED_ERROR = (
+    "tmuxmcp stopped watching run {run_id} in pane {pane} (it is shutting down); its "
+    "output is on the screen (capture_pane)"
+)
 
 
 class Run:
-    """One typed command, from typing to collection."""
+    """One typed command, from the readiness check to collection."""
 
-    def __init__(self, run_id: str, pane: str, directory: str, index: int) -> None:
+    def __init__(
+        self, run_id: str, pane: str, run_directory: str, index: int, *, budget: int, lock_fd: int
+    ) -> None:
         self.run_id = run_id
         self.pane = pane
-        self.files = {key: os.path.join(directory, f"{key}{index}") for key in "rcsgt"}
-        self.shell_record = os.path.join(directory, f"{run_directory.SHELL_PREFIX}{index}")
-        """Which shell will source the files (``run_directory``, Rule 2)."""
+        self.budget = budget
+        """Bytes of output to collect (the starting call's max_output_bytes)."""
+        self.files = RunFiles(run_directory, index, lock_fd)
         self.fence = f"tmuxmcp-{secrets.token_hex(12)}"
         self.began = trio.current_time()
-        self.started = False
-        self.status: int | None = None
         self.done = trio.Event()
+        self.cancel = trio.CancelScope()
+        self.phase = Phase.PREPARING
+        self.started = False
+        """The script reported ``S`` or ``E`` (the command began)."""
+        self.status: int | None = None
         self.outcome: Outcome | None = None
         self.error: TmuxMcpError | None = None
         self.mark: Mark | None = None
         self.typed = ""
-        self.files_written = False
-        self.shell = ""
-        """The base name of the shell the script is written for (``runscript.script``)."""
-        self.refused: str | None = None
-        """Why the script ran nothing (``runscript.REFUSALS``), when it said so instead of ``S``."""
-        self.budget = 64 * 1024
-        """Bytes of output to collect (the starting call's max_output_bytes)."""
         self.restore_path: str | None = None
         self.pane_pid = 0
         self.shell_pid: int | None = None
-        self.status_fd = -1
-        self.release_fd = -1
-        self.lock_fd = -1
-        self.released = False
-        self.closed = False
-        self.outlived = False
-        """Closed while its command was still running (its files must stay)."""
-        self.shell_gone = False
-        """Its shell exited, or left the script, before reporting the end (an exit, tmux
-        hanging it up, C-c): no script will ever look for its files."""
-        self.cancel = trio.CancelScope()
 
-    # -- files ------------------------------------------------------------------
+    def allows(self, event: Event) -> bool:
+        """Whether the current phase takes ``event`` (Rule 1)."""
+        return type(event) in TRANSITIONS[self.phase]
 
-    def write_files(self, command: str, *, shell: str) -> None:
-        """Create the command, status and script files and the two FIFOs."""
-        f = self.files
-        _write(f["c"], command if command.endswith("\n") else command + "\n")
-        _write(f["t"], runscript.status_return(0, None, shell))
-        os.mkfifo(f["s"], 0o600)
-        os.mkfifo(f["g"], 0o600)
-        # Read-write opens never block, and holding the release FIFO open is
-        # what lets the shell's read-only open of it return at once. When this
-        # process dies the descriptor closes and the shell's read ends (EOF).
-        self.status_fd = os.open(f["s"], os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)
-        self.release_fd = os.open(f["g"], os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)
-        self.files_written = True
-        self.write_script(shell=shell)
+    def handle(self, event: Event) -> None:
+        """Move the run by ``event``; raise ``InternalError`` if its phase does not take it."""
+        following = TRANSITIONS[self.phase].get(type(event))
+        if following is None:
+            raise InternalError(
+                f"run {self.run_id}: event {type(event).__name__} is not allowed in phase "
+                f"{self.phase.value}"
+            )
+        match event:
+            case Checked(pane_pid=pane_pid, shell_pid=shell_pid):
+                self.pane_pid, self.shell_pid = pane_pid, shell_pid
+            case Typed(line=line, mark=mark, restore_path=restore_path):
+                self.typed, self.mark, self.restore_path = line, mark, restore_path
+            case Started():
+                self.started = True
+            case Ended(status=status):
+                self.started, self.status = True, status
+            case Collected(outcome=outcome):
+                self.outcome = outcome
+            case _EndsWithError(error=error):
+                self.error = error
+            case Cancelled():
+                self.error = CommandInterrupted(
+                    CANCELLED_ERROR.format(run_id=self.run_id, pane=self.pane)
+                )
+            case Abandoned():
+                pass
+        self.phase = following
+        if following in FINAL:
+            self.done.set()
 
-    def write_script(self, *, shell: str) -> None:
-        """(Re)write the script ``r`` for the shell found (before anything is typed)."""
-        if self.files_written and os.path.lexists(self.files["r"]):
-            if shell == self.shell:
-                return
-            os.unlink(self.files["r"])
-            os.unlink(self.files["t"])
-            _write(self.files["t"], runscript.status_return(0, None, shell))
-        self.shell = shell
-        script = runscript.script(files=self.files, fence=self.fence, shell=shell)
-        _write(self.files["r"], script)
+    @property
+    def shell(self) -> str:
+        """The base name of the shell the script is written for."""
+        return self.files.shell
 
-    def record_shell(self) -> None:
-        """Record the shell about to be typed into (again, when the pane was checked again)."""
-        run_directory.record_shell(self.shell_record, self.shell_pid or self.pane_pid)
-
-    def release(self) -> None:
-        """Let the script finish: it puts the path back and returns the status."""
-        if self.released or self.release_fd < 0:
-            return
-        self.released = True
-        with contextlib.suppress(OSError):
-            if self.status is not None:
-                tmp = self.files["t"] + ".new"
-                _write(tmp, runscript.status_return(self.status, self.restore_path, self.shell))
-                os.replace(tmp, self.files["t"])
-            os.write(self.release_fd, b"go\n")
+    @property
+    def shell_gone(self) -> bool:
+        """No script will look for this run's files again (Rule 4)."""
+        return self.phase in SHELL_GONE
 
     @property
     def pending(self) -> bool:
-        """Typed and started (or maybe started), and its script has not reported its end."""
-        return self.status_fd >= 0 and self.status is None and self.started and not self.shell_gone
+        """Typed and started, and its script has not reported its end (Rule 4)."""
+        return (
+            self.files.status_fd >= 0
+            and self.status is None
+            and self.started
+            and not self.shell_gone
+        )
+
+    @property
+    def outlived(self) -> bool:
+        """Closed while its command was still running (its files must stay)."""
+        return self.files.outlived
+
+    def write_files(self, command: str, *, shell: str) -> None:
+        """Create the run's files for ``shell``, or rewrite its script for another shell."""
+        if self.files.written:
+            self.files.write_script(shell=shell, fence=self.fence)
+        else:
+            self.files.write(command, shell=shell, fence=self.fence)
+
+    def record_shell(self) -> None:
+        """Record the shell about to be typed into (``directory``, Rule 2)."""
+        self.files.record_shell(self.shell_pid or self.pane_pid)
 
     def close(self) -> None:
-        """Release, close every descriptor (a held lock goes with it), remove the files.
-
-        A run still going keeps its FIFOs and ``t``: the script will still
-        open them when its command ends, and must then find them (a FIFO with
-        no reader takes the read-write open and discards the write).
-        """
-        if self.closed:
-            return
-        going = self.pending
-        self.outlived = going
-        self.release()
-        self.closed = True
-        for fd in (self.status_fd, self.release_fd, self.lock_fd):
-            if fd >= 0:
-                with contextlib.suppress(OSError):
-                    os.close(fd)
-        self.status_fd = self.release_fd = self.lock_fd = -1
-        # The script's last step sources t; it is removed with the directory.
-        for path in [self.files[key] for key in "csg"] + [self.shell_record]:
-            if going and path != self.files["c"]:
-                continue  # the script still opens them, and the record says who does
-            with contextlib.suppress(OSError):
-                os.unlink(path)
+        """Release the shell and close the run's files (once; later calls do nothing)."""
+        self.files.close(going=self.pending, status=self.status, restore_path=self.restore_path)
 
     def disarm(self) -> None:
-        """The shell did not run the typed line: make sure it never can."""
-        with contextlib.suppress(OSError):
-            os.unlink(self.files["r"])
+        """The shell did not run the typed line: make sure it never can, then close."""
+        self.files.remove_script()
         self.close()
-
-    # -- the status channel -----------------------------------------------------
-
-    def read_events(self, data: bytes) -> None:
-        """Take ``S`` and ``E <status>`` lines from the status FIFO."""
-        for line in data.decode("ascii", "replace").splitlines():
-            if line == "S":
-                self.started = True
-            elif line.startswith("X ") and line[2:] in runscript.REFUSALS:
-                self.refused = line[2:]
-            elif line.startswith("E ") and line[2:].isdigit():
-                self.started = True
-                self.status = int(line[2:])
-
-
-def _write(path: str, text: str) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        out.write(text)
-
-
-KEEP_FINISHED = 64
-"""Finished runs kept for ``wait_for_command`` to report again."""
-
-
-class RunRegistry:
-    """Every run of this process, its private directory and its watchers."""
-
-    def __init__(self) -> None:
-        self._directory: str | None = None
-        self._count = 0
-        self.runs: dict[str, Run] = {}
-        self.busy: dict[str, Run] = {}
-        self.nursery: trio.Nursery | None = None
-        self.pane_pids: dict[str, int] = {}
-        """The ``pane_pid`` last seen for each pane: where readiness reads /proc
-        before typing. Only a hint: the typing guard (``driver.guards.guard_name``)
-        checks it against tmux's own value in the invocation that pastes."""
-
-    def attach(self, nursery: trio.Nursery | None) -> None:
-        """Watch runs in ``nursery`` (the server's), so they outlive the calls that start them."""
-        self.nursery = nursery
-
-    def directory(self) -> str:
-        """This process's private directory (0700), made on first use."""
-        if self._directory is None:
-            self._directory = run_directory.make(directory_base())
-        return self._directory
-
-    def sweep(self) -> list[str]:
-        """Remove the directories other tmuxmcp processes left that nobody can use any
-        more (``run_sweep``: owner and shells gone); their paths."""
-        return run_sweep.sweep(directory_base())
-
-    def new_run(self, pane: str) -> Run:
-        """A fresh run with its own id and file names."""
-        self._count += 1
-        run = Run(secrets.token_hex(6), pane, self.directory(), self._count)
-        self.runs[run.run_id] = run
-        finished = [r for r in self.runs.values() if r.done.is_set()]
-        for old in finished[: max(0, len(finished) - KEEP_FINISHED)]:
-            self.runs.pop(old.run_id, None)
-        return run
-
-    def shutdown(self) -> None:
-        """Release every shell still held; remove the private directory unless a
-        command still running will look for its files when it ends."""
-        going = False
-        for run in list(self.runs.values()):
-            run.cancel.cancel()
-            run.close()
-            going = going or run.outlived
-        if self._directory is not None and not going:
-            shutil.rmtree(self._directory, ignore_errors=True)
-            self._directory = None
