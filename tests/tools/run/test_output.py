@@ -44,13 +44,14 @@ def test_an_output_within_the_budget_is_kept_whole_and_counted() -> None:
 
 
 def test_a_long_output_keeps_a_quarter_of_the_budget_for_its_head_the_rest_for_its_tail() -> None:
-    # Ten lines "l0".."l9" cost 4 each ('"l0"'). Budget 20: the head may use 5,
-    # so it keeps l0 (4); the tail takes lines from the end while the total
-    # stays within 20: l9, l8, l7, l6 (4 + 16 = 20). Five lines between.
-    lines = [f"l{n}" for n in range(10)]
-    shaped = output.shape(_outcome(lines), budget=20)
-    assert shaped.text == "l0\n[... 5 lines omitted ...]\nl6\nl7\nl8\nl9"
-    assert (shaped.output_lines, shaped.lines_omitted) == (10, 5)
+    # Twenty lines "00".."19" cost 4 each ('"00"'). Budget 48: the head may use
+    # 12, so it keeps 00, 01, 02; the tail takes lines from the end while the
+    # total stays within 48: nine more (19 back to 11). Eight lines between.
+    lines = [f"{n:02d}" for n in range(20)]
+    shaped = output.shape(_outcome(lines), budget=48)
+    kept_tail = "\n".join(f"{n:02d}" for n in range(11, 20))
+    assert shaped.text == "00\n01\n02\n[... 8 lines omitted ...]\n" + kept_tail
+    assert (shaped.output_lines, shaped.lines_omitted) == (20, 8)
     assert shaped.output_truncated is True
 
 
