@@ -97,7 +97,9 @@ def status_events(data: bytes, pane: str) -> list[Event]:
     return events
 
 
-def _take(run: Run, data: bytes) -> None:
+def take_status(run: Run, data: bytes) -> None:
+    """Move ``run`` by the events in ``data``; a line its phase does not take is dropped
+    (a repeated line, or one a program of the same user forged on the FIFO)."""
     for event in status_events(data, run.pane):
         if run.allows(event):
             run.handle(event)
@@ -110,7 +112,7 @@ async def _wait_for_status(ctx: ToolContext, run: Run) -> None:
         with trio.move_on_after(1.0):
             await trio.lowlevel.wait_readable(run.files.status_fd)
             with contextlib.suppress(BlockingIOError):
-                _take(run, os.read(run.files.status_fd, 4096))
+                take_status(run, os.read(run.files.status_fd, 4096))
             continue
         if not _alive(run.shell_pid or run.pane_pid):
             run.handle(ShellExited(await _shell_exited(ctx, run)))
