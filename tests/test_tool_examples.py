@@ -34,7 +34,7 @@ import pytest
 
 from tests.support import PrivateTmux, error_text, serve, temporary_tmux
 from tmuxmcp.definition import DEFINITION
-from tmuxmcp.tools import run_directory
+from tmuxmcp.tools.run import directory as run_directory
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "examples.md"

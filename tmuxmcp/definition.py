@@ -12,12 +12,12 @@ from __future__ import annotations
 from tmuxmcp.capability.model import ResourceSpec, ToolSpec
 from tmuxmcp.capability.vocabulary import Effect, OutputClass, Reach, Toolset
 from tmuxmcp.tools import (
-    commands,
     execute,
     inspect,
     manage,
     options,
     resources,
+    run,
     search,
     since,
     snapshot,
@@ -441,9 +441,9 @@ DEFINITION += (
             "Runs a shell command in a pane's shell (never on the host) waiting at its prompt; "
             "returns exit status, output, and a run_id for wait_for_command on timeout."
         ),
-        args=commands.RunCommandArgs,
-        handler=commands.run_command,
-        result=commands.RunCommandResult,
+        args=run.RunCommandArgs,
+        handler=run.run_command,
+        result=run.RunCommandResult,
     ),
     ToolSpec(
         name="wait_for_command",
@@ -453,9 +453,9 @@ DEFINITION += (
         effects=OBSERVE,
         outputs=TERMINAL,
         summary="Waits again for a run_command run that outlived its timeout. Types nothing.",
-        args=commands.WaitForCommandArgs,
-        handler=commands.wait_for_command,
-        result=commands.RunCommandResult,
+        args=run.WaitForCommandArgs,
+        handler=run.wait_for_command,
+        result=run.RunCommandResult,
     ),
     ToolSpec(
         name="paste_buffer",

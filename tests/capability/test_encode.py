@@ -202,7 +202,7 @@ def test_no_handler_module_imports_a_sink_encoder() -> None:
         }
     assert {"encode_id", "encode_name", "encode_text", "encode_command"} <= encoders
     found = []
-    for module in Path(tmuxmcp.tools.__file__).parent.glob("*.py"):
+    for module in Path(tmuxmcp.tools.__file__).parent.rglob("*.py"):
         tree = ast.parse(module.read_text())
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tmuxmcp.sinks"):

@@ -18,7 +18,7 @@ from tests.bounds_support import (
     fill_rows,
 )
 from tests.support import PrivateTmux, serve, structured
-from tmuxmcp.tools import runs
+from tmuxmcp.tools.run import collect
 
 
 async def _at_prompt(tmux: PrivateTmux, pane: str) -> None:
@@ -51,9 +51,9 @@ async def test_a_long_output_on_a_wide_pane_is_read_in_windows_of_bounded_bytes(
     assert lines[-1] == "LAST"
     assert lines[-2] == "x" * WIDE_COLUMNS
     assert done["output_truncated"] is True
-    window = runs.WINDOW_BYTES + FULL_ROW_BYTES
+    window = collect.WINDOW_BYTES + FULL_ROW_BYTES
     # The end frame: the speculative rows and the screen, physical and joined.
-    end_frame = 2 * (runs.SPECULATIVE_BYTES + FULL_ROW_BYTES + WIDE_ROWS * FULL_ROW_BYTES)
+    end_frame = 2 * (collect.SPECULATIVE_BYTES + FULL_ROW_BYTES + WIDE_ROWS * FULL_ROW_BYTES)
     biggest = max(size for size, _ in reads)
     assert biggest <= max(window, end_frame) + SLACK, (biggest, [r[1][:120] for r in reads])
     # Before: one window of 2,000 such rows, 4,002,000 bytes.
@@ -63,9 +63,9 @@ async def test_a_long_output_on_a_wide_pane_is_read_in_windows_of_bounded_bytes(
 def test_windows_of_ordinary_panes_keep_their_rows() -> None:
     """Up to 261 columns a window still has 2,000 rows (the invocations of a long output
     on an ordinary pane are as before); wider, the rows shrink to keep the bytes."""
-    assert runs.window_rows(80) == runs.WINDOW_ROWS
-    assert runs.window_rows(261) == runs.WINDOW_ROWS
-    assert runs.window_rows(262) < runs.WINDOW_ROWS
+    assert collect.window_rows(80) == collect.WINDOW_ROWS
+    assert collect.window_rows(261) == collect.WINDOW_ROWS
+    assert collect.window_rows(262) < collect.WINDOW_ROWS
     for width in (262, 2000, 10000):
-        assert runs.window_rows(width) * (width + 1) <= runs.WINDOW_BYTES + width + 1
-    assert runs.window_rows(10000) >= 16
+        assert collect.window_rows(width) * (width + 1) <= collect.WINDOW_BYTES + width + 1
+    assert collect.window_rows(10000) >= 16

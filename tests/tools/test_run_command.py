@@ -31,7 +31,8 @@ from tests.support import (
 )
 from tmuxmcp.driver import guards
 from tmuxmcp.errors import PaneNotReady
-from tmuxmcp.tools import readiness, run_directory, runs
+from tmuxmcp.tools.run import directory as run_directory
+from tmuxmcp.tools.run import output, readiness
 
 SHELLS = {
     "sh": ("sh",),
@@ -708,8 +709,8 @@ def test_the_typed_line_is_found_across_joined_lines_first_copy_first() -> None:
     first copy is the typed one (a later copy is output). Linear now, same answer."""
     typed = " : 'echo hi'; . /tmp/tmuxmcp-x/r1\n"
     lines = ["old output", "$  : 'echo", " hi'; . /tmp/tmux", "mcp-x/r1", typed.strip(), "hi"]
-    assert runs._typed_index(lines, typed) == 3
-    assert runs._typed_index(["a" * 5000, "b"], typed) is None
+    assert output.typed_index(lines, typed) == 3
+    assert output.typed_index(["a" * 5000, "b"], typed) is None
 
 
 def test_the_private_directory_prefers_a_memory_file_system(tmp_path: Any) -> None:

@@ -1,7 +1,7 @@
 """The typing guard: a tmux-side re-check, just before a paste, of what readiness saw.
 
 ``run_command`` decides from ``/proc`` and the screen that a pane's shell waits
-at its prompt (``tools.readiness``). Between that decision and the paste the
+at its prompt (``tools.run.readiness``). Between that decision and the paste the
 pane can change; ``guard_name`` is a ``show-options`` option name that tmux
 expands in the pane's own context, in the very invocation that pastes, so the
 paste happens only if the pane is still what the decision rested on. A failed
@@ -39,7 +39,7 @@ invocation, the paste included (the gate's mechanism, ``driver.client``)."""
 CONTINUATION_ROW = rf"^(>|(({ZSH_CONTEXTS}) )*({ZSH_CONTEXTS})>)"
 """A POSIX extended regular expression for tmux's ``#{C/r:...}``: a row that begins
 like a continuation prompt. Any row whose text left of the cursor matches
-``tools.readiness``'s continuation pattern matches it (tmux strips trailing
+``tools.run.readiness``'s continuation pattern matches it (tmux strips trailing
 spaces, so the prompt's own space is not required); so do rows of ordinary
 output beginning with ``>``,
 which only send the caller back to the full check. It holds none of ``#,{}``,

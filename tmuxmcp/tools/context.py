@@ -7,15 +7,26 @@ copy whose ``progress`` reports to that call's client (``server.call``).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from tmuxmcp.driver.binding import ServerFacts
 from tmuxmcp.driver.client import TmuxClient
-from tmuxmcp.tools.run_state import RunRegistry
+
+if TYPE_CHECKING:
+    from tmuxmcp.tools.run import RunRegistry
 
 Progress = Callable[[float, float | None, str | None], Awaitable[None]]
+
+
+def _new_run_registry() -> RunRegistry:
+    # The run wing's handlers take a ToolContext, so this module cannot import
+    # the wing while it loads: the registry's class is looked up when a context
+    # is built, after every module has loaded.
+    from tmuxmcp.tools.run import RunRegistry
+
+    return RunRegistry()
 
 
 async def _no_progress(progress: float, total: float | None, message: str | None) -> None:
@@ -37,7 +48,7 @@ class ToolContext(msgspec.Struct, frozen=True, kw_only=True):
     """Report progress of this call (a no-op unless the client sent a progressToken)."""
     reports_progress: bool = False
     """True when ``progress`` reaches a client (it sent a progressToken)."""
-    runs: RunRegistry = msgspec.field(default_factory=RunRegistry)
+    runs: RunRegistry = msgspec.field(default_factory=_new_run_registry)
     """This process's run_command runs (shared by every copy of the context)."""
 
 

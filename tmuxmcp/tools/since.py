@@ -17,7 +17,6 @@ from tmuxmcp.capability.params import PaneId, local_int
 from tmuxmcp.capability.results import Own, Terminal, TmuxId
 from tmuxmcp.driver.argv import Command
 from tmuxmcp.driver.records import RecordFormat
-from tmuxmcp.tools.commands import line_cost
 from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.observation import (
     MAX_RESULT_BYTES,
@@ -27,6 +26,7 @@ from tmuxmcp.tools.observation import (
     observe_history,
     parse_view,
 )
+from tmuxmcp.tools.run import line_cost
 from tmuxmcp.tools.scrollback import (
     Frame,
     Gap,

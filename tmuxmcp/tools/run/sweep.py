@@ -49,7 +49,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tmuxmcp.tools.run_directory import (
+from tmuxmcp.tools.run.directory import (
     OWNER_FILE,
     PREFIX,
     PROC,

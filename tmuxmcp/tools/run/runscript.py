@@ -39,19 +39,25 @@ directory (mode 0700), never on the screen:
 * the shell's settings are the user's, and the script keeps working under
   them: every builtin it calls goes past a user's alias *and* function of
   that name (``\\builtin printf`` in bash and zsh, ``\\command printf``
-  elsewhere; a backslash alone escapes aliases only); with errexit on
-  (``set -e``) it runs nothing and reports ``X errexit`` instead of ``S``,
-  because there the status of its ``.`` would end the shell whenever the
-  command's status is non-zero, even where the command itself did not trip
-  errexit (``test -f x && echo yes``); ``set -u``, ``noclobber`` (the FIFOs
-  are opened ``1<>``) and ``umask`` do not touch it.
+  elsewhere; a backslash alone escapes aliases only); under errexit it runs
+  nothing (Rule 3); ``set -u``, ``noclobber`` (the FIFOs are opened ``1<>``)
+  and ``umask`` do not touch it.
 
-Rules: the command is never altered or re-quoted; the descriptors the
-script holds (7, 8 and the release FIFO's 9) are closed for the command, so
-the command's programs do not inherit them; names typed on screen are
-shell-quoted words. A consequence: an ``exec`` that redirects the command's
-stdout or stderr (``exec >log 2>&1``) holds until the command ends, not after
-it (other descriptors it opens stay open).
+Rules:
+
+Rule 1: the command is never altered or re-quoted; names typed on screen
+  are shell-quoted words.
+Rule 2: the descriptors the script holds (7, 8 and the release FIFO's 9)
+  are closed for the command, so the command's programs do not inherit
+  them. A consequence: an ``exec`` that redirects the command's stdout or
+  stderr (``exec >log 2>&1``) holds until the command ends, not after it
+  (other descriptors it opens stay open).
+Rule 3: with errexit on (``set -e``; zsh: or ``ERR_RETURN``) the script
+  runs nothing and reports ``X errexit`` (``X errreturn``) instead of ``S``,
+  and the call is refused with ``pane-not-ready``. The whole rule is
+  ``REFUSALS``, ``refused_options`` (the script's side) and ``refusal``
+  (the caller's side), here and nowhere else.
+
 What a per-run secret protects against, and what it cannot: see
 ``docs/trust.md`` (a program running as the same user can read tmuxmcp's
 files and write its FIFOs).
@@ -59,6 +65,7 @@ files and write its FIFOs).
 
 from __future__ import annotations
 
+from tmuxmcp.errors import PaneNotReady
 from tmuxmcp.sinks.shell import quote_word
 
 SHELLS_WITHOUT_RECOVERY = frozenset(
@@ -123,10 +130,52 @@ def restorable_path(path: str) -> str:
     return "" if any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in path) else path
 
 
-REFUSALS = ("errexit", "errreturn")
-"""What the script reports (``X <name>``) instead of ``S`` when the shell has that
-option on, and so runs nothing (zsh's ERR_RETURN makes the script itself return at
-the command's failing status, before it reports)."""
+REFUSALS = {
+    "errexit": (
+        "pane {pane}'s shell has errexit on (set -e), so nothing was run: there, any command "
+        "that ends with a non-zero status (even `test -f x && echo yes`) would exit the "
+        "shell and close the pane before its status could be reported. Turn it off in the "
+        "pane with send_text 'set +e' (enter true), then retry; to stop at the first "
+        "failure, run the command in a child shell: sh -ec '...'"
+    ),
+    "errreturn": (
+        "pane {pane}'s zsh has ERR_RETURN set, so nothing was run: it would make tmuxmcp's "
+        "script return at the command's first non-zero status, before reporting it. Turn "
+        "it off in the pane with send_text 'unsetopt err_return' (enter true), then retry"
+    ),
+}
+"""Rule 3: what the script reports (``X <name>``) instead of ``S`` when the shell has
+that option on, and so runs nothing, with the refusal the caller gets for each."""
+
+
+def refused_options(shell: str, builtin: str, status_fifo: str) -> tuple[str, str]:
+    """Rule 3, the script's side: the text that opens and closes the script's body so
+    that, with one of ``REFUSALS`` on, it reports ``X <option>`` on ``status_fifo`` (a
+    quoted word) and runs nothing.
+
+    With errexit on (``set -e``), the status of the script's ``.`` of the command
+    would end the shell whenever the command's status is non-zero, even where the
+    command itself did not trip errexit (``test -f x && echo yes``); zsh's
+    ERR_RETURN would make the script return at the command's failing status,
+    before it reports.
+    """
+
+    def refuse(option: str) -> str:
+        return f"{builtin} printf 'X {option}\\n' 1<>{status_fifo}"
+
+    if shell == "zsh":
+        opening = (
+            f"if [[ -o errexit ]]; then {refuse('errexit')}\n"
+            f"elif [[ -o errreturn ]]; then {refuse('errreturn')}\n"
+            "else "
+        )
+        return opening, "fi\n"
+    return f"case $- in\n*e*) {refuse('errexit')} ;;\n*) ", ";;\nesac\n"
+
+
+def refusal(option: str, pane: str) -> PaneNotReady:
+    """Rule 3, the caller's side: the error for a run the script refused under ``option``."""
+    return PaneNotReady(REFUSALS[option].format(pane=pane))
 
 
 def script(*, files: dict[str, str], fence: str, shell: str) -> str:
@@ -143,21 +192,9 @@ def script(*, files: dict[str, str], fence: str, shell: str) -> str:
     # reported, so that by the time tmuxmcp reads the status the fence is
     # already in the terminal's output and its first read of the pane finds it.
     # The status is kept meanwhile in the variable the release read sets anyway
-    # (unset at the end). With errexit on, the script reports that and runs
-    # nothing: the status of the dot command would end the shell (Rule 3).
-    def refuse(option: str) -> str:
-        return f"{b} printf 'X {option}\\n' 1<>{q['s']}"
-
-    if shell == "zsh":
-        test = (
-            f"if [[ -o errexit ]]; then {refuse('errexit')}\n"
-            f"elif [[ -o errreturn ]]; then {refuse('errreturn')}\n"
-            "else "
-        )
-        end = "fi\n"
-    else:
-        test = f"case $- in\n*e*) {refuse('errexit')} ;;\n*) "
-        end = ";;\nesac\n"
+    # (unset at the end). Under an option it refuses, the script runs nothing
+    # (Rule 3).
+    test, end = refused_options(shell, b, q["s"])
     return (
         f"{test}{b} printf 'S\\n' 1<>{q['s']}\n"
         f"{{ {dot} {q['c']} 1>&{SAVED_STDOUT} 2>&{SAVED_STDERR} "

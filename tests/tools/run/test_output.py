@@ -1,0 +1,160 @@
+"""The run wing's pure output module: where the output starts, what is kept, the counts.
+
+No tmux: rows in, text out (``tmuxmcp.tools.run.output``, Rules 1-3). The
+expected texts and counts are worked out by hand in each test from the
+budget rule (a line costs its length as a JSON string; the head keeps a
+quarter of the budget, the tail the rest).
+"""
+
+from __future__ import annotations
+
+from tmuxmcp.tools.run import output
+from tmuxmcp.tools.run.output import Outcome, TypedLine
+
+
+def _outcome(
+    head: list[str],
+    tail: list[str] | None = None,
+    *,
+    omitted: int = 0,
+    lost: int | None = 0,
+    start_lost: bool = False,
+    gap: str | None = None,
+) -> Outcome:
+    return Outcome(
+        exit_status=0,
+        head=head,
+        tail=tail or [],
+        lines_omitted=omitted,
+        lines_lost=lost,
+        start_lost=start_lost,
+        gap_reason=gap,
+    )
+
+
+# -- Rules 2 and 3: what is kept, and the counts ------------------------------------------
+
+
+def test_an_output_within_the_budget_is_kept_whole_and_counted() -> None:
+    shaped = output.shape(_outcome(["one", "two"]), budget=100)
+    assert shaped.text == "one\ntwo"
+    assert (shaped.output_lines, shaped.lines_omitted) == (2, 0)
+    assert shaped.output_truncated is False
+    assert shaped.lines_lost == 0
+
+
+def test_a_long_output_keeps_a_quarter_of_the_budget_for_its_head_the_rest_for_its_tail() -> None:
+    # Twenty lines "00".."19" cost 4 each ('"00"'). Budget 48: the head may use
+    # 12, so it keeps 00, 01, 02; the tail takes lines from the end while the
+    # total stays within 48: nine more (19 back to 11). Eight lines between.
+    lines = [f"{n:02d}" for n in range(20)]
+    shaped = output.shape(_outcome(lines), budget=48)
+    kept_tail = "\n".join(f"{n:02d}" for n in range(11, 20))
+    assert shaped.text == "00\n01\n02\n[... 8 lines omitted ...]\n" + kept_tail
+    assert (shaped.output_lines, shaped.lines_omitted) == (20, 8)
+    assert shaped.output_truncated is True
+
+
+def test_the_budget_counts_a_line_as_json_encodes_it() -> None:
+    """A control character costs 6 (``\\u001b``), so 'ab<ESC>' costs 2 + 2 + 6 = 10."""
+    line = "ab\x1b"
+    assert output.shape(_outcome(["x", line]), budget=13).text == "x\nab\x1b"
+    # 12 is too little for both (3 + 10 = 13): the head (budget 3) keeps "x",
+    # and the rest goes.
+    shaped = output.shape(_outcome(["x", line]), budget=12)
+    assert shaped.text == "x\n[... 1 lines omitted ...]"
+    assert shaped.lines_omitted == 1
+
+
+def test_a_single_line_over_the_budget_keeps_its_end() -> None:
+    # 'b<ESC>' costs 2 + 1 + 6 = 9, 'ab<ESC>' 10.
+    assert output.shape(_outcome(["ab\x1b"]), budget=9).text == "b\x1b"
+
+
+def test_rows_unread_between_head_and_tail_are_counted_as_lines() -> None:
+    shaped = output.shape(_outcome(["a"], ["z"], omitted=1000), budget=100)
+    assert shaped.text == "a\n[... 1,000 lines omitted ...]\nz"
+    assert (shaped.output_lines, shaped.lines_omitted) == (1002, 1000)
+    assert shaped.output_truncated is True
+
+
+def test_a_start_lost_to_the_history_limit_says_how_many_lines_at_least() -> None:
+    shaped = output.shape(_outcome(["tail"], lost=37, start_lost=True), budget=100)
+    assert shaped.text == (
+        "[... at least 37 earlier lines scrolled out of the pane's history ...]\ntail"
+    )
+    assert shaped.lines_lost == 37
+    assert shaped.output_truncated is True
+
+
+def test_a_start_lost_in_unknown_measure_says_so_and_counts_none() -> None:
+    shaped = output.shape(_outcome(["tail"], lost=None, start_lost=True), budget=100)
+    assert shaped.text.startswith("[... earlier lines scrolled out of the pane's history ...]")
+    assert shaped.lines_lost is None
+
+
+def test_a_start_gone_to_a_clear_says_why() -> None:
+    shaped = output.shape(
+        _outcome(["x"], lost=None, start_lost=True, gap="history-cleared"), budget=100
+    )
+    assert shaped.text.splitlines()[0] == (
+        "[... earlier output is gone: the screen and its history were cleared "
+        "(clear, tmux clear-history) ...]"
+    )
+
+
+# -- Rule 1: where the output starts ----------------------------------------------------------
+
+
+def test_the_typed_line_is_found_across_joined_lines() -> None:
+    """A line editor can break the typed line over several joined lines."""
+    typed = " { : 'echo hi'; . /tmp/r1; }\n"
+    lines = ["$ ", " { : 'ec", "ho hi'; . /tm", "p/r1; }", "hi"]
+    assert output.typed_index(lines, typed) == 3
+    assert output.typed_index(["nothing", "here"], typed) is None
+
+
+def test_output_glued_to_a_typed_line_that_filled_its_row_is_output() -> None:
+    typed = "echo hi"
+    # "$ echo hi" is 9 cells: on a 9-column pane the output's first character wrapped.
+    assert output.glued("$ echo hihi", typed, 9) == ["hi"]
+    # On a 10-column pane the typed line ended mid-row: text right of it is not output.
+    assert output.glued("$ echo hi  RPROMPT", typed, 10) == []
+
+
+def test_zsh_leaves_a_blank_row_below_a_typed_line_that_filled_its_row() -> None:
+    assert output.editor_rows("$ echo hi", ["", "hi"], "zsh", 9) == 1
+    assert output.editor_rows("$ echo hi", ["", "hi"], "bash", 9) == 0
+    assert output.editor_rows("$ echo hi", ["", "hi"], "zsh", 10) == 0
+
+
+def test_output_of_a_line_typed_with_echo_off_starts_right_of_the_prompt() -> None:
+    typed = TypedLine(text=" { : 'x'; . /r; }\n", shell="dash", column=2, width=40)
+    assert output.after_prompt("$ the output", typed, 40) == ["the output"]
+    # Rewrapped since (another width): the column says nothing any more.
+    assert output.after_prompt("$ the output", typed, 41) == []
+    # The typed line after all (echoed): not output.
+    assert output.after_prompt("$ { : 'x'", typed, 40) == []
+
+
+def test_one_capture_gives_the_rows_between_the_typed_line_and_the_cursor() -> None:
+    typed = TypedLine(text="echo a; echo b\n", shell="bash", column=2, width=80)
+    joined = ["old", "$ echo a; echo b", "a", "b", "$ ", ""]
+    assert output.below_typed_line(joined, 1, 2, typed, 80) == ["a", "b"]
+
+
+def test_rows_read_from_the_prompt_row_lose_the_prompt_and_the_typed_line() -> None:
+    typed = TypedLine(text="seq 3\n", shell="bash", column=2, width=80)
+    assert output.after_start(["$ seq 3", "1", "2", "3"], [], 0, typed, 80) == (
+        [],
+        ["1", "2", "3"],
+    )
+    # With rows unread between head and tail, the tail is left as read.
+    assert output.after_start(["$ seq 3", "1"], ["9"], 7, typed, 80) == (["1"], ["9"])
+
+
+def test_the_copy_of_the_typed_line_that_set_v_prints_is_dropped() -> None:
+    typed = " { : 'true'; . /r; }\n"
+    assert output.without_verbose_echo([" { : 'true'; . /r; }", "x"], [], typed) == (["x"], [])
+    assert output.without_verbose_echo([], ["{ : 'true'; . /r; }", "y"], typed) == ([], ["y"])
+    assert output.without_verbose_echo(["x"], ["y"], typed) == (["x"], ["y"])

@@ -1,0 +1,55 @@
+"""The status FIFO's lines as events of a run (``tmuxmcp.tools.run.watch``).
+
+No tmux: the bytes a script writes (``runscript``: ``S``, ``E <status>``,
+``X <option>``) are fed to a run directly. The FIFO can be written by any
+program of the same user, so a line the run's phase does not take must
+change nothing and raise nothing: the watcher runs in the server's nursery.
+"""
+
+from __future__ import annotations
+
+from tmuxmcp.errors import PaneNotReady
+from tmuxmcp.tools.run import state, watch
+from tmuxmcp.tools.scrollback import Mark
+
+_MARK = Mark(row=0, fingerprint="0" * 16, history_size=0, width=80, alternate=False)
+
+
+def _typed_run() -> state.Run:
+    run = state.Run("0123456789ab", "%7", "/nonexistent-run-directory", 1, budget=100, lock_fd=-1)
+    run.handle(state.Typed(line=" { : 'x'; . /r1; }\n", mark=_MARK, restore_path="/"))
+    return run
+
+
+def test_the_script_s_lines_become_events() -> None:
+    events = watch.status_events(b"S\nE 3\n", "%7")
+    assert events == [state.Started(), state.Ended(3)]
+
+
+def test_an_errexit_report_becomes_the_refusal_naming_the_pane_and_the_fix() -> None:
+    (event,) = watch.status_events(b"X errexit\n", "%7")
+    assert isinstance(event, state.Refused)
+    assert isinstance(event.error, PaneNotReady)
+    assert "pane %7's shell has errexit on" in str(event.error)
+    assert "set +e" in str(event.error)
+
+
+def test_lines_that_are_not_the_script_s_are_no_events() -> None:
+    assert watch.status_events(b"E x\nE -1\nX nounset\nS \nhello\n\xff\n", "%7") == []
+
+
+async def test_the_first_status_wins_and_later_lines_change_nothing() -> None:
+    run = _typed_run()
+    watch.take_status(run, b"S\nE 0\nE 7\nS\nX errexit\n")
+    assert run.phase is state.Phase.ENDED
+    assert run.status == 0
+    assert run.error is None
+
+
+async def test_a_refusal_after_the_start_changes_nothing() -> None:
+    """Only the script refuses, and only instead of ``S``: a later ``X`` is forged."""
+    run = _typed_run()
+    watch.take_status(run, b"S\n")
+    watch.take_status(run, b"X errexit\n")
+    assert run.phase is state.Phase.RUNNING
+    assert run.error is None

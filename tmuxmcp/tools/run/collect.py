@@ -1,0 +1,261 @@
+"""Collecting a run: reading its output from the pane while the script holds the shell.
+
+The output is the screen between the prompt row (the ``scrollback.Mark``
+taken just before typing, found again even after history trims) and the
+cursor at the fence, read while the script still holds the shell back from
+drawing its prompt. This module reads the rows; ``output`` (pure) decides
+where the output starts in them and what is kept.
+
+Bounded reads (issue 13.2), whatever the pane's width: the end frame reads
+``speculative_rows`` history rows, and a longer output is read a window at a
+time from both ends (head and tail) until the run's byte budget is met; rows
+between them are counted, not read. Both row counts are chosen from the
+pane's width (``windows.rows_within``) so that one read holds at most about
+``SPECULATIVE_BYTES`` (twice: physical and joined rows) or ``WINDOW_BYTES``
+as if every row were full: at most ``WINDOW_ROWS`` rows on a pane up to 261
+columns wide, about 260 on one of 2,000.
+
+The end frame also gives the pane's ``pane_pid``, kept for the next run's
+readiness check (``RunRegistry.pane_pid``): a hint, which the next typing
+invocation's guard checks against tmux before it pastes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import msgspec
+import trio
+
+from tmuxmcp.driver.argv import cmd
+from tmuxmcp.errors import TmuxCommandFailed
+from tmuxmcp.tools import windows
+from tmuxmcp.tools.context import ToolContext
+from tmuxmcp.tools.run import output, screen
+from tmuxmcp.tools.run.output import HEAD_SHARE, Outcome
+from tmuxmcp.tools.run.screen import PathFrame
+from tmuxmcp.tools.run.state import Run
+from tmuxmcp.tools.scrollback import Frame, Mark, View, explain_gap, fingerprint
+
+WINDOW_ROWS = 2000
+"""Rows read per capture of a long output at most (bounded reads: the head and the tail
+are read a window at a time until the run's byte budget is met)."""
+WINDOW_BYTES = 512 * 1024
+"""Bytes one window of a long output holds at most if its rows are full (ASCII): the
+window has ``windows.rows_within(WINDOW_BYTES, width)`` rows, up to ``WINDOW_ROWS``."""
+SPECULATIVE_ROWS = 200
+"""History rows read with the end frame at most, enough for most outputs in one
+invocation."""
+SPECULATIVE_BYTES = 256 * 1024
+"""Bytes those rows hold at most if they are full (read twice: physical and joined)."""
+FENCE_WAIT = 2.0
+"""Seconds to wait for tmux to draw the command's last output (the fence)."""
+
+
+async def _end_frame(
+    ctx: ToolContext, pane: str, back: int
+) -> tuple[PathFrame, list[str], list[str]]:
+    """The frame, and the physical and joined rows from ``back`` history rows up."""
+    fmt = screen.path_frame_format()
+    sep = screen.separator()
+    out = await ctx.client.run(
+        cmd("display-message", "-p", t=pane, args=[fmt.template]),
+        cmd("display-message", "-p", t=pane, args=[sep]),
+        cmd("capture-pane", "-p", t=pane, S=-back),
+        cmd("display-message", "-p", t=pane, args=[sep]),
+        cmd("capture-pane", "-p", "-J", t=pane, S=-back),
+    )
+    parts = screen.split(out.stdout, sep)
+    if len(parts) != 3:
+        raise TmuxCommandFailed("tmux returned a capture tmuxmcp could not split")
+    found = screen.frame_of(parts[0], fmt)
+    frame = found.frame
+    phys = screen.rows(parts[1])
+    end = min(back, frame.history_size) + frame.height
+    return found, phys[-end:], screen.rows(parts[2])
+
+
+def window_rows(width: int) -> int:
+    """Rows of one window of a long output on a pane ``width`` cells wide."""
+    return min(WINDOW_ROWS, windows.rows_within(WINDOW_BYTES, width))
+
+
+def speculative_rows(run: Run) -> int:
+    """History rows read with the end frame, for the width the pane had at typing."""
+    width = run.mark.width if run.mark is not None else 0
+    return min(SPECULATIVE_ROWS, windows.rows_within(SPECULATIVE_BYTES, width))
+
+
+def _candidates(mark: Mark, frame: Frame) -> Iterator[int]:
+    """Where the mark can be now: where it was, or moved up by whole history trims."""
+    trim = max(1, frame.history_limit // 10)
+    at = mark.row
+    while at >= 0:
+        yield at
+        at -= trim
+
+
+def _head_ok(mark: Mark, view: View, at: int) -> bool:
+    if not mark.head:
+        return True
+    return view.top <= at < view.end and view.row(at).startswith(mark.head)
+
+
+async def _locate(ctx: ToolContext, run: Run, frame: Frame, view: View) -> int | None:
+    """Where the prompt row is now (Rule 1 of ``scrollback``), or None when it is gone."""
+    mark = run.mark
+    assert mark is not None
+    if mark.alternate != frame.alternate or mark.width != frame.width:
+        return None
+    far: list[int] = []
+    for at in _candidates(mark, frame):
+        if view.top + 2 <= at <= view.end or (at < 2 and view.top == 0):
+            if fingerprint(view, at) == mark.fingerprint and _head_ok(mark, view, at):
+                return at
+        elif at < view.top + 2:
+            far.append(at)
+    far = far[:12]
+    if not far:
+        return None
+    h = frame.history_size
+    sep = screen.separator()
+    commands = []
+    for r in far:
+        commands += [
+            cmd("display-message", "-p", t=run.pane, args=[sep]),
+            cmd("capture-pane", "-p", t=run.pane, S=max(r - 2, 0) - h, E=r - h),
+        ]
+    out = await ctx.client.run(*commands)
+    chunks = screen.split(out.stdout, sep)[1:]
+    for r, chunk in zip(far, chunks, strict=False):
+        rows = screen.rows(chunk)
+        small = View(msgspec.structs.replace(frame, history_size=r + 1, height=0), rows)
+        if fingerprint(small, r) == mark.fingerprint and _head_ok(mark, small, r):
+            return r
+    return None
+
+
+async def _joined(
+    ctx: ToolContext, pane: str, frame: Frame, spans: list[tuple[int, int]]
+) -> list[list[str]]:
+    """Joined rows of each (first, last) span of absolute rows, in one invocation."""
+    h = frame.history_size
+    sep = screen.separator()
+    commands = []
+    for first, last in spans:
+        commands += [
+            cmd("display-message", "-p", t=pane, args=[sep]),
+            cmd("capture-pane", "-p", "-J", t=pane, S=first - h, E=last - h),
+        ]
+    out = await ctx.client.run(*commands)
+    return [screen.rows(chunk) for chunk in screen.split(out.stdout, sep)[1:]]
+
+
+async def _read_long(
+    ctx: ToolContext, run: Run, frame: Frame, first: int, last: int
+) -> tuple[list[str], list[str], int]:
+    """Head and tail of rows ``first``..``last``, read in windows until the budget is met.
+
+    Returns the head, the tail, and the number of rows between them that were
+    not read. At most one window beyond what the budget needs is read at each end.
+    """
+    tail_budget = run.budget - run.budget // HEAD_SHARE
+    head_budget = run.budget // HEAD_SHARE
+    rows = window_rows(frame.width)
+    tail: list[str] = []
+    size = 0
+    hi = last
+    while hi >= first and size < tail_budget:
+        lo = max(first, hi - rows + 1)
+        (chunk,) = await _joined(ctx, run.pane, frame, [(lo, hi)])
+        tail = chunk + tail
+        size += sum(len(line) + 1 for line in chunk)
+        hi = lo - 1
+    head: list[str] = []
+    size = 0
+    lo = first
+    while lo <= hi and size < head_budget:
+        top = min(hi, lo + rows - 1)
+        (chunk,) = await _joined(ctx, run.pane, frame, [(lo, top)])
+        head += chunk
+        size += sum(len(line) + 1 for line in chunk)
+        lo = top + 1
+    return head, tail, max(0, hi - lo + 1)
+
+
+async def _await_fence(ctx: ToolContext, run: Run) -> tuple[PathFrame, list[str], list[str]]:
+    deadline = trio.current_time() + FENCE_WAIT
+    delay = 0.001
+    while True:
+        found = await _end_frame(ctx, run.pane, speculative_rows(run))
+        if found[0].path == run.fence or trio.current_time() >= deadline:
+            return found
+        await trio.sleep(delay)
+        delay = min(delay * 2, 0.05)
+
+
+async def collect(ctx: ToolContext, run: Run) -> Outcome:
+    """Read the output once tmux has drawn all of it; the shell is still held."""
+    found, phys, joined = await _await_fence(ctx, run)
+    if found.frame.pane_id == run.pane and not found.frame.dead:
+        ctx.runs.saw_pane_pid(run.pane, found.frame.pid)
+    return await _read_output(ctx, run, found, phys, joined)
+
+
+async def peek(ctx: ToolContext, run: Run) -> Outcome:
+    """The output so far of a run still going (for a timed-out call)."""
+    return await _read_output(ctx, run, *await _end_frame(ctx, run.pane, speculative_rows(run)))
+
+
+async def last_line(ctx: ToolContext, pane: str) -> str:
+    """The last non-blank row of the pane's screen (for progress messages)."""
+    out = await ctx.client.run(cmd("capture-pane", "-p", t=pane))
+    rows = [row.rstrip() for row in out.stdout.split("\n") if row.strip()]
+    return rows[-1] if rows else ""
+
+
+async def _read_output(
+    ctx: ToolContext, run: Run, found: PathFrame, phys: list[str], joined: list[str]
+) -> Outcome:
+    frame = found.frame
+    mark = run.mark
+    assert mark is not None
+    typed = output.TypedLine(text=run.typed, shell=run.shell, column=mark.column, width=mark.width)
+    view = View(frame, phys)
+    end_row = frame.history_size + frame.cursor_y
+    cursor_text = view.row(end_row) if view.top <= end_row < view.end else ""
+    keep_cursor_row = frame.cursor_x > 0 or bool(cursor_text.strip())
+    last = end_row if keep_cursor_row else end_row - 1
+    start = await _locate(ctx, run, frame, view)
+    lines_lost: int | None = 0
+    gap_reason: str | None = None
+    omitted = 0
+    typed_at = (
+        output.typed_index(joined, run.typed) if start is not None and start >= view.top else None
+    )
+    if typed_at is not None:
+        # All of it was in the first capture: drop the rows below the output.
+        below = frame.height - 1 - frame.cursor_y + (0 if keep_cursor_row else 1)
+        head = output.below_typed_line(joined, typed_at, below, typed, frame.width)
+        tail: list[str] = []
+    else:
+        if start is None:
+            gap = explain_gap(mark, View(frame, []))
+            lines_lost = gap.lines_lost if gap.reason == "history-limit" else None
+            gap_reason = gap.reason
+            first = 0
+        else:
+            first = start
+        head, tail, omitted = await _read_long(ctx, run, frame, first, last)
+        if start is not None:
+            head, tail = output.after_start(head, tail, omitted, typed, frame.width)
+    head, tail = output.without_verbose_echo(head, tail, run.typed)
+    return Outcome(
+        exit_status=run.status,
+        head=[line.rstrip() for line in head],
+        tail=[line.rstrip() for line in tail],
+        lines_omitted=omitted,
+        lines_lost=lines_lost,
+        start_lost=start is None,
+        gap_reason=gap_reason,
+    )

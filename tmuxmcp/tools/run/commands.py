@@ -1,0 +1,140 @@
+"""What ``run_command`` and ``wait_for_command`` take and return, and the budget's measure.
+
+Declarations only: the argument and result Structs the capability
+definition names, their bounds, and ``line_cost``, the measure the
+``max_output_bytes`` bound is counted in (as JSON-encoded). How a run works
+is the package's docstring (``tmuxmcp.tools.run``); the handlers are in
+``handlers``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+from msgspec import Meta
+
+from tmuxmcp.capability.params import PaneId, flag, sink
+from tmuxmcp.capability.results import Own, Terminal, TmuxId
+from tmuxmcp.sinks import Encoding, Sink
+from tmuxmcp.sinks.text import MAX_COMMAND_BYTES
+
+DEFAULT_TIMEOUT = 30.0
+MAX_TIMEOUT = 600.0
+DEFAULT_OUTPUT_BYTES = 36_000
+"""With it a default result's structured JSON stays under 40,000 characters
+whatever the output holds (``line_cost`` counts lines as they are encoded;
+the other fields and the markers take well under 4,000): a client such as
+Claude Code keeps a result of up to about 50,000 characters inline and moves
+a longer one out of the model's view (issue 18)."""
+MAX_OUTPUT_BYTES = 1024 * 1024
+
+
+Timeout = Annotated[
+    float,
+    Meta(
+        gt=0,
+        le=MAX_TIMEOUT,
+        description="Seconds to wait; the command runs on after it.",
+        extra=sink(Sink.LOCAL, Encoding.NONE),
+    ),
+]
+OutputBytes = Annotated[
+    int,
+    Meta(
+        ge=1,
+        le=MAX_OUTPUT_BYTES,
+        description=(
+            "Output bytes returned at most, counted as JSON-encoded"
+            " (a newline 2, a control character 6; start and end kept)."
+        ),
+        extra=sink(Sink.LOCAL, Encoding.NONE),
+    ),
+]
+RunId = Annotated[
+    str,
+    Meta(
+        pattern="^[0-9a-f]{12}$",
+        description="run_id from run_command.",
+        extra=sink(Sink.LOCAL, Encoding.NONE),
+    ),
+]
+
+
+class RunCommandArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of run_command."""
+
+    pane_id: PaneId
+    command: Annotated[
+        str,
+        Meta(
+            min_length=1,
+            max_length=MAX_COMMAND_BYTES,
+            description=(
+                "Command for the pane's shell; newlines allowed, no other control characters."
+            ),
+            extra=sink(Sink.SHELL, Encoding.PANE_SHELL_TEXT),
+        ),
+    ]
+    timeout: Timeout = DEFAULT_TIMEOUT
+    max_output_bytes: OutputBytes = DEFAULT_OUTPUT_BYTES
+    suppress_history: Annotated[
+        bool,
+        flag("Type a leading space to keep it out of shell history (best effort)."),
+    ] = True
+
+
+class RunCommandResult(msgspec.Struct, frozen=True, kw_only=True):
+    """The outcome of one command (run_command and wait_for_command)."""
+
+    pane_id: TmuxId
+    run_id: Own
+    completed: bool
+    timed_out: bool
+    exit_status: int | None
+    duration_seconds: float
+    output_lines: int
+    output_truncated: bool
+    lines_omitted: int
+    """Lines left out of ``output`` (by the byte budget or unread between head and tail)."""
+    lines_lost: int | None
+    """Lines that scrolled out of the pane's history before they were read (at least
+    this many); null when some were lost but how many is unknown."""
+    # The bulk comes last: msgspec encodes fields in declaration order, and a
+    # client that shows only the head of a long result (Claude Code: 2,000
+    # characters) then still shows every fact above (issue 18).
+    output: Terminal
+
+    def text_form(self) -> str:
+        """Readable form: a status line, then the output."""
+        if self.completed:
+            head = f"exit status {self.exit_status} after {self.duration_seconds:.3f} s"
+        else:
+            head = (
+                f"still running after {self.duration_seconds:.3f} s (timed out); "
+                f"wait_for_command run_id {self.run_id} collects it"
+            )
+        if self.output_truncated:
+            head += "; output shortened"
+        return head + "\n" + self.output
+
+
+class WaitForCommandArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Arguments of wait_for_command."""
+
+    pane_id: PaneId
+    run_id: RunId
+    timeout: Timeout = DEFAULT_TIMEOUT
+    max_output_bytes: OutputBytes = DEFAULT_OUTPUT_BYTES
+
+
+def line_cost(line: str) -> int:
+    """What ``line`` and its separator take of the output budget.
+
+    Its length as a JSON string: that is an upper bound of both its UTF-8
+    bytes plus a newline and its characters in the encoded result (each
+    escape counted as written, ``\\n`` 2, ``\\u001b`` 6, the two quotes for
+    the separator's 2), so a budget of N keeps the encoded output under N
+    characters for any text (issue 18).
+    """
+    return len(msgspec.json.encode(line))

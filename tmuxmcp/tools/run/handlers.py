@@ -1,0 +1,147 @@
+"""The handlers of ``run_command`` and ``wait_for_command``: the phases of a run, in order.
+
+Thin on purpose: each step is a phase module of the wing (see the package's
+docstring), and this module only puts them in order, holds the pane (one run
+at a time per pane in this process, ``panelock`` across processes), and
+waits for the run's end within the call's ``timeout``, reporting progress
+each second with the last line on the screen.
+
+Rule: whatever ends a start before the line is typed (an error, a
+cancellation) closes the run's files and frees the pane before it
+propagates; once typed, the run is the watcher's (``watch``), which outlives
+the call.
+"""
+
+from __future__ import annotations
+
+import os
+
+import msgspec
+import trio
+
+from tmuxmcp.errors import ObjectNotFound, PaneNotReady
+from tmuxmcp.tools.context import ToolContext, _no_progress
+from tmuxmcp.tools.run import collect, output, panelock, settle, type_line, watch
+from tmuxmcp.tools.run.commands import RunCommandArgs, RunCommandResult, WaitForCommandArgs
+from tmuxmcp.tools.run.state import Abandoned, Phase, Run
+
+
+def _result(
+    run: Run, budget: int, *, timed_out: bool, partial: output.Outcome | None = None
+) -> RunCommandResult:
+    outcome = run.outcome if partial is None else partial
+    assert outcome is not None
+    shaped = output.shape(outcome, budget)
+    return RunCommandResult(
+        pane_id=run.pane,
+        run_id=run.run_id,
+        completed=not timed_out,
+        timed_out=timed_out,
+        exit_status=None if timed_out else outcome.exit_status,
+        output=shaped.text,
+        output_lines=shaped.output_lines,
+        output_truncated=shaped.output_truncated,
+        lines_omitted=shaped.lines_omitted,
+        lines_lost=shaped.lines_lost,
+        duration_seconds=round(trio.current_time() - run.began, 6),
+    )
+
+
+async def _report(ctx: ToolContext, run: Run, total: float, since: float) -> None:
+    if not ctx.reports_progress:
+        return
+    last = await collect.last_line(ctx, run.pane)
+    elapsed = trio.current_time() - since
+    await ctx.progress(
+        elapsed,
+        total,
+        f"running {elapsed:.0f} s: {last[:200]}" if last else f"running {elapsed:.0f} s",
+    )
+
+
+async def _await(ctx: ToolContext, run: Run, seconds: float, budget: int) -> RunCommandResult:
+    since = trio.current_time()
+    with trio.move_on_after(seconds):
+        while not run.done.is_set():
+            with trio.move_on_after(1.0):
+                await run.done.wait()
+            if not run.done.is_set():
+                await _report(ctx, run, seconds, since)
+    if not run.done.is_set():
+        return _result(run, budget, timed_out=True, partial=await collect.peek(ctx, run))
+    if run.error is not None:
+        raise run.error
+    return _result(run, budget, timed_out=False)
+
+
+async def _wait_turn(ctx: ToolContext, pane: str, seconds: float) -> None:
+    """Wait, at most ``seconds``, for this process's earlier run on ``pane`` to end."""
+    with trio.move_on_after(seconds):
+        while (busy := ctx.runs.busy.get(pane)) is not None:
+            await busy.done.wait()
+        return
+    busy = ctx.runs.busy.get(pane)
+    raise PaneNotReady(
+        f"pane {pane} is still running an earlier command (run_id {busy.run_id if busy else '?'}); "
+        "collect it with wait_for_command, or stop it with send_keys C-c"
+    )
+
+
+async def run_command(ctx: ToolContext, args: RunCommandArgs) -> RunCommandResult:
+    """Handler for run_command: one run at a time per pane, across processes."""
+    pane = args.pane_id
+    began = trio.current_time()
+    await _wait_turn(ctx, pane, args.timeout)
+    server = ctx.facts.identity
+    lock = await panelock.acquire(
+        panelock.lock_directory(ctx.facts.socket_path),
+        f"{server.pid}-{server.start_time}-{pane.lstrip('%')}",
+        seconds=max(0.0, args.timeout - (trio.current_time() - began)),
+        busy=(
+            f"pane {pane} is running a command of another tmuxmcp process on this socket; "
+            "wait for it, or stop it with send_keys C-c"
+        ),
+    )
+    run: Run | None = None
+    try:
+        ready = await settle.ready_shell(ctx, pane)
+        run = ctx.runs.new_run(pane, budget=args.max_output_bytes, lock_fd=lock)
+        lock = -1  # the run holds it now, and closes it with its files
+        await type_line.type_until_typed(
+            ctx, run, args.command, suppress_history=args.suppress_history, ready=ready
+        )
+    except BaseException:
+        if lock >= 0:
+            os.close(lock)
+        if run is not None:
+            run.disarm()
+            ctx.runs.free(run)
+            if run.phase is Phase.PREPARING:
+                run.handle(Abandoned())
+        raise
+    # The watcher reports no progress: it outlives this call and its client.
+    quiet = msgspec.structs.replace(ctx, progress=_no_progress, reports_progress=False)
+    if ctx.runs.nursery is not None:
+        ctx.runs.nursery.start_soon(watch.watch, quiet, run)
+        return await _await(ctx, run, args.timeout, args.max_output_bytes)
+    # No server nursery (a direct handler call): the run cannot outlive the call.
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(watch.watch, quiet, run)
+        try:
+            return await _await(ctx, run, args.timeout, args.max_output_bytes)
+        finally:
+            run.cancel.cancel()
+
+
+async def wait_for_command(ctx: ToolContext, args: WaitForCommandArgs) -> RunCommandResult:
+    """Handler for wait_for_command: wait again for a run that outlived its call."""
+    pane = args.pane_id
+    run = ctx.runs.runs.get(args.run_id)
+    if run is None:
+        raise ObjectNotFound(
+            f"no run {args.run_id} in this tmuxmcp process (it started another, or it "
+            "restarted); run_command returns the run_id to use"
+        )
+    if run.pane != pane:
+        raise ObjectNotFound(f"run {args.run_id} ran in pane {run.pane}, not {pane}")
+    return await _await(ctx, run, args.timeout, args.max_output_bytes)

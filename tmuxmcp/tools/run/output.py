@@ -1,0 +1,276 @@
+"""A run's output from the rows captured of its pane: where it starts, what is kept, the counts.
+
+Pure: text in, text out; no tmux, no files, no clock. ``collect`` reads the
+rows (bounded reads) and hands them here; the handlers turn the ``Outcome``
+into the result's ``output`` and its counts with ``shape``.
+
+Rules:
+
+Rule 1 (where the output starts): the output begins on the row after the
+  typed line, found by its text (``typed_index``), with three exceptions the
+  terminal makes: text glued to the end of a typed line that filled its last
+  row exactly is output (``glued``); the blank row zsh's line editor leaves
+  below such a line is not (``editor_rows``); a line typed with echo off
+  leaves the output on the prompt row, right of the prompt's column
+  (``after_prompt``). ``set -v`` has the shell print the typed line once more
+  first: that copy is dropped (``without_verbose_echo``).
+Rule 2 (what is kept): the output budget is counted by ``line_cost`` (a
+  line's length as a JSON string, so a budget of N keeps the encoded output
+  under N characters); the first 1/``HEAD_SHARE`` of it keeps the head, the
+  rest the tail, with a marker saying how many lines are left out between;
+  a single line over the budget keeps its end.
+Rule 3 (the counts): ``output_lines`` counts every line the command printed
+  that tmuxmcp saw or counted (kept, omitted or unread between head and
+  tail); ``lines_omitted`` those left out of ``output``; ``lines_lost`` the
+  lines that scrolled out of the history before they were read (at least
+  that many; None when some were lost and how many is unknown; 0 when the
+  start was read); ``output_truncated`` is true when any line is missing.
+  A start that is gone opens the output with a marker saying why.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from tmuxmcp.tools.observation import cells
+from tmuxmcp.tools.run.commands import line_cost
+
+HEAD_SHARE = 4
+"""The head keeps 1/HEAD_SHARE of an output budget, the tail the rest (Rule 2)."""
+
+
+class Outcome(msgspec.Struct, frozen=True, kw_only=True):
+    """What a run produced, as read from its pane."""
+
+    exit_status: int | None
+    head: list[str]
+    tail: list[str]
+    """Output lines; when the output was longer than two windows, ``lines_omitted``
+    screen rows between ``head`` and ``tail`` were not read."""
+    lines_omitted: int
+    lines_lost: int | None
+    """Rows that scrolled out of the history before they were read; None if unknown."""
+    start_lost: bool
+    gap_reason: str | None = None
+    """Why the start is gone: ``scrollback.GapReason`` (history-limit, history-cleared, ...)."""
+
+
+class TypedLine(msgspec.Struct, frozen=True, kw_only=True):
+    """What Rule 1 needs to know of the line tmuxmcp typed."""
+
+    text: str
+    """The line as typed (``runscript.typed_line``)."""
+    shell: str
+    """The base name of the shell it was typed into."""
+    column: int
+    """The cursor's column when it was typed (where the prompt ended)."""
+    width: int
+    """The pane's width then."""
+
+
+class Shaped(msgspec.Struct, frozen=True, kw_only=True):
+    """The result's ``output`` and its counts (Rule 3)."""
+
+    text: str
+    output_lines: int
+    lines_omitted: int
+    output_truncated: bool
+    lines_lost: int | None
+
+
+# -- Rule 1: where the output starts ------------------------------------------------------
+
+
+def typed_index(lines: list[str], typed: str) -> int | None:
+    """Index of the last joined line of the prompt and the typed line.
+
+    A line editor may break a long line with cursor moves instead of letting
+    it wrap, so the typed text can span several joined lines: they are searched
+    together.
+    """
+    needle = typed.strip()
+    # Only the last len(needle) characters before a line can hold the start of
+    # a match ending in it: keeping just those makes the search linear (it was
+    # quadratic in the rows captured, about a millisecond per call).
+    keep = len(needle)
+    exact = stripped = ""
+    for index, line in enumerate(lines):
+        exact = exact[max(0, len(exact) - keep) :] + line
+        stripped = stripped[max(0, len(stripped) - keep) :] + line.rstrip()
+        if needle in exact or needle in stripped:
+            return index
+    return None
+
+
+def glued(line: str, typed: str, width: int) -> list[str]:
+    """Output joined to the end of the typed line's row, as its first line.
+
+    A typed line that fills its last row exactly leaves the cursor in the
+    terminal's pending-wrap state; the output's first character then wraps,
+    and tmux joins that row to the typed one (`capture-pane -J`): a command
+    whose line was as wide as the pane lost its first output line. Only text
+    that starts a row counts: right of a typed line that ends mid-row is the
+    line editor's (zsh's RPROMPT), not output.
+    """
+    end = typed.strip()[-32:]
+    at = line.rfind(end)
+    if at < 0 or width <= 0:
+        return []
+    stop = at + len(end)
+    rest = line[stop:].rstrip()
+    return [rest] if rest and cells(line[:stop]) % width == 0 else []
+
+
+def editor_rows(line: str, below: list[str], shell: str, width: int) -> int:
+    """Rows below the typed line that zsh's line editor drew (0 or 1): when the typed
+    line fills its last row exactly, zsh moves the cursor to the next row itself and
+    then ends the line with a newline too, which leaves a blank row above the output."""
+    used = cells(line)
+    full = used > 0 and width > 0 and used % width == 0
+    return 1 if full and shell == "zsh" and below and not below[0].strip() else 0
+
+
+def after_prompt(row: str, typed: TypedLine, width: int) -> list[str]:
+    """The output on the prompt row when the typed line was not echoed: the text right of
+    the cursor's column at typing, unless it is (the start of) the typed line after all."""
+    if typed.width != width:
+        return []  # rewrapped: the column no longer says where the prompt ends
+    used = 0
+    for index, ch in enumerate(row):
+        if used >= typed.column:
+            rest = row[index:].rstrip()
+            break
+        used += cells(ch)
+    else:
+        return []
+    if not rest or typed.text.strip().startswith(rest.strip()):
+        return []
+    return [rest]
+
+
+def below_typed_line(
+    joined: list[str], at: int, below: int, typed: TypedLine, width: int
+) -> list[str]:
+    """The output when one capture held all of it: the joined rows after the typed line
+    (found at ``at``), less the ``below`` rows under the cursor."""
+    body = joined[at + 1 : len(joined) - below if below else None]
+    body = body[editor_rows(joined[at], body, typed.shell, width) :]
+    return glued(joined[at], typed.text, width) + body
+
+
+def after_start(
+    head: list[str], tail: list[str], omitted: int, typed: TypedLine, width: int
+) -> tuple[list[str], list[str]]:
+    """The output's head and tail when they were read from the prompt row down: the
+    rows up to the typed line dropped (or, with echo off, the prompt left of it)."""
+    both = head + tail if not omitted else head
+    at = typed_index(both[:64], typed.text)
+    # Not echoed (`stty -echo` in a shell without a line editor, as dash
+    # is): the output starts on the prompt row, right of the prompt.
+    if at is None:
+        first_line = after_prompt(both[0], typed, width) if both else []
+    else:
+        first_line = glued(both[at], typed.text, width)
+    dropped = (at if at is not None else 0) + 1
+    if at is not None:
+        dropped += editor_rows(both[at], both[dropped:], typed.shell, width)
+    if omitted:
+        return first_line + head[dropped:], tail
+    return [], first_line + both[dropped:]
+
+
+def without_verbose_echo(
+    head: list[str], tail: list[str], typed: str
+) -> tuple[list[str], list[str]]:
+    """``set -v`` (verbose) has the shell print each line it reads: the typed line comes
+    once more, as the output's first line, before the command runs; drop that copy."""
+    if head and head[0].strip() == typed.strip():
+        return head[1:], tail
+    if not head and tail and tail[0].strip() == typed.strip():
+        return head, tail[1:]
+    return head, tail
+
+
+# -- Rules 2 and 3: what is kept, and the counts ---------------------------------------------
+
+
+def _omitted(count: int) -> str:
+    return f"[... {count:,} lines omitted ...]"
+
+
+_GAPS = {
+    "history-cleared": "the screen and its history were cleared (clear, tmux clear-history)",
+    "screen-switched": "a full-screen program took over the screen",
+    "reflowed": "the pane was resized, so its rows were rewrapped",
+}
+
+
+def _lost(outcome: Outcome) -> str:
+    """The marker that opens an output whose start is gone, saying why."""
+    if outcome.gap_reason in _GAPS:
+        return f"[... earlier output is gone: {_GAPS[outcome.gap_reason]} ...]"
+    count = (
+        f"at least {outcome.lines_lost:,} earlier lines" if outcome.lines_lost else "earlier lines"
+    )
+    return f"[... {count} scrolled out of the pane's history ...]"
+
+
+def _end_within(line: str, budget: int) -> str:
+    """The longest end of ``line`` whose ``line_cost`` fits ``budget``."""
+    low, high = 0, len(line)
+    while low < high:
+        # Binary search on the kept length: the cost grows with it.
+        mid = (low + high + 1) // 2
+        if line_cost(line[len(line) - mid :]) <= budget:
+            low = mid
+        else:
+            high = mid - 1
+    return line[len(line) - low :]
+
+
+def shape(outcome: Outcome, budget: int) -> Shaped:
+    """The result's ``output`` and its counts for ``outcome``, within ``budget`` (Rules 2, 3).
+
+    ``budget`` is counted by ``line_cost``, as the text is encoded in JSON.
+    The start and the end are kept, with an explicit marker where lines are
+    left out; a start lost from the history is said first.
+    """
+    head, tail, omitted = list(outcome.head), list(outcome.tail), outcome.lines_omitted
+    total = len(head) + len(tail) + omitted
+    size = sum(line_cost(line) for line in head + tail)
+    if size > budget:
+        lines = head + tail
+        keep_head: list[str] = []
+        used = 0
+        for line in lines:
+            cost = line_cost(line)
+            if used + cost > budget // HEAD_SHARE:
+                break
+            keep_head.append(line)
+            used += cost
+        keep_tail: list[str] = []
+        for line in reversed(lines[len(keep_head) :]):
+            cost = line_cost(line)
+            if used + cost > budget:
+                break
+            keep_tail.append(line)
+            used += cost
+        keep_tail.reverse()
+        if not keep_head and not keep_tail and lines:
+            # One line longer than the budget: keep its end.
+            keep_tail = [_end_within(lines[-1], budget)]
+        omitted += len(lines) - len(keep_head) - len(keep_tail)
+        head, tail = keep_head, keep_tail
+    parts = list(head)
+    if omitted:
+        parts.append(_omitted(omitted))
+    parts += tail
+    if outcome.start_lost:
+        parts.insert(0, _lost(outcome))
+    return Shaped(
+        text="\n".join(parts),
+        output_lines=total,
+        lines_omitted=omitted,
+        output_truncated=bool(omitted) or outcome.start_lost,
+        lines_lost=outcome.lines_lost if outcome.start_lost else 0,
+    )

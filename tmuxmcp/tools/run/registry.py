@@ -1,0 +1,107 @@
+"""Every run of this process: its private directory, the runs by id and by pane, the watchers.
+
+No tmux here. ``RunRegistry`` makes runs (``state.Run``) with their own ids
+and file names in this process's private directory, keeps the last
+``KEEP_FINISHED`` finished ones for ``wait_for_command``, knows which run
+holds each pane (one at a time per pane in this process; ``panelock`` across
+processes) and the nursery that watches runs (the server's, so a run
+outlives the call that started it).
+
+The private directory is made in ``$TMPDIR`` when it is set, else on a
+memory file system when there is one (``$XDG_RUNTIME_DIR``, ``/dev/shm``;
+``directory.directory_base``): each run creates four files and two FIFOs,
+and on a disk file system (``/tmp`` on ext4) that alone took about a
+millisecond of a call. A directory left behind (a command outlived this
+process, or it was killed) is removed by a later tmuxmcp's ``sweep`` once
+its owner and shells are gone.
+"""
+
+from __future__ import annotations
+
+import secrets
+import shutil
+
+import trio
+
+from tmuxmcp.tools.run import directory, sweep
+from tmuxmcp.tools.run.state import Run
+
+KEEP_FINISHED = 64
+"""Finished runs kept for ``wait_for_command`` to report again."""
+
+
+class RunRegistry:
+    """Every run of this process, its private directory and its watchers."""
+
+    def __init__(self) -> None:
+        self._directory: str | None = None
+        self._count = 0
+        self.runs: dict[str, Run] = {}
+        self.busy: dict[str, Run] = {}
+        """The run that holds each pane, from before typing until it is done."""
+        self.nursery: trio.Nursery | None = None
+        self._pane_pids: dict[str, int] = {}
+
+    def attach(self, nursery: trio.Nursery | None) -> None:
+        """Watch runs in ``nursery`` (the server's), so they outlive the calls that start them."""
+        self.nursery = nursery
+
+    def directory(self) -> str:
+        """This process's private directory (0700), made on first use."""
+        if self._directory is None:
+            self._directory = directory.make(directory.directory_base())
+        return self._directory
+
+    def sweep(self) -> list[str]:
+        """Remove the directories other tmuxmcp processes left that nobody can use any
+        more (``sweep``: owner and shells gone); their paths."""
+        return sweep.sweep(directory.directory_base())
+
+    def new_run(self, pane: str, *, budget: int, lock_fd: int) -> Run:
+        """A fresh run on ``pane`` with its own id and file names; it holds the pane."""
+        self._count += 1
+        run = Run(
+            secrets.token_hex(6),
+            pane,
+            self.directory(),
+            self._count,
+            budget=budget,
+            lock_fd=lock_fd,
+        )
+        self.runs[run.run_id] = run
+        self.busy[pane] = run
+        finished = [r for r in self.runs.values() if r.done.is_set()]
+        for old in finished[: max(0, len(finished) - KEEP_FINISHED)]:
+            self.runs.pop(old.run_id, None)
+        return run
+
+    def pane_pid(self, pane: str) -> int | None:
+        """The ``pane_pid`` last seen for ``pane``: where readiness reads /proc before
+        typing. Only a hint: the typing guard (``driver.guards.guard_name``) checks it
+        against tmux's own value in the invocation that pastes."""
+        return self._pane_pids.get(pane)
+
+    def saw_pane_pid(self, pane: str, pid: int) -> None:
+        """tmux reported ``pid`` as ``pane``'s ``pane_pid``."""
+        self._pane_pids[pane] = pid
+
+    def forget_pane_pid(self, pane: str) -> None:
+        """The ``pane_pid`` seen before no longer holds (the pane changed)."""
+        self._pane_pids.pop(pane, None)
+
+    def free(self, run: Run) -> None:
+        """``run`` no longer holds its pane."""
+        if self.busy.get(run.pane) is run:
+            del self.busy[run.pane]
+
+    def shutdown(self) -> None:
+        """Release every shell still held; remove the private directory unless a
+        command still running will look for its files when it ends."""
+        going = False
+        for run in list(self.runs.values()):
+            run.cancel.cancel()
+            run.close()
+            going = going or run.outlived
+        if self._directory is not None and not going:
+            shutil.rmtree(self._directory, ignore_errors=True)
+            self._directory = None

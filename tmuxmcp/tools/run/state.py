@@ -1,0 +1,315 @@
+"""The life of one run: its phases, the events that move it, and the one table of moves.
+
+In the manner of h11's ``_state.py``. A run is in exactly one ``Phase``. The
+modules that type, watch and collect it say what happened with a typed event
+(``Run.handle``); ``TRANSITIONS`` says, for each phase, which events it
+takes and the phase each leads to. No tmux here, and no IO but the run's
+files (``files.RunFiles``), written and closed through ``Run``'s methods.
+
+Rules:
+
+Rule 1: ``TRANSITIONS`` is the whole life of a run; an event it does not
+  allow in the current phase is a bug in tmuxmcp and raises ``InternalError``
+  naming both (the watcher filters what arrives on the status FIFO, which a
+  program of the same user could write, before it becomes an event).
+Rule 2: only this module writes a run's fields; the other modules read them
+  (``run.phase``, ``run.status``, ``run.outcome`` ...) and send events.
+Rule 3: ``done`` is set exactly when the run reaches a final phase; a final
+  phase has an ``outcome`` (``COLLECTED``) or an ``error`` (every other one
+  but ``ABANDONED``, whose error went to the call that was starting it).
+Rule 4: the shell is gone from the run (no script will look for its files
+  again) in ``REFUSED``, ``SHELL_EXITED`` and ``INTERRUPTED``; a run closed
+  after its command started and before it reported its end keeps the files
+  the script still opens (``pending``).
+
+The table, drawn (``FINAL``: every phase without a move out)::
+
+    PREPARING --Checked--> PREPARING --Typed--> TYPED --Started--> RUNNING
+    PREPARING --Abandoned--> ABANDONED
+    TYPED    --Refused--> REFUSED          TYPED --NotRun--> NOT_RUN
+    TYPED, RUNNING --Ended--> ENDED --Collected--> COLLECTED
+    TYPED, RUNNING --ShellExited--> SHELL_EXITED
+    RUNNING  --Interrupted--> INTERRUPTED
+    TYPED, RUNNING, ENDED --Failed--> FAILED
+    TYPED, RUNNING, ENDED --Cancelled--> CANCELLED
+"""
+
+from __future__ import annotations
+
+import enum
+import secrets
+
+import msgspec
+import trio
+
+from tmuxmcp.errors import CommandInterrupted, InternalError, TmuxMcpError
+from tmuxmcp.tools.run.files import RunFiles
+from tmuxmcp.tools.run.output import Outcome
+from tmuxmcp.tools.scrollback import Mark
+
+
+class Phase(enum.Enum):
+    """Where a run is in its life."""
+
+    PREPARING = "preparing"
+    """Made, its shell found at its prompt; nothing is typed yet (a refused typing
+    guard leaves it here, to be checked and typed again)."""
+    TYPED = "typed"
+    """The line is in the pane; the script has not reported ``S`` yet."""
+    RUNNING = "running"
+    """The script reported ``S``: the command runs."""
+    ENDED = "ended"
+    """The script reported ``E <status>``; the output is read while the shell is held."""
+    COLLECTED = "collected"
+    """Final: the output was read."""
+    REFUSED = "refused"
+    """Final: the script ran nothing, under a shell option it refuses (``runscript``)."""
+    NOT_RUN = "not-run"
+    """Final: the shell read the line but ran nothing (it waits for more input)."""
+    SHELL_EXITED = "shell-exited"
+    """Final: the shell exited, or its pane went, before the command's end."""
+    INTERRUPTED = "interrupted"
+    """Final: the shell left the script (C-c) before reporting the end."""
+    FAILED = "failed"
+    """Final: tmux failed while the run was watched or collected."""
+    ABANDONED = "abandoned"
+    """Final: the start failed or was cancelled before the line was typed."""
+    CANCELLED = "cancelled"
+    """Final: its watcher was cancelled (shutdown, or a direct call ended)."""
+
+
+# -- events ---------------------------------------------------------------------------
+
+
+class Checked(msgspec.Struct, frozen=True):
+    """The shell was found at its prompt: the evidence typing will rest on."""
+
+    pane_pid: int
+    shell_pid: int | None
+
+
+class Typed(msgspec.Struct, frozen=True):
+    """The line was pasted; ``mark`` is the prompt row, taken in the same invocation."""
+
+    line: str
+    mark: Mark
+    restore_path: str
+    """``#{pane_path}`` before the run (the fence replaces it; the script puts it back)."""
+
+
+class Started(msgspec.Struct, frozen=True):
+    """The script reported ``S``."""
+
+
+class Ended(msgspec.Struct, frozen=True):
+    """The script reported ``E <status>``."""
+
+    status: int
+
+
+class Collected(msgspec.Struct, frozen=True):
+    """The output was read."""
+
+    outcome: Outcome
+
+
+class _EndsWithError(msgspec.Struct, frozen=True):
+    """An event that ends a run with ``error``, what the caller gets."""
+
+    error: TmuxMcpError
+
+
+class Refused(_EndsWithError, frozen=True):
+    """The script reported ``X <option>`` and ran nothing."""
+
+
+class NotRun(_EndsWithError, frozen=True):
+    """The shell read the line but did not run it."""
+
+
+class ShellExited(_EndsWithError, frozen=True):
+    """The shell exited (or the pane closed) before the end was reported."""
+
+
+class Interrupted(_EndsWithError, frozen=True):
+    """The shell left the script before reporting the end."""
+
+
+class Failed(_EndsWithError, frozen=True):
+    """tmux failed while the run was watched or collected."""
+
+
+class Abandoned(msgspec.Struct, frozen=True):
+    """The start failed or was cancelled before the line was typed."""
+
+
+class Cancelled(msgspec.Struct, frozen=True):
+    """The watcher was cancelled before the run reached a final phase."""
+
+
+Event = (
+    Checked
+    | Typed
+    | Started
+    | Ended
+    | Collected
+    | Refused
+    | NotRun
+    | ShellExited
+    | Interrupted
+    | Failed
+    | Abandoned
+    | Cancelled
+)
+
+_WATCHED = (Phase.TYPED, Phase.RUNNING, Phase.ENDED)
+
+TRANSITIONS: dict[Phase, dict[type[Event], Phase]] = {
+    Phase.PREPARING: {
+        Checked: Phase.PREPARING,
+        Typed: Phase.TYPED,
+        Abandoned: Phase.ABANDONED,
+    },
+    Phase.TYPED: {
+        Started: Phase.RUNNING,
+        Ended: Phase.ENDED,
+        Refused: Phase.REFUSED,
+        NotRun: Phase.NOT_RUN,
+        ShellExited: Phase.SHELL_EXITED,
+        Failed: Phase.FAILED,
+        Cancelled: Phase.CANCELLED,
+    },
+    Phase.RUNNING: {
+        Ended: Phase.ENDED,
+        ShellExited: Phase.SHELL_EXITED,
+        Interrupted: Phase.INTERRUPTED,
+        Failed: Phase.FAILED,
+        Cancelled: Phase.CANCELLED,
+    },
+    Phase.ENDED: {
+        Collected: Phase.COLLECTED,
+        Failed: Phase.FAILED,
+        Cancelled: Phase.CANCELLED,
+    },
+    **{phase: {} for phase in Phase if phase not in (Phase.PREPARING, *_WATCHED)},
+}
+"""For each phase, the events it takes and the phase each leads to (Rule 1)."""
+
+FINAL = frozenset(phase for phase, moves in TRANSITIONS.items() if not moves)
+"""The phases a run never leaves."""
+
+SHELL_GONE = frozenset({Phase.REFUSED, Phase.SHELL_EXITED, Phase.INTERRUPTED})
+"""The phases in which no script will look for the run's files again (Rule 4)."""
+
+CANCELLED_ERROR = (
+    "tmuxmcp stopped watching run {run_id} in pane {pane} (it is shutting down); its "
+    "output is on the screen (capture_pane)"
+)
+
+
+class Run:
+    """One typed command, from the readiness check to collection."""
+
+    def __init__(
+        self, run_id: str, pane: str, run_directory: str, index: int, *, budget: int, lock_fd: int
+    ) -> None:
+        self.run_id = run_id
+        self.pane = pane
+        self.budget = budget
+        """Bytes of output to collect (the starting call's max_output_bytes)."""
+        self.files = RunFiles(run_directory, index, lock_fd)
+        self.fence = f"tmuxmcp-{secrets.token_hex(12)}"
+        self.began = trio.current_time()
+        self.done = trio.Event()
+        self.cancel = trio.CancelScope()
+        self.phase = Phase.PREPARING
+        self.started = False
+        """The script reported ``S`` or ``E`` (the command began)."""
+        self.status: int | None = None
+        self.outcome: Outcome | None = None
+        self.error: TmuxMcpError | None = None
+        self.mark: Mark | None = None
+        self.typed = ""
+        self.restore_path: str | None = None
+        self.pane_pid = 0
+        self.shell_pid: int | None = None
+
+    def allows(self, event: Event) -> bool:
+        """Whether the current phase takes ``event`` (Rule 1)."""
+        return type(event) in TRANSITIONS[self.phase]
+
+    def handle(self, event: Event) -> None:
+        """Move the run by ``event``; raise ``InternalError`` if its phase does not take it."""
+        following = TRANSITIONS[self.phase].get(type(event))
+        if following is None:
+            raise InternalError(
+                f"run {self.run_id}: event {type(event).__name__} is not allowed in phase "
+                f"{self.phase.value}"
+            )
+        match event:
+            case Checked(pane_pid=pane_pid, shell_pid=shell_pid):
+                self.pane_pid, self.shell_pid = pane_pid, shell_pid
+            case Typed(line=line, mark=mark, restore_path=restore_path):
+                self.typed, self.mark, self.restore_path = line, mark, restore_path
+            case Started():
+                self.started = True
+            case Ended(status=status):
+                self.started, self.status = True, status
+            case Collected(outcome=outcome):
+                self.outcome = outcome
+            case _EndsWithError(error=error):
+                self.error = error
+            case Cancelled():
+                self.error = CommandInterrupted(
+                    CANCELLED_ERROR.format(run_id=self.run_id, pane=self.pane)
+                )
+            case Abandoned():
+                pass
+        self.phase = following
+        if following in FINAL:
+            self.done.set()
+
+    @property
+    def shell(self) -> str:
+        """The base name of the shell the script is written for."""
+        return self.files.shell
+
+    @property
+    def shell_gone(self) -> bool:
+        """No script will look for this run's files again (Rule 4)."""
+        return self.phase in SHELL_GONE
+
+    @property
+    def pending(self) -> bool:
+        """Typed and started, and its script has not reported its end (Rule 4)."""
+        return (
+            self.files.status_fd >= 0
+            and self.status is None
+            and self.started
+            and not self.shell_gone
+        )
+
+    @property
+    def outlived(self) -> bool:
+        """Closed while its command was still running (its files must stay)."""
+        return self.files.outlived
+
+    def write_files(self, command: str, *, shell: str) -> None:
+        """Create the run's files for ``shell``, or rewrite its script for another shell."""
+        if self.files.written:
+            self.files.write_script(shell=shell, fence=self.fence)
+        else:
+            self.files.write(command, shell=shell, fence=self.fence)
+
+    def record_shell(self) -> None:
+        """Record the shell about to be typed into (``directory``, Rule 2)."""
+        self.files.record_shell(self.shell_pid or self.pane_pid)
+
+    def close(self) -> None:
+        """Release the shell and close the run's files (once; later calls do nothing)."""
+        self.files.close(going=self.pending, status=self.status, restore_path=self.restore_path)
+
+    def disarm(self) -> None:
+        """The shell did not run the typed line: make sure it never can, then close."""
+        self.files.remove_script()
+        self.close()

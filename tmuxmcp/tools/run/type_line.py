@@ -1,0 +1,92 @@
+"""Typing a run's line: the files written, the pane re-checked, the start marked, the paste.
+
+One tmux invocation types the line (``runscript.typed_line``) and, before
+the paste, re-checks the pane inside tmux (Rule 4 of ``readiness``: the
+typing guard, ``driver.guards.guard_name``) and takes the start mark (the
+prompt row, a ``scrollback.Mark``) in the same instant. A refused guard
+stops the invocation before anything is pasted; the pane is then checked
+again in full and typed once more, at most ``TYPING_ATTEMPTS`` times.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from tmuxmcp.driver import guards
+from tmuxmcp.driver.argv import cmd
+from tmuxmcp.errors import PaneNotReady, TmuxCommandFailed
+from tmuxmcp.tools.context import ToolContext
+from tmuxmcp.tools.run import runscript, screen, settle
+from tmuxmcp.tools.run.state import Checked, Run, Typed
+from tmuxmcp.tools.scrollback import View, mark_at
+
+TYPING_ATTEMPTS = 3
+"""Typings tried when tmux's guard keeps finding the pane changed since the check."""
+
+
+async def type_line(
+    ctx: ToolContext,
+    run: Run,
+    command: str,
+    *,
+    suppress_history: bool,
+    ready: settle.Ready,
+) -> bool:
+    """Re-check the pane, take the start mark and type the line, in one invocation.
+
+    The re-check (Rule 4 of ``readiness``) runs first, inside tmux: when the
+    pane is no longer the process whose /proc entry was read
+    (``run.pane_pid``), or is dead, in a mode, on the alternate screen, or
+    (unless ``ready.screen_read``: the cursor row was checked already) shows
+    a row beginning like a continuation prompt, nothing is typed and this
+    returns False. True once the line is typed.
+    """
+    fmt = screen.path_frame_format()
+    name = f"tmuxmcp-{secrets.token_hex(8)}"
+    run.handle(Checked(ready.pane_pid, ready.shell.pid))
+    run.write_files(command, shell=ready.shell.program)
+    line = runscript.typed_line(command, run.files.paths["r"], suppress_history=suppress_history)
+    run.record_shell()
+    guard = guards.guard_name(ctx.client.marker, run.pane, run.pane_pid, rows=not ready.screen_read)
+    try:
+        out = await ctx.client.run(
+            cmd("show-options", "-s", "-v", t=run.pane, args=[guard]),
+            cmd("display-message", "-p", t=run.pane, args=[fmt.template]),
+            cmd("capture-pane", "-p", t=run.pane, S=-2),
+            cmd("load-buffer", b=name, args=["-"]),
+            cmd("paste-buffer", "-d", "-r", b=name, t=run.pane),
+            stdin=line.encode("utf-8"),
+        )
+    except TmuxCommandFailed as exc:
+        if guards.GUARD_REFUSED in str(exc):
+            return False
+        raise
+    _, _, rest = out.stdout.partition("\n")  # the guard's option value
+    head, _, body = rest.partition("\n")
+    found = screen.frame_of(head, fmt)
+    start = found.frame
+    rows = screen.rows(body)
+    view = View(start, rows[-(start.history_size + start.height) :])
+    mark = mark_at(view, view.cursor_row, start.cursor_x)
+    run.handle(Typed(line=line, mark=mark, restore_path=found.path))
+    return True
+
+
+async def type_until_typed(
+    ctx: ToolContext, run: Run, command: str, *, suppress_history: bool, ready: settle.Ready
+) -> None:
+    """Type the run's line; when tmux's guard finds the pane changed since the check,
+    check again in full (nothing was typed) and type once more, or refuse."""
+    pane = run.pane
+    for attempt in range(TYPING_ATTEMPTS):
+        typed = await type_line(ctx, run, command, suppress_history=suppress_history, ready=ready)
+        if typed:
+            return
+        ctx.runs.forget_pane_pid(pane)
+        if attempt < TYPING_ATTEMPTS - 1:
+            ready = await settle.ready_shell(ctx, pane)
+    raise PaneNotReady(
+        f"pane {pane} kept changing between tmuxmcp's readiness check and typing (a "
+        "program starting or a mode opening?); nothing was typed. Retry, or look at it "
+        "with capture_pane"
+    )

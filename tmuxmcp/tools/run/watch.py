@@ -1,0 +1,239 @@
+"""Watching a typed run: its status channel, its shell, and the end it comes to.
+
+A run is watched by a task of the server's own nursery
+(``RunRegistry.attach``), not by the call that started it: when a call times
+out, the command keeps running and its watcher keeps waiting, so the pane's
+shell is released the moment the command ends (its next prompt is not held
+hostage), and ``wait_for_command`` later returns the same result.
+
+The status comes from the FIFO ``s<k>`` (see ``runscript``), never from the
+screen, so a pane program that reads the screen cannot forge it. Each line
+on it becomes an event of ``state`` (``status_events``); what the run's
+phase does not take (a repeated or forged line: a program of the same user
+can write the FIFO) is dropped.
+
+Rules, checked each second while no status has come:
+
+Rule 1: a shell that is no longer alive (``_alive``: gone, or a zombie)
+  ends the run with ``ShellExited``, saying what became of the pane.
+Rule 2: a shell that started the script and no longer holds its release
+  FIFO open, ``ABANDONED_CHECKS`` polls in a row, has left the script (C-c
+  aborts a sourced script in every shell): ``Interrupted``.
+Rule 3: a shell that has not started the script ``START_GRACE`` seconds after
+  typing and still sleeps at its prompt read the line without running it
+  (a continuation, a ``read``): the script is removed so that line can never
+  run it, and the run ends with ``NotRun``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+import trio
+
+from tmuxmcp.driver.argv import cmd
+from tmuxmcp.errors import (
+    CommandInterrupted,
+    ObjectNotFound,
+    PaneNotReady,
+    TmuxMcpError,
+)
+from tmuxmcp.tools.context import ToolContext
+from tmuxmcp.tools.run import collect, readiness, runscript
+from tmuxmcp.tools.run.state import (
+    FINAL,
+    Cancelled,
+    Collected,
+    Ended,
+    Event,
+    Failed,
+    Interrupted,
+    NotRun,
+    Phase,
+    Refused,
+    Run,
+    ShellExited,
+    Started,
+)
+
+START_GRACE = 2.0
+"""Seconds after typing before a shell that has not started the script is examined."""
+ABANDONED_CHECKS = 2
+"""Idle polls in a row (1 s each) that must find the script's release FIFO closed
+by its shell before the run counts as abandoned: the script opens it just after
+reporting ``S``, so one poll could fall between the two on a loaded machine."""
+EXIT_NOTICE_SECONDS = 2.0
+"""How long tmux is given to notice that a pane's shell has exited."""
+
+
+async def watch(ctx: ToolContext, run: Run) -> None:
+    """Wait for the status, collect the output, release the shell. Never raises ours."""
+    try:
+        with run.cancel:
+            await _wait_for_status(ctx, run)
+            if run.phase is Phase.ENDED:
+                run.handle(Collected(await collect.collect(ctx, run)))
+    except TmuxMcpError as exc:
+        run.handle(Failed(exc))
+    finally:
+        if run.phase not in FINAL:
+            run.handle(Cancelled())
+        run.close()
+        ctx.runs.free(run)
+
+
+def status_events(data: bytes, pane: str) -> list[Event]:
+    """The events in what the script wrote on the status FIFO (``S``, ``E <status>``,
+    ``X <option>``); other lines are no event."""
+    events: list[Event] = []
+    for line in data.decode("ascii", "replace").splitlines():
+        if line == "S":
+            events.append(Started())
+        elif line.startswith("X ") and line[2:] in runscript.REFUSALS:
+            events.append(Refused(runscript.refusal(line[2:], pane)))
+        elif line.startswith("E ") and line[2:].isdigit():
+            events.append(Ended(int(line[2:])))
+    return events
+
+
+def take_status(run: Run, data: bytes) -> None:
+    """Move ``run`` by the events in ``data``; a line its phase does not take is dropped
+    (a repeated line, or one a program of the same user forged on the FIFO)."""
+    for event in status_events(data, run.pane):
+        if run.allows(event):
+            run.handle(event)
+
+
+async def _wait_for_status(ctx: ToolContext, run: Run) -> None:
+    grace = run.began + START_GRACE
+    unheld = 0
+    while run.phase in (Phase.TYPED, Phase.RUNNING):
+        with trio.move_on_after(1.0):
+            await trio.lowlevel.wait_readable(run.files.status_fd)
+            with contextlib.suppress(BlockingIOError):
+                take_status(run, os.read(run.files.status_fd, 4096))
+            continue
+        if not _alive(run.shell_pid or run.pane_pid):
+            run.handle(ShellExited(await _shell_exited(ctx, run)))
+            return
+        if run.started and run.shell_pid is not None:
+            # The script holds its release FIFO open (a saved copy while the
+            # command runs) until it reports its end. A shell that dropped it
+            # has left the script: C-c aborts a sourced script in every
+            # shell, which then never reports (measured in dash, bash, zsh).
+            held = readiness.holds_open(run.shell_pid, run.files.paths["g"])
+            unheld = unheld + 1 if held is False else 0
+            if unheld >= ABANDONED_CHECKS:
+                run.handle(Interrupted(await _left_script(ctx, run)))
+                return
+        if (
+            not run.started
+            and trio.current_time() >= grace
+            and readiness.still_waiting_at_prompt(run.pane_pid, run.shell_pid)
+        ):
+            run.handle(
+                NotRun(
+                    PaneNotReady(
+                        f"pane {run.pane}'s shell read the typed line but did not run it: it "
+                        "is waiting for more input (an unclosed quote, here-document, or a "
+                        "line ending in \\) or a builtin `read` took it. Nothing ran; "
+                        "tmuxmcp removed its script, so that line can never run it. Cancel "
+                        "the pending input with send_keys C-c"
+                    )
+                )
+            )
+            run.disarm()
+            return
+
+
+async def _left_script(ctx: ToolContext, run: Run) -> TmuxMcpError:
+    """The error for a shell that left the script before reporting the end.
+
+    A dying tmux server hangs up the shell, which then leaves the script too:
+    tmux is asked first, so a server that is gone is the error (ServerGone)
+    and a pane that closed is ObjectNotFound.
+    """
+    try:
+        await ctx.client.run(cmd("display-message", "-p", t=run.pane, args=["#{pane_id}"]))
+    except TmuxMcpError as exc:
+        return exc
+    return CommandInterrupted(
+        f"the command in pane {run.pane} ended without reporting its exit status: "
+        "its shell left it (C-c, or the shell was replaced by exec) and the pane "
+        "is free again; its output is on the screen (capture_pane)"
+    )
+
+
+async def _shell_exited(ctx: ToolContext, run: Run) -> TmuxMcpError:
+    """The error for a shell that exited during its command, saying what became of the
+    pane: closed with it, dead and kept (``remain-on-exit``, with the shell's exit
+    status) or already running a new program (respawned)."""
+    # A tmux server that exits hangs up every pane's shell first: ask it (a
+    # server that is gone raises ServerGone here, and that is the error). tmux
+    # learns of the exit a moment after the process is gone (the pane still
+    # shows the old pid, then dead without a status): ask again for a while.
+    deadline = trio.current_time() + EXIT_NOTICE_SECONDS
+    while True:
+        try:
+            out = await ctx.client.run(
+                cmd(
+                    "display-message",
+                    "-p",
+                    t=run.pane,
+                    args=["#{pane_pid} #{pane_dead} #{pane_dead_status}"],
+                )
+            )
+            pid, dead, status = [*out.stdout.split(), "", "", ""][:3]
+        except ObjectNotFound:
+            pid = dead = status = ""
+        except TmuxMcpError as exc:
+            return exc
+        nested = run.shell_pid not in (None, run.pane_pid) and pid == str(run.pane_pid)
+        settled = pid != str(run.pane_pid) or (dead == "1" and status != "")
+        if (nested and dead != "1") or settled or trio.current_time() >= deadline:
+            break
+        await trio.sleep(0.05)
+    what = (
+        f"the shell of pane {run.pane} exited during the command (the command ran `exit`, "
+        "or `exec` of a program that has ended, or turned errexit on with set -e and then "
+        "failed), so the command reported no exit status"
+    )
+    if not pid:
+        return PaneNotReady(
+            f"{what}. The pane closed with its shell; run commands in another pane "
+            "(list_panes, split_pane or create_window)"
+        )
+    if nested and dead != "1":
+        return PaneNotReady(
+            f"{what}. That shell ran inside the pane's own program (pid {run.pane_pid}), "
+            "which runs on: the pane's own shell is likely back at its prompt, and "
+            "capture_pane shows what it is doing"
+        )
+    if dead == "1":
+        code = f"; the shell's own exit status was {status}" if status.isdigit() else ""
+        return PaneNotReady(
+            f"{what}{code}. The pane is kept, dead (remain-on-exit): respawn_pane starts "
+            "a new shell in it"
+        )
+    return PaneNotReady(
+        f"{what}. Pane {run.pane} now runs another process (respawned); check it with "
+        "capture_pane before running commands in it"
+    )
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` still runs; a zombie (exited, not yet reaped) does not."""
+    if pid <= 0:
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rpartition(")")[2].split()[0] not in ("Z", "X")
+    except (OSError, IndexError):
+        return True  # no /proc (not Linux): kill(0) said it exists
