@@ -32,6 +32,7 @@ import time
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
+import msgspec
 import trio
 
 from tests.support import DEDICATED, PrivateTmux
@@ -180,7 +181,7 @@ class Harness:
             # failure is reported for this call rather than a later one.
             time.sleep(0.05)
         content = result.structured_content
-        structured = content if isinstance(content, dict) else None
+        structured = msgspec.json.decode(content) if isinstance(content, msgspec.Raw) else None
         return Outcome(bool(result.is_error), slug, text, structured, spawned)
 
     def begin(self) -> None:

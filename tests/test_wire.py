@@ -13,12 +13,14 @@ import json
 import threading
 from typing import Any
 
-import mcp_types as types
+import mcp_types as types  # the SDK's codes: an oracle independent of ours
+import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.raw_client import RawClient, handshake
 from tests.support import PrivateTmux
+from tmuxmcp.protocol.messages import ErrorResponse, Notification, Request
 from tmuxmcp.wire import (
     ALTERED_META,
     EDGE_BYTES,
@@ -35,16 +37,14 @@ from tmuxmcp.wire import (
 
 def _error(line: bytes | Oversized) -> tuple[Any, int]:
     message = triage(line)
-    assert message is not None
-    assert isinstance(message.message, types.JSONRPCError), message
-    return message.message.id, message.message.error.code
+    assert isinstance(message, ErrorResponse), message
+    return message.id, message.error.code
 
 
 def _request(line: bytes) -> dict[str, Any]:
     message = triage(line)
-    assert message is not None
-    assert isinstance(message.message, types.JSONRPCRequest), message
-    dumped: dict[str, Any] = json.loads(message.message.model_dump_json(by_alias=True))
+    assert isinstance(message, Request), message
+    dumped: dict[str, Any] = msgspec.to_builtins(message)
     return dumped
 
 
@@ -96,8 +96,7 @@ def test_a_readable_id_is_answered_whatever_else_the_line_holds() -> None:
         line = b'{"jsonrpc":"2.0","id":' + bad_id + b',"method":"ping"}'
         assert _error(line) == (None, types.INVALID_REQUEST), bad_id
     notification = triage(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
-    assert notification is not None
-    assert isinstance(notification.message, types.JSONRPCNotification)
+    assert notification == Notification("notifications/initialized")
 
 
 def test_oversized_lines_are_answered_with_their_id_where_it_shows() -> None:
@@ -114,8 +113,8 @@ def test_oversized_lines_are_answered_with_their_id_where_it_shows() -> None:
         types.INVALID_REQUEST,
     )
     message = triage(Oversized(head, b"", MAX_LINE_BYTES + 1))
-    assert message is not None and isinstance(message.message, types.JSONRPCError)
-    assert str(MAX_LINE_BYTES) in message.message.error.message
+    assert isinstance(message, ErrorResponse)
+    assert str(MAX_LINE_BYTES) in message.error.message
     assert EDGE_BYTES <= 4096
 
 

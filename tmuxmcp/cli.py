@@ -197,10 +197,9 @@ async def _sole_error() -> AsyncIterator[None]:
 
 
 async def _serve(ns: argparse.Namespace) -> int:
-    from tmuxmcp import runtime, sdk_imports
+    from tmuxmcp import runtime
     from tmuxmcp.driver import binding
-
-    serve_stdio = sdk_imports.import_server().serve_stdio
+    from tmuxmcp.server import serve_stdio
 
     config = _config(ns)
     if os.isatty(0):
