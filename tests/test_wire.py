@@ -26,6 +26,7 @@ from tmuxmcp.wire import (
     EDGE_BYTES,
     INVALID_UTF8,
     LONE_SURROGATE,
+    MAX_DEPTH,
     MAX_LINE_BYTES,
     MAX_LINE_VALUES,
     Oversized,
@@ -60,6 +61,11 @@ def test_deep_nesting_is_answered_with_its_id() -> None:
     """The reported crash: ~950 levels plus a \\u escape raised RecursionError."""
     for depth in (950, 5000, 100_000):
         assert _error(_nested(depth)) == (2, types.INVALID_REQUEST)
+    # Without an escape the line takes the one-pass decoder: the same bound
+    # (MAX_DEPTH levels, counting the message, params and arguments objects).
+    assert _error(_nested(MAX_DEPTH - 2, leaf="1")) == (2, types.INVALID_REQUEST)
+    assert _request(_nested(MAX_DEPTH - 3, leaf="1"))["id"] == 2
+    assert _request(_nested(MAX_DEPTH - 3))["id"] == 2
     assert has_lone_surrogate([[[["\ud800"]]]] * 2) is True
     deep: list[Any] = []
     for _ in range(100_000):
