@@ -152,7 +152,9 @@ def test_the_first_request_decides_the_era(
     method: str, meta: dict[str, Any] | None, state: State
 ) -> None:
     session = Session()
-    session.admit(method, None if meta is None else {"_meta": meta})
+    admission = session.admit(method, None if meta is None else {"_meta": meta})
+    if admission.pending:
+        session.settle(accepted=True)
     assert session.state is state
 
 
@@ -204,6 +206,17 @@ async def test_the_gate_and_unknown_methods() -> None:
         assert (await peer.ask(Request(4, "tools/list")))["result"]["tools"][0]["name"] == "echo"
         bad = await peer.ask(Request(5, "tools/list", {"cursor": 5}))
         assert bad["error"]["code"] == mcp_types.INVALID_PARAMS
+
+
+async def test_a_malformed_initialize_leaves_the_gate_closed() -> None:
+    """As the SDK's server: -32602, the handshake era decided, the gate still closed."""
+    async with connection({"tools/list": _method(_listed)}) as peer:
+        bad = await peer.ask(Request(1, "initialize", {"protocolVersion": 20251125}))
+        assert bad["error"]["code"] == mcp_types.INVALID_PARAMS
+        early = await peer.ask(Request(2, "tools/list"))
+        assert early["error"]["code"] == mcp_types.INVALID_PARAMS
+        await peer.ask(_initialize("2025-11-25", 3))
+        assert (await peer.ask(Request(4, "tools/list")))["result"]["tools"][0]["name"] == "echo"
 
 
 async def test_each_era_refuses_the_others_claim() -> None:

@@ -171,7 +171,14 @@ class Dispatcher:
                 raise method_not_found(request.method)
             if not (admission.gate_open or method.before_handshake):
                 raise invalid_params()
-            decoded = params.decode(request.params, method.params)
+            try:
+                decoded = params.decode(request.params, method.params)
+            except RpcError:
+                if admission.pending:
+                    self._session.settle(accepted=False)
+                raise
+            if admission.pending:
+                self._session.settle(accepted=True)
         except RpcError as refused:
             await self._send(_refusal(request.id, refused))
             return

@@ -12,7 +12,9 @@ Rule 2: each era refuses the other's claim: an enveloped request on a
   handshake connection gets ``-32600``; ``initialize`` on a 2026-07-28
   connection gets ``-32022`` naming the versions served.
 Rule 3: the dispatcher feeds events (``observe``) and asks (``admit``); it
-  never sets the state itself.
+  never sets the state itself. An ``initialize`` opens the gate only once its
+  params decoded (``settle``): a malformed one decides the era like any
+  plain request and leaves the gate as it was, as the SDK's server did.
 """
 
 from __future__ import annotations
@@ -81,6 +83,8 @@ class Admission(msgspec.Struct, frozen=True):
     """True on a 2026-07-28 connection: results are stamped (``versions.stamp``)."""
     gate_open: bool
     """False in the handshake era before ``initialize``: only ``ping`` is served."""
+    pending: bool = False
+    """An ``initialize`` whose event waits for ``Session.settle``."""
 
 
 def event_of(method: str, params: dict[str, Any] | None) -> Event:
@@ -102,8 +106,14 @@ class Session:
         return self.state
 
     def admit(self, method: str, params: dict[str, Any] | None) -> Admission:
-        """Feed one request's event; how to serve it, or ``RpcError`` refusing it (Rule 2)."""
+        """Feed one request's event; how to serve it, or ``RpcError`` refusing it (Rule 2).
+
+        An ``initialize`` outside the 2026-07-28 era is admitted pending: its
+        event is fed by ``settle``, once its params are known to decode.
+        """
         event = event_of(method, params)
+        if event is E.INITIALIZE and self.state is not S.MODERN:
+            return Admission(modern=False, gate_open=True, pending=True)
         state = self.observe(event)
         if state is S.MODERN:
             if event is E.INITIALIZE:
@@ -125,4 +135,8 @@ class Session:
                 "this connection serves the handshake protocol era; "
                 "requests carrying the 2026-07-28 envelope are not accepted on it",
             )
-        return Admission(modern=False, gate_open=state is S.READY or event is E.INITIALIZE)
+        return Admission(modern=False, gate_open=state is S.READY)
+
+    def settle(self, accepted: bool) -> State:
+        """Feed a pending ``initialize``'s event: it opens the gate only if ``accepted``."""
+        return self.observe(E.INITIALIZE if accepted else E.PLAIN)
