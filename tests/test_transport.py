@@ -330,3 +330,35 @@ def test_the_output_pipe_holds_a_large_result_in_one_write() -> None:
     finally:
         os.close(read_end)
         os.close(write_end)
+
+
+def test_a_client_that_stops_reading_ends_serving_quietly(private_tmux: PrivateTmux) -> None:
+    """Rule 4: a client that closed its end of the server's output (it died, or gave
+    up) ends serving: exit status 0, no traceback, and tmuxmcp's gate option is gone
+    from the tmux server it was bound to."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tmuxmcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=private_tmux.env,
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    initialize, _ = handshake()
+    proc.stdin.write(json.dumps(initialize).encode() + b"\n")
+    proc.stdin.flush()
+    assert json.loads(proc.stdout.readline())["id"] == 1
+    assert "@tmuxmcp_" in private_tmux.bare("show-options", "-s").stdout
+    proc.stdout.close()
+    proc.stdin.write(b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n')
+    proc.stdin.flush()
+    try:
+        status = proc.wait(timeout=30)
+    finally:
+        proc.kill()
+        proc.stdin.close()
+    stderr = proc.stderr.read().decode()
+    proc.stderr.close()
+    assert status == 0, stderr
+    assert "Traceback" not in stderr
+    assert "@tmuxmcp_" not in private_tmux.bare("show-options", "-s").stdout

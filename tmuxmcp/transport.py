@@ -24,7 +24,9 @@ Rule 5: a response is written in as few rounds as it can be: it arrives
 here encoded (``protocol.messages``), goes out with its newline in one
 write, and an output pipe is widened so a large result fits it.
 
-Rule 4: stopping is always possible. A terminal or file is read by a worker
+Rule 4: stopping is always possible. A wire whose reader is gone (the
+client closed its end) raises ``OutputClosed``, on which the dispatcher
+stops serving: there is nobody to answer. A terminal or file is read by a worker
 thread that is abandoned on cancellation, so a signal ends serving at once
 even while a read is blocked (see ``cli``).
 """
@@ -41,6 +43,7 @@ from collections.abc import AsyncIterator, Callable
 
 import trio
 
+from tmuxmcp.protocol.dispatch import OutputClosed
 from tmuxmcp.wire import Inbound, Splitter, Triaged, triage
 
 _RECEIVE_SIZE = 1 << 16
@@ -103,10 +106,13 @@ class _LineWriter(abc.ABC):
         await self.send(data + b"\n")
 
     async def send(self, data: bytes) -> None:
-        """Send ``data`` whole, even under cancellation."""
+        """Send ``data`` whole, even under cancellation; ``OutputClosed`` once nobody reads."""
         with trio.CancelScope(shield=True):
             async with self._lock:
-                await self._send_all(data)
+                try:
+                    await self._send_all(data)
+                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as gone:
+                    raise OutputClosed from gone
 
     @abc.abstractmethod
     async def _send_all(self, data: bytes) -> None:

@@ -27,7 +27,13 @@ from mcp_types.version import (
 )
 
 from tmuxmcp.protocol import params
-from tmuxmcp.protocol.dispatch import Description, Dispatcher, Method, RequestContext
+from tmuxmcp.protocol.dispatch import (
+    Description,
+    Dispatcher,
+    Method,
+    OutputClosed,
+    RequestContext,
+)
 from tmuxmcp.protocol.messages import Message, Notification, Request
 from tmuxmcp.protocol.results import (
     EmptyResult,
@@ -285,6 +291,37 @@ async def test_the_end_of_input_cancels_what_still_runs() -> None:
             await peer.inbound.send(Request(2, "slow"))
             await started.wait()
     assert outcome == ["ended"]
+
+
+async def test_an_output_nobody_reads_ends_serving() -> None:
+    """Rule 4: once ``send`` raises ``OutputClosed`` the dispatcher stops, and what
+    still runs is cancelled; ``serve`` returns instead of raising."""
+    started, ended = trio.Event(), trio.Event()
+
+    async def forever(ctx: RequestContext, p: params.PageParams) -> Result:
+        started.set()
+        try:
+            await trio.sleep_forever()
+        finally:
+            ended.set()
+        raise AssertionError("unreachable")
+
+    async def send(line: bytes) -> None:
+        if b'"id":2' in line:
+            raise OutputClosed
+        await trio.lowlevel.checkpoint()
+
+    send_inbound, receive_inbound = trio.open_memory_channel[Message](0)
+    dispatcher = Dispatcher(DESCRIPTION, {"slow": _method(forever)}, send)
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(dispatcher.serve, receive_inbound)
+            await send_inbound.send(_initialize("2025-11-25"))
+            await send_inbound.send(Request(1, "slow"))
+            await started.wait()
+            await send_inbound.send(Request(2, "ping"))  # its answer finds the output closed
+            await ended.wait()
+    assert ended.is_set()
 
 
 async def test_an_exception_or_an_unencodable_result_is_an_internal_error_without_text() -> None:

@@ -15,7 +15,9 @@ Rule 2: a handler's ``RpcError`` is its error response; any other exception
   is logged and answered ``-32603`` with a fixed message.
 Rule 3: a result is encoded once, into the response line (``messages``); a
   result the encoder refuses is logged and answered ``-32603``.
-Rule 4: when the input ends, requests still running are cancelled.
+Rule 4: when the input ends, or the output does (``send`` raises
+  ``OutputClosed``: nobody reads any more), requests still running are
+  cancelled and ``serve`` returns.
 Rule 5: the table of methods is data: each ``Method`` names its params
   Struct and its handler, and whether it is served before the handshake or
   in each era. ``initialize``, ``server/discover`` and ``ping`` are the
@@ -55,6 +57,14 @@ from tmuxmcp.protocol.versions import MODERN_VERSIONS, negotiate, stamp
 log = logging.getLogger("tmuxmcp")
 
 Send = Callable[[bytes], Awaitable[None]]
+
+
+Inbound = messages.Message | messages.ErrorResponse
+"""What the reader hands the dispatcher: a message, or the error that answers a bad line."""
+
+
+class OutputClosed(Exception):
+    """You get this from a ``Send`` whose reader is gone: nothing sent can arrive."""
 
 
 class RequestContext:
@@ -145,23 +155,33 @@ class Dispatcher:
         self._send = send
         self._session = Session()
         self._running: dict[messages.RequestId, trio.CancelScope] = {}
+        self._serving = trio.CancelScope()
 
-    async def serve(
-        self, inbound: AsyncIterable[messages.Message | messages.ErrorResponse]
-    ) -> None:
-        """Serve every item until the input ends (Rule 4)."""
-        async with trio.open_nursery() as nursery:
-            async for item in inbound:
-                match item:
-                    case messages.ErrorResponse():
-                        await self._send(messages.encode(item))
-                    case messages.Request():
-                        await self._request(nursery, item)
-                    case messages.Notification():
-                        self._notification(item)
-                    case messages.Reply():
-                        pass  # the server sends no requests: nothing waits for a reply
-            nursery.cancel_scope.cancel()
+    async def serve(self, inbound: AsyncIterable[Inbound]) -> None:
+        """Serve every item until the input or the output ends (Rule 4)."""
+        with self._serving:
+            async with trio.open_nursery() as nursery:
+                async for item in inbound:
+                    await self._item(nursery, item)
+                nursery.cancel_scope.cancel()
+
+    async def _item(self, nursery: trio.Nursery, item: Inbound) -> None:
+        match item:
+            case messages.ErrorResponse():
+                await self._write(messages.encode(item))
+            case messages.Request():
+                await self._request(nursery, item)
+            case messages.Notification():
+                self._notification(item)
+            case messages.Reply():
+                pass  # the server sends no requests: nothing waits for a reply
+
+    async def _write(self, line: bytes) -> None:
+        """Send one line; when nobody reads any more, stop serving (Rule 4)."""
+        try:
+            await self._send(line)
+        except OutputClosed:
+            self._serving.cancel()
 
     async def _request(self, nursery: trio.Nursery, request: messages.Request) -> None:
         try:
@@ -180,9 +200,9 @@ class Dispatcher:
             if admission.pending:
                 self._session.settle(accepted=True)
         except RpcError as refused:
-            await self._send(_refusal(request.id, refused))
+            await self._write(_refusal(request.id, refused))
             return
-        ctx = RequestContext(request.id, admission, decoded.progress_token, self._send)
+        ctx = RequestContext(request.id, admission, decoded.progress_token, self._write)
         if request.method == "initialize":
             # Answered before the next line is read: a pipelined request sees the open gate.
             await self._run(ctx, method, decoded)
@@ -197,7 +217,7 @@ class Dispatcher:
             finally:
                 if self._running.get(ctx.request_id) is scope:
                     del self._running[ctx.request_id]
-            await self._send(line)
+            await self._write(line)
 
     async def _answer(self, ctx: RequestContext, method: Method, decoded: params.Params) -> bytes:
         try:
