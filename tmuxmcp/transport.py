@@ -7,12 +7,12 @@ fd 0 points at /dev/null and fd 1 at stderr, so no child and no stray
 
 Rule 2: a pipe or a socket (how MCP clients start servers; Node clients use
 socketpairs) is read and written on the event loop with
-``trio.lowlevel.FdStream``. The SDK's own streams go through a worker thread
-for every line read and for every response's write and flush, which cost
-about 0.4 ms per call. FdStream puts the private descriptor's open file
-description in non-blocking mode; a process sharing that description (a
-wrapper that started us with its own stdio and waits) sees it non-blocking
-until we exit, when the original mode is restored. A terminal or a file is
+``trio.lowlevel.FdStream`` (the SDK's stdio streams, which served before
+issue 19, went through a worker thread for every line read and for every
+write and flush, about 0.4 ms per call). FdStream puts the private
+descriptor's open file description in non-blocking mode; a process sharing
+that description (a wrapper that started us with its own stdio and waits)
+sees it non-blocking until we exit, when the original mode is restored. A terminal or a file is
 never switched: it is read or written through a worker thread.
 
 Rule 3: every request stays answerable. Lines are cut, bounded and turned

@@ -1,9 +1,10 @@
 """Inbound lines to JSON-RPC messages, or to the error that answers them. Pure: no IO.
 
 Invariant: every line a client sends is answered or is a notification. A
-line that is not a JSON-RPC message is never dropped (the SDK's own reader
-drops it silently, and the client waits forever): it gets an error response
-here, with the request's id when one can be read from it, else ``null``.
+line that is not a JSON-RPC message is never dropped (the SDK's reader, which
+served before issue 19, dropped it silently and the client waited forever):
+it gets an error response here, with the request's id when one can be read
+from it, else ``null``.
 
 Rule 1: a line is at most ``MAX_LINE_BYTES`` bytes. A longer one is never
   held whole: the reader keeps its first and last ``EDGE_BYTES`` (to find its
