@@ -16,18 +16,18 @@ run_argv       the same argv through ``driver._spawn.run_argv``
 client.run     ``TmuxClient.run``: renders argv, checks the identity, decodes
 handler        the tool handler: parses records, builds the result Struct
 server.call    ``tmuxmcp.server.call``: msgspec argument decoding, text form,
-               ``to_builtins``, the pydantic ``CallToolResult``
-in-memory SDK  ``mcp.Client(server, mode="legacy")``: the SDK's server and
-               client dispatch, result validation and the client's
-               output-schema check, without pipes or JSON text
+               the result encoded once (``server.tool_result``)
+response line  ``server.call`` and the response line the protocol writes
+               (``protocol.messages.encode``), without pipes
 stdio          the benchmark's tool call: a ``python -m tmuxmcp`` child and
-               the SDK stdio client, adding JSON text, pipes (read and
-               written on the server's event loop) and a second process
+               the SDK stdio client, adding the dispatcher, pipes (read and
+               written on the server's event loop), the client's parsing and
+               output-schema check, and a second process
 =============  ==============================================================
 
-A last row times ``ping`` in memory and over stdio: the MCP stack with no
-tool at all. Layers are timed round-robin within each iteration (the order
-rotates), so noise is shared. ``--cprofile ROW`` additionally profiles
+A last row times ``ping`` over stdio: the MCP stack with no tool at all.
+Layers are timed round-robin within each iteration (the order rotates), so
+noise is shared. ``--cprofile ROW`` additionally profiles
 ``server.call`` for one row.
 
 Run: ``python bench/profile_call.py [--iterations N] [--cprofile "capture_pane scrollback"]``
@@ -57,7 +57,7 @@ from benchlib import (
     serve,
     summary,
 )
-from mcp import Client, ClientSession
+from mcp import ClientSession
 
 from tmuxmcp import runtime, server
 from tmuxmcp.capability.encode import encode_arguments
@@ -65,6 +65,7 @@ from tmuxmcp.config import Options, load
 from tmuxmcp.definition import BY_NAME
 from tmuxmcp.driver import _spawn
 from tmuxmcp.driver.client import TmuxClient
+from tmuxmcp.protocol.messages import Response, encode
 
 Timed = Callable[[], Awaitable[object]]
 
@@ -98,7 +99,6 @@ def layers(
     tmux: PrivateTmux,
     state: runtime.Runtime,
     rec: Recorder,
-    sdk: Client,
     stdio: ClientSession,
 ) -> dict[str, Timed]:
     """The timed callables of one case, innermost first."""
@@ -127,8 +127,8 @@ def layers(
     async def call() -> object:
         return await server.call(state, case.tool, case.arguments)
 
-    async def in_memory() -> object:
-        return await sdk.call_tool(case.tool, case.arguments)
+    async def response_line() -> object:
+        return encode(Response(1, await server.call(state, case.tool, case.arguments)))
 
     async def over_stdio() -> object:
         return await stdio.call_tool(case.tool, case.arguments)
@@ -140,7 +140,7 @@ def layers(
         "client.run": client_run,
         "handler": handler,
         "server.call": call,
-        "in-memory SDK": in_memory,
+        "response line": response_line,
         "stdio": over_stdio,
     }
 
@@ -154,19 +154,14 @@ async def measure(
     rec = Recorder()
     rec.install()
     out: dict[str, dict[str, dict[str, float]]] = {}
-    async with (
-        Client(server.build_server(state), mode="legacy") as sdk,
-        serve(tmux.env) as stdio,
-    ):
+    async with serve(tmux.env) as stdio:
         for case in todo:
             await server.call(state, case.tool, case.arguments)  # records argv and commands
-            timed = layers(case, tmux, state, rec, sdk, stdio)
+            timed = layers(case, tmux, state, rec, stdio)
             out[case.row] = await round_robin(timed, iterations)
             if case.row == profile_row:
                 await profile(state, case, iterations)
-        out["ping (no tool)"] = await round_robin(
-            {"in-memory SDK": sdk.send_ping, "stdio": stdio.send_ping}, iterations
-        )
+        out["ping (no tool)"] = await round_robin({"stdio": stdio.send_ping}, iterations)
     return out
 
 
@@ -224,7 +219,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--lines", type=int, default=12000)
     p.add_argument("--scrollback", type=int, default=10000)
     ns = p.parse_args(argv)
-    # In-memory Client warns that ping is legacy-only; this client is legacy.
+    # The SDK client warns that ping is legacy-only; this client is legacy.
     warnings.filterwarnings("ignore", message="ping is removed")
     os.environ.pop("TMUX", None)
     os.environ.pop("TMUX_PANE", None)

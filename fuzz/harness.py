@@ -32,6 +32,7 @@ import time
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
+import msgspec
 import trio
 
 from tests.support import DEDICATED, PrivateTmux
@@ -191,7 +192,7 @@ class Harness:
             # rather than a later one.
             self.wait_for_jobs()
         content = result.structured_content
-        structured = content if isinstance(content, dict) else None
+        structured = msgspec.json.decode(content) if isinstance(content, msgspec.Raw) else None
         return Outcome(bool(result.is_error), slug, text, structured, spawned)
 
     def wait_for_jobs(self) -> None:

@@ -8,15 +8,22 @@ Invariants:
 2. ``tmuxmcp/py.typed`` exists (PEP 561), so type checkers of code that uses
    tmuxmcp read its annotations.
 3. The lint and type tools are pinned to exact versions.
+4. A fresh install brings tmuxmcp's own runtime dependencies and theirs, and
+   nothing else: no SDK, no HTTP stack (issue 19.1). A new distribution fails
+   ``test_a_fresh_install_brings_only_the_runtime_dependencies`` until it is
+   named there, on purpose: each is code a reviewer must trust.
 """
 
 from __future__ import annotations
 
 import ast
 import importlib.metadata
+import json
 import re
+import subprocess
 import sys
 import tomllib
+import venv
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +69,7 @@ def undeclared(modules: set[str], declared: set[str]) -> set[str]:
 def test_every_imported_third_party_module_is_a_declared_dependency() -> None:
     declared = {_name(r) for r in _project()["dependencies"]}
     modules = imported_top_level_modules(PACKAGE)
-    assert {"mcp", "trio", "msgspec"} <= modules  # the scan sees real imports
+    assert {"trio", "msgspec"} <= modules  # the scan sees real imports
     assert undeclared(modules, declared) == set()
 
 
@@ -80,3 +87,57 @@ def test_lint_and_type_tools_are_pinned_exactly() -> None:
     pins = {_name(r): r for r in extras["test"]}
     for tool in ("ruff", "mypy"):
         assert re.fullmatch(rf"{tool}==\d+(\.\d+)+", pins[tool]), pins[tool]
+
+
+RUNTIME_CLOSURE = {
+    "tmuxmcp",
+    "trio",
+    "attrs",  # trio's
+    "idna",  # trio's
+    "outcome",  # trio's
+    "sniffio",  # trio's
+    "sortedcontainers",  # trio's
+    "msgspec",
+    "google-re2",
+}
+"""Every distribution ``pip install .`` brings, by name (invariant 4)."""
+
+_LIST_DISTRIBUTIONS = (
+    "import importlib.metadata, json, re; "
+    "print(json.dumps(sorted({re.sub(r'[-_.]+', '-', d.metadata['Name']).lower() "
+    "for d in importlib.metadata.distributions()})))"
+)
+
+
+def _distributions(python: Path) -> set[str]:
+    done = subprocess.run(
+        [str(python), "-c", _LIST_DISTRIBUTIONS],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    names: list[str] = json.loads(done.stdout)
+    return set(names)
+
+
+def test_a_fresh_install_brings_only_the_runtime_dependencies(tmp_path: Path) -> None:
+    """Invariant 4, issue 19.1: a real ``pip install <clone>`` into a new virtual
+    environment adds exactly ``RUNTIME_CLOSURE`` to what the environment held."""
+    target = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=True).create(target)
+    python = target / "bin" / "python"
+    before = _distributions(python)
+    done = subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    added = _distributions(python) - before
+    assert added == RUNTIME_CLOSURE, {
+        "unexpected": sorted(added - RUNTIME_CLOSURE),
+        "missing": sorted(RUNTIME_CLOSURE - added),
+    }

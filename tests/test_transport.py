@@ -278,39 +278,24 @@ def test_the_server_answers_over_a_socketpair(private_tmux: PrivateTmux) -> None
 # ------------------------------------------------------------ writing responses
 
 
-def _response(result: dict[str, Any]) -> Any:
-    import mcp_types
-
-    return mcp_types.JSONRPCResponse(jsonrpc="2.0", id=7, result=result)
-
-
 @given(
     st.recursive(
-        st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+        st.none()
+        | st.booleans()
+        | st.integers()
+        | st.floats(allow_nan=False, allow_infinity=False)
+        | st.text(),
         lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
         max_leaves=12,
     )
 )
-def test_a_result_is_encoded_into_the_json_pydantic_makes(value: Any) -> None:
-    """Rule 5: msgspec writes the result; a reader gets exactly what pydantic wrote."""
-    from tmuxmcp.transport import encode_message
+def test_a_response_is_one_line_of_the_json_the_standard_library_reads(value: Any) -> None:
+    """Rule 5: a response's bytes decode, with ``json``, to the message it was made from."""
+    from tmuxmcp.protocol.messages import Response, encode
 
-    message = _response({"value": value})
-    ours = encode_message(message)
-    theirs = message.model_dump_json(by_alias=True, exclude_unset=True).encode()
-    assert json.loads(ours) == json.loads(theirs)
-    assert b"\n" not in ours, "one message, one line"
-
-
-def test_what_msgspec_refuses_fails_as_it_did_before() -> None:
-    """Rule 5: a lone surrogate goes to pydantic, which refuses it as it always has."""
-    import pydantic_core
-    import pytest
-
-    from tmuxmcp.transport import encode_message
-
-    with pytest.raises(pydantic_core.PydanticSerializationError):
-        encode_message(_response({"text": "a\ud800b"}))
+    line = encode(Response(7, {"value": value}))
+    assert json.loads(line) == {"jsonrpc": "2.0", "id": 7, "result": {"value": value}}
+    assert b"\n" not in line, "one message, one line"
 
 
 def test_the_output_pipe_holds_a_large_result_in_one_write() -> None:
@@ -345,3 +330,35 @@ def test_the_output_pipe_holds_a_large_result_in_one_write() -> None:
     finally:
         os.close(read_end)
         os.close(write_end)
+
+
+def test_a_client_that_stops_reading_ends_serving_quietly(private_tmux: PrivateTmux) -> None:
+    """Rule 4: a client that closed its end of the server's output (it died, or gave
+    up) ends serving: exit status 0, no traceback, and tmuxmcp's gate option is gone
+    from the tmux server it was bound to."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tmuxmcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=private_tmux.env,
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    initialize, _ = handshake()
+    proc.stdin.write(json.dumps(initialize).encode() + b"\n")
+    proc.stdin.flush()
+    assert json.loads(proc.stdout.readline())["id"] == 1
+    assert "@tmuxmcp_" in private_tmux.bare("show-options", "-s").stdout
+    proc.stdout.close()
+    proc.stdin.write(b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n')
+    proc.stdin.flush()
+    try:
+        status = proc.wait(timeout=30)
+    finally:
+        proc.kill()
+        proc.stdin.close()
+    stderr = proc.stderr.read().decode()
+    proc.stderr.close()
+    assert status == 0, stderr
+    assert "Traceback" not in stderr
+    assert "@tmuxmcp_" not in private_tmux.bare("show-options", "-s").stdout

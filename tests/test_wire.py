@@ -13,17 +13,20 @@ import json
 import threading
 from typing import Any
 
-import mcp_types as types
+import mcp_types as types  # the SDK's codes: an oracle independent of ours
+import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.raw_client import RawClient, handshake
 from tests.support import PrivateTmux
+from tmuxmcp.protocol.messages import ErrorResponse, Notification, Request
 from tmuxmcp.wire import (
     ALTERED_META,
     EDGE_BYTES,
     INVALID_UTF8,
     LONE_SURROGATE,
+    MAX_DEPTH,
     MAX_LINE_BYTES,
     MAX_LINE_VALUES,
     Oversized,
@@ -35,16 +38,14 @@ from tmuxmcp.wire import (
 
 def _error(line: bytes | Oversized) -> tuple[Any, int]:
     message = triage(line)
-    assert message is not None
-    assert isinstance(message.message, types.JSONRPCError), message
-    return message.message.id, message.message.error.code
+    assert isinstance(message, ErrorResponse), message
+    return message.id, message.error.code
 
 
 def _request(line: bytes) -> dict[str, Any]:
     message = triage(line)
-    assert message is not None
-    assert isinstance(message.message, types.JSONRPCRequest), message
-    dumped: dict[str, Any] = json.loads(message.message.model_dump_json(by_alias=True))
+    assert isinstance(message, Request), message
+    dumped: dict[str, Any] = msgspec.to_builtins(message)
     return dumped
 
 
@@ -60,6 +61,11 @@ def test_deep_nesting_is_answered_with_its_id() -> None:
     """The reported crash: ~950 levels plus a \\u escape raised RecursionError."""
     for depth in (950, 5000, 100_000):
         assert _error(_nested(depth)) == (2, types.INVALID_REQUEST)
+    # Without an escape the line takes the one-pass decoder: the same bound
+    # (MAX_DEPTH levels, counting the message, params and arguments objects).
+    assert _error(_nested(MAX_DEPTH - 2, leaf="1")) == (2, types.INVALID_REQUEST)
+    assert _request(_nested(MAX_DEPTH - 3, leaf="1"))["id"] == 2
+    assert _request(_nested(MAX_DEPTH - 3))["id"] == 2
     assert has_lone_surrogate([[[["\ud800"]]]] * 2) is True
     deep: list[Any] = []
     for _ in range(100_000):
@@ -96,8 +102,7 @@ def test_a_readable_id_is_answered_whatever_else_the_line_holds() -> None:
         line = b'{"jsonrpc":"2.0","id":' + bad_id + b',"method":"ping"}'
         assert _error(line) == (None, types.INVALID_REQUEST), bad_id
     notification = triage(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
-    assert notification is not None
-    assert isinstance(notification.message, types.JSONRPCNotification)
+    assert notification == Notification("notifications/initialized")
 
 
 def test_oversized_lines_are_answered_with_their_id_where_it_shows() -> None:
@@ -114,8 +119,8 @@ def test_oversized_lines_are_answered_with_their_id_where_it_shows() -> None:
         types.INVALID_REQUEST,
     )
     message = triage(Oversized(head, b"", MAX_LINE_BYTES + 1))
-    assert message is not None and isinstance(message.message, types.JSONRPCError)
-    assert str(MAX_LINE_BYTES) in message.message.error.message
+    assert isinstance(message, ErrorResponse)
+    assert str(MAX_LINE_BYTES) in message.error.message
     assert EDGE_BYTES <= 4096
 
 

@@ -88,10 +88,11 @@ def _print_json(data: object) -> None:
 def _exit_after_serving(status: int) -> NoReturn:
     """End the process at once, now that serving is over.
 
-    Interpreter teardown of the SDK's module graph takes 0.3 s and has
-    nothing left to do. ``trio.run`` has returned, so every task has ended,
-    every tmux child was reaped and every response was handed to the kernel;
-    the wire's descriptors are restored; the audit log writes unbuffered.
+    Interpreter teardown has nothing left to do (with the SDK's module graph,
+    which served before issue 19, it took 0.3 s). ``trio.run`` has returned,
+    so every task has ended, every tmux child was reaped and every response
+    was handed to the kernel; the wire's descriptors are restored; the audit
+    log writes unbuffered.
     What Python still buffers (stdout, stderr, log handlers) is flushed here.
     The only other exit hook is multiprocessing's, which tmuxmcp never uses.
     A worker thread still blocked reading a terminal is abandoned with it.
@@ -197,10 +198,9 @@ async def _sole_error() -> AsyncIterator[None]:
 
 
 async def _serve(ns: argparse.Namespace) -> int:
-    from tmuxmcp import runtime, sdk_imports
+    from tmuxmcp import runtime
     from tmuxmcp.driver import binding
-
-    serve_stdio = sdk_imports.import_server().serve_stdio
+    from tmuxmcp.server import serve_stdio
 
     config = _config(ns)
     if os.isatty(0):

@@ -3,32 +3,30 @@
 Rule 1: nothing but the protocol reaches the wire, and nothing but the client
 reads it. While serving, the wire lives on private close-on-exec descriptors;
 fd 0 points at /dev/null and fd 1 at stderr, so no child and no stray
-``print`` can touch the protocol. Both are restored on exit. (The SDK's
-``stdio_server`` does this for the streams it opens itself; for streams passed
-to it, it does nothing, so ``open_stdio`` does it here.)
+``print`` can touch the protocol. Both are restored on exit.
 
 Rule 2: a pipe or a socket (how MCP clients start servers; Node clients use
 socketpairs) is read and written on the event loop with
-``trio.lowlevel.FdStream``. The SDK's own streams go through a worker thread
-for every line read and for every response's write and flush, which cost
-about 0.4 ms per call. FdStream puts the private descriptor's open file
-description in non-blocking mode; a process sharing that description (a
-wrapper that started us with its own stdio and waits) sees it non-blocking
-until we exit, when the original mode is restored. A terminal or a file is
-never switched: stdin is then read through a worker thread as before, and the
-SDK claims fd 1 itself.
+``trio.lowlevel.FdStream`` (the SDK's stdio streams, which served before
+issue 19, went through a worker thread for every line read and for every
+write and flush, about 0.4 ms per call). FdStream puts the private
+descriptor's open file description in non-blocking mode; a process sharing
+that description (a wrapper that started us with its own stdio and waits)
+sees it non-blocking until we exit, when the original mode is restored. A terminal or a file is
+never switched: it is read or written through a worker thread.
 
 Rule 3: every request stays answerable. Lines are cut, bounded and turned
 into messages by ``wire`` (pure); a line that is not a message is answered
 there with a JSON-RPC error, which goes out through the same single writer
 as every response.
 
-Rule 5: a response is written in as few rounds as it can be. A result's
-JSON is encoded by msgspec (pydantic only for what msgspec cannot encode, so
-the bytes and any failure stay what they were), and an output pipe is
-widened so a large result goes out in one write.
+Rule 5: a response is written in as few rounds as it can be: it arrives
+here encoded (``protocol.messages``), goes out with its newline in one
+write, and an output pipe is widened so a large result fits it.
 
-Rule 4: stopping is always possible. A terminal or file is read by a worker
+Rule 4: stopping is always possible. A wire whose reader is gone (the
+client closed its end) raises ``OutputClosed``, on which the dispatcher
+stops serving: there is nobody to answer. A terminal or file is read by a worker
 thread that is abandoned on cancellation, so a signal ends serving at once
 even while a read is blocked (see ``cli``).
 """
@@ -42,15 +40,11 @@ import os
 import stat
 import sys
 from collections.abc import AsyncIterator, Callable
-from typing import Any
 
-import anyio
-import mcp_types as types
-import msgspec
 import trio
-from mcp.shared.message import SessionMessage
 
-from tmuxmcp.wire import Inbound, Splitter, triage
+from tmuxmcp.protocol.dispatch import OutputClosed
+from tmuxmcp.wire import Inbound, Splitter, Triaged, triage
 
 _RECEIVE_SIZE = 1 << 16
 
@@ -112,10 +106,13 @@ class _LineWriter(abc.ABC):
         await self.send(data + b"\n")
 
     async def send(self, data: bytes) -> None:
-        """Send ``data`` whole, even under cancellation."""
+        """Send ``data`` whole, even under cancellation; ``OutputClosed`` once nobody reads."""
         with trio.CancelScope(shield=True):
             async with self._lock:
-                await self._send_all(data)
+                try:
+                    await self._send_all(data)
+                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as gone:
+                    raise OutputClosed from gone
 
     @abc.abstractmethod
     async def _send_all(self, data: bytes) -> None:
@@ -256,61 +253,16 @@ async def claim_stdio() -> AsyncIterator[tuple[StreamLines, Writer]]:
             stream.close()
 
 
-def encode_message(message: Any) -> bytes:
-    """One outgoing JSON-RPC message as JSON bytes (Rule 5).
-
-    A response's result is already the JSON-ready dict the SDK dumped; msgspec
-    encodes it about eight times faster than pydantic (1.7 ms -> 0.2 ms for a
-    760 KB capture result) into the same JSON. Everything else, and anything
-    msgspec refuses (a lone surrogate), goes through pydantic as before.
-    """
-    if isinstance(message, types.JSONRPCResponse) and type(message.result) is dict:
-        try:
-            return _ENCODER.encode(
-                {"jsonrpc": message.jsonrpc, "id": message.id, "result": message.result}
-            )
-        except (TypeError, ValueError, UnicodeEncodeError, msgspec.EncodeError):
-            pass
-    text: str = message.model_dump_json(by_alias=True, exclude_unset=True)
-    return text.encode("utf-8")
-
-
-_ENCODER = msgspec.json.Encoder()
+async def triaged(lines: StreamLines) -> AsyncIterator[Triaged]:
+    """Each line's message, or the error that answers it; blank lines skipped (Rule 3)."""
+    async for line in lines:
+        message = triage(line)
+        if message is not None:
+            yield message
 
 
 @contextlib.asynccontextmanager
-async def open_stdio() -> AsyncIterator[tuple[Any, Any]]:
-    """``(read_stream, write_stream)`` for ``Server.run``, served on the claimed wire.
-
-    A reader task turns lines into messages (``wire.triage``) and answers the
-    ones that are not; one writer task writes every outgoing message. When
-    the body returns, both stop: every message handed to the write stream has
-    been written by then (the streams hold no buffer).
-    """
-    read_send, read_receive = anyio.create_memory_object_stream[SessionMessage](0)
-    write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
-    replies = write_send.clone()
-
-    async def reader(lines: StreamLines) -> None:
-        async with read_send, replies:
-            async for line in lines:
-                message = triage(line)
-                if message is None:
-                    continue
-                if isinstance(message.message, types.JSONRPCError):
-                    await replies.send(message)
-                else:
-                    await read_send.send(message)
-
-    async def writer(out: Writer) -> None:
-        async with write_receive:
-            async for message in write_receive:
-                await out.write_line(encode_message(message.message))
-
-    async with claim_stdio() as (lines, out), trio.open_nursery() as nursery:
-        nursery.start_soon(reader, lines)
-        nursery.start_soon(writer, out)
-        try:
-            yield read_receive, write_send
-        finally:
-            nursery.cancel_scope.cancel()
+async def open_stdio() -> AsyncIterator[tuple[AsyncIterator[Triaged], Writer]]:
+    """The claimed wire (Rule 1): its inbound messages, and the one writer of every line."""
+    async with claim_stdio() as (lines, out):
+        yield triaged(lines), out

@@ -1,9 +1,10 @@
 """Inbound lines to JSON-RPC messages, or to the error that answers them. Pure: no IO.
 
 Invariant: every line a client sends is answered or is a notification. A
-line that is not a JSON-RPC message is never dropped (the SDK's own reader
-drops it silently, and the client waits forever): it gets an error response
-here, with the request's id when one can be read from it, else ``null``.
+line that is not a JSON-RPC message is never dropped (the SDK's reader, which
+served before issue 19, dropped it silently and the client waited forever):
+it gets an error response here, with the request's id when one can be read
+from it, else ``null``.
 
 Rule 1: a line is at most ``MAX_LINE_BYTES`` bytes. A longer one is never
   held whole: the reader keeps its first and last ``EDGE_BYTES`` (to find its
@@ -12,8 +13,9 @@ Rule 1: a line is at most ``MAX_LINE_BYTES`` bytes. A longer one is never
   ``,``, which bounds what parsing it can allocate; more are ``-32600`` too.
 Rule 2: blank lines are skipped. Bytes that do not parse as JSON get
   ``-32700`` (parse error, id ``null``); JSON that is not a JSON-RPC message,
-  or that is too deeply nested for the SDK's parser, gets ``-32600``. Nothing
-  here recurses on the message's structure: depth costs no Python stack.
+  or whose containers nest deeper than ``MAX_DEPTH``, gets ``-32600``.
+  Nothing here recurses on the message's structure: depth costs no Python
+  stack.
 Rule 2a: a line whose ``id`` can be read is answered to that id (issue 18,
   R6). A leading UTF-8 byte-order mark is dropped (RFC 8259 section 8.1 lets
   a parser ignore it). An integer longer than Python's conversion limit
@@ -21,16 +23,16 @@ Rule 2a: a line whose ``id`` can be read is answered to that id (issue 18,
   that the server cannot hold: ``-32600`` to the request's id, not ``-32700``
   with ``null``. A ``jsonrpc``/``method`` object whose ``id`` is neither a
   string nor an integer (``null``, ``true``, ``1.5``) is a malformed request,
-  not a notification: ``-32600``, id ``null`` (the SDK's types carry no other).
+  not a notification: ``-32600``, id ``null`` (JSON-RPC allows no other).
 Rule 3: text that is not valid Unicode is never acted on. JSON can carry a
   lone UTF-16 surrogate (``"\\ud800"``); a line can hold bytes that are not
-  UTF-8. Either is replaced with U+FFFD, so that the SDK can parse the line,
+  UTF-8. Either is replaced with U+FFFD, so that the line can be decoded,
   and a ``tools/call`` is marked in its ``_meta`` so that the dispatcher
   refuses it with an ``invalid-arguments`` result instead of acting on
   altered text. Other requests (a ping, an initialize) are served.
 
 Lines end at ``\\n``, ``\\r\\n`` or ``\\r``, as in a text file read in
-universal-newline mode (the SDK's reader). JSON never holds a raw CR or LF,
+universal-newline mode (as the SDK's reader did). JSON never holds a raw CR or LF,
 so splitting bytes is splitting messages.
 
 Memory: one line costs at most its bytes, its text (no more code points than
@@ -46,10 +48,10 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-import mcp_types as types
 import msgspec
-import pydantic
-from mcp.shared.message import SessionMessage
+
+from tmuxmcp.protocol import messages
+from tmuxmcp.protocol.codes import INVALID_REQUEST, PARSE_ERROR
 
 MAX_LINE_BYTES = 8 * 1024 * 1024
 """The longest request line accepted: room for the largest text argument
@@ -60,6 +62,10 @@ MAX_LINE_VALUES = 262_144
 values it can decode to, strings' own commas included): parsed objects cost
 tens of bytes per value, so this, not the byte limit, bounds a line of many
 tiny values (8 MiB of ``[],`` decoded to 580 MB before)."""
+
+MAX_DEPTH = 200
+"""The deepest nesting of objects and arrays a message may have, itself included (the
+limit of the SDK's parser before issue 19; no tool argument nests more than a few levels)."""
 
 EDGE_BYTES = 4096
 """How much of each end of an oversized line is kept to find its id."""
@@ -178,6 +184,19 @@ def _strings(value: object) -> Iterator[str]:
     return (item for item in _scalars(value) if isinstance(item, str))
 
 
+def too_deep(value: object, depth: int = 1) -> bool:
+    """Whether ``value``'s containers nest deeper than ``MAX_DEPTH``, counting from ``depth``."""
+    stack = [(value, depth)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, list | dict):
+            if level > MAX_DEPTH:
+                return True
+            children = item if isinstance(item, list) else item.values()
+            stack.extend((child, level + 1) for child in children)
+    return False
+
+
 def has_lone_surrogate(value: object) -> bool:
     """Whether any string in ``value`` (a decoded JSON value) holds a lone surrogate."""
     return any(_SURROGATE.search(text) for text in _strings(value))
@@ -208,13 +227,13 @@ def scrub(value: Any) -> Any:
 # -- triage ------------------------------------------------------------------------------
 
 
-def error_reply(request_id: int | str | None, code: int, message: str) -> SessionMessage:
-    """A JSON-RPC error response, ready for the write stream."""
-    return SessionMessage(
-        types.JSONRPCError(
-            jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message)
-        )
-    )
+Triaged = messages.Message | messages.ErrorResponse
+"""A line's message, or the error response that answers it."""
+
+
+def error_reply(request_id: int | str | None, code: int, message: str) -> messages.ErrorResponse:
+    """A JSON-RPC error response, ready for the writer."""
+    return messages.error_response(request_id, code, message)
 
 
 def _id_of(message: object) -> int | str | None:
@@ -255,10 +274,6 @@ def _mark(message: object, reason: str) -> None:
             params["_meta"] = {**(meta if isinstance(meta, dict) else {}), ALTERED_META: reason}
 
 
-def _validate(data: bytes | str) -> SessionMessage:
-    return SessionMessage(types.jsonrpc_message_adapter.validate_json(data, by_name=False))
-
-
 _INVALID = "Invalid Request: not a JSON-RPC 2.0 message the server accepts"
 _BAD_ID = "Invalid Request: the id must be a string or an integer"
 _BOM = b"\xef\xbb\xbf"
@@ -285,26 +300,23 @@ def _too_long(value: object) -> _TooLong | None:
     return next((item for item in _scalars(value) if isinstance(item, _TooLong)), None)
 
 
-def _bad_id(line: bytes) -> bool:
-    """Whether a notification is really a request whose id has the wrong type (Rule 2a)."""
-    if b'"id"' not in line:  # the usual notification: nothing to decode again
+def _bad_id(message: object) -> bool:
+    """Whether a message names a method and an id that is neither a string nor an integer."""
+    if not isinstance(message, dict) or "method" not in message or "id" not in message:
         return False
-    with contextlib.suppress(ValueError, RecursionError):
-        decoded = json.loads(line, parse_int=_bounded_int)
-        return isinstance(decoded, dict) and "id" in decoded
-    return False
+    found = message["id"]
+    return isinstance(found, bool) or not isinstance(found, str | int)
 
 
-def triage(line: Inbound) -> SessionMessage | None:
+def triage(line: Inbound) -> Triaged | None:
     """The message a line carries, or the error that answers it; None for a blank line.
 
-    An error's ``SessionMessage`` holds a ``JSONRPCError`` and goes to the
-    write stream; anything else goes to the server.
+    An ``ErrorResponse`` goes to the writer; anything else to the dispatcher.
     """
     if isinstance(line, Oversized):
         return error_reply(
             _edge_id(line),
-            types.INVALID_REQUEST,
+            INVALID_REQUEST,
             f"Invalid Request: the line has {line.size} bytes; "
             f"tmuxmcp reads lines of at most {MAX_LINE_BYTES} bytes",
         )
@@ -315,44 +327,43 @@ def triage(line: Inbound) -> SessionMessage | None:
         edges = Oversized(line[:EDGE_BYTES], line[-EDGE_BYTES:], len(line))
         return error_reply(
             _edge_id(edges),
-            types.INVALID_REQUEST,
+            INVALID_REQUEST,
             f"Invalid Request: the line holds {values} '[', '{{' and ',' bytes; "
             f"tmuxmcp reads lines with at most {MAX_LINE_VALUES}",
         )
-    return _message(line)
+    return _parsed(line.removeprefix(_BOM))
 
 
-def _message(line: bytes) -> SessionMessage:
-    line = line.removeprefix(_BOM)
-    reply = _parsed(line)
-    if isinstance(reply.message, types.JSONRPCNotification) and _bad_id(line):
-        return error_reply(None, types.INVALID_REQUEST, _BAD_ID)
-    return reply
-
-
-def _parsed(line: bytes) -> SessionMessage:  # noqa: PLR0911 -- one return per way a line fails
+def _parsed(line: bytes) -> Triaged:  # noqa: PLR0911 -- one return per way a line fails
     marker: str | None = None
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError:
         text, marker = line.decode("utf-8", errors="replace"), INVALID_UTF8
     if marker is None and b"\\u" not in line:
-        # The usual line: no escape can hide a lone surrogate. Parsed once.
-        with contextlib.suppress(pydantic.ValidationError):
-            return _validate(line)
+        # The usual line: no escape can hide a lone surrogate. Decoded once,
+        # straight into the message Structs.
+        with contextlib.suppress(msgspec.DecodeError, RecursionError):
+            decoded = messages.decode(line)
+            if decoded is not None and not isinstance(decoded, messages.Reply):
+                if too_deep(decoded.params, 2):
+                    return error_reply(getattr(decoded, "id", None), INVALID_REQUEST, _INVALID)
+                return decoded
     try:
         message = json.loads(text, parse_int=_bounded_int)
     except ValueError:
-        return error_reply(None, types.PARSE_ERROR, "Parse error: the line is not JSON")
+        return error_reply(None, PARSE_ERROR, "Parse error: the line is not JSON")
     except RecursionError:
         edges = Oversized(line[:EDGE_BYTES], line[-EDGE_BYTES:], len(line))
-        return error_reply(_edge_id(edges), types.INVALID_REQUEST, _INVALID)
+        return error_reply(_edge_id(edges), INVALID_REQUEST, _INVALID)
     request_id = _id_of(message)
+    if too_deep(message):
+        return error_reply(request_id, INVALID_REQUEST, _INVALID)
     too_long = _too_long(message)
     if too_long is not None:
         return error_reply(
             request_id,
-            types.INVALID_REQUEST,
+            INVALID_REQUEST,
             f"Invalid Request: the line holds an integer of {too_long.digits} digits; "
             f"tmuxmcp reads integers of at most {sys.get_int_max_str_digits()} digits",
         )
@@ -360,11 +371,10 @@ def _parsed(line: bytes) -> SessionMessage:  # noqa: PLR0911 -- one return per w
         message, marker = scrub(message), LONE_SURROGATE
     if marker is not None:
         _mark(message, marker)
-        try:
-            text = json.dumps(message, ensure_ascii=False)
-        except (ValueError, RecursionError):
-            return error_reply(request_id, types.INVALID_REQUEST, _INVALID)
+    if _bad_id(message):
+        return error_reply(None, INVALID_REQUEST, _BAD_ID)
     try:
-        return _validate(text)
-    except pydantic.ValidationError:
-        return error_reply(request_id, types.INVALID_REQUEST, _INVALID)
+        found = messages.from_builtins(message)
+    except msgspec.ValidationError:
+        found = None
+    return found if found is not None else error_reply(request_id, INVALID_REQUEST, _INVALID)

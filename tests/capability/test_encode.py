@@ -18,7 +18,7 @@ import msgspec
 import pytest
 from msgspec import Meta
 
-from tests.support import PrivateTmux, error_text
+from tests.support import PrivateTmux
 from tmuxmcp import server
 from tmuxmcp.capability import encode
 from tmuxmcp.capability.encode import encode_arguments
@@ -175,7 +175,7 @@ async def test_a_refusing_encoder_stops_the_call_before_its_handler(
     monkeypatch.setitem(BY_NAME, "get_pane_info", msgspec.structs.replace(spec, handler=handler))
     result = await server.call(state, "get_pane_info", {"pane_id": "%0"})
     assert result.is_error
-    assert "`pane_id` refused by the test encoder" in error_text(result)
+    assert "`pane_id` refused by the test encoder" in result.content[0].text
     assert ran == []
 
 

@@ -1,0 +1,252 @@
+"""Requests to handlers: one task per request, one writer, cancellation by request id.
+
+Theory: the reader hands the dispatcher every inbound item in order. A
+request is admitted by the connection's ``Session`` (era, gate), matched to
+its ``Method`` and its params decoded before anything runs, all while the
+next line waits, so pipelined requests see the state the previous ones left.
+Then its handler runs in its own task, so a ``ping`` is answered while a
+long call runs (style rule 15).
+
+Rule 1: every request is answered exactly once, by a result or an error,
+  unless the client cancelled it (``notifications/cancelled``): then its task
+  is cancelled (a tmux child it runs is killed and reaped by the driver) and
+  nothing is sent for it, as the SDK 2.x server did.
+Rule 2: a handler's ``RpcError`` is its error response; any other exception
+  is logged and answered ``-32603`` with a fixed message.
+Rule 3: a result is encoded once, into the response line (``messages``); a
+  result the encoder refuses is logged and answered ``-32603``.
+Rule 4: when the input ends, or the output does (``send`` raises
+  ``OutputClosed``: nobody reads any more), requests still running are
+  cancelled and ``serve`` returns.
+Rule 5: the table of methods is data: each ``Method`` names its params
+  Struct and its handler, and whether it is served before the handshake or
+  in each era. ``initialize``, ``server/discover`` and ``ping`` are the
+  protocol's own; the server adds its tools and resources. A method that
+  answers later (the Tasks extension's ``tasks/get``) is one more row.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterable, Awaitable, Callable, Mapping
+from typing import Any
+
+import msgspec
+import trio
+
+from tmuxmcp.protocol import messages, params
+from tmuxmcp.protocol.codes import (
+    INTERNAL_ERROR,
+    INTERNAL_ERROR_MESSAGE,
+    RpcError,
+    invalid_params,
+    method_not_found,
+)
+from tmuxmcp.protocol.results import (
+    DiscoverResult,
+    EmptyResult,
+    Implementation,
+    InitializeResult,
+    ProgressParams,
+    Result,
+    ServerCapabilities,
+)
+from tmuxmcp.protocol.session import Admission, Event, Session
+from tmuxmcp.protocol.versions import MODERN_VERSIONS, negotiate, stamp
+
+log = logging.getLogger("tmuxmcp")
+
+Send = Callable[[bytes], Awaitable[None]]
+
+
+Inbound = messages.Message | messages.ErrorResponse
+"""What the reader hands the dispatcher: a message, or the error that answers a bad line."""
+
+
+class OutputClosed(Exception):
+    """You get this from a ``Send`` whose reader is gone: nothing sent can arrive."""
+
+
+class RequestContext:
+    """What a handler knows of its request: its id, its era, and a way to report progress."""
+
+    def __init__(
+        self,
+        request_id: messages.RequestId,
+        admission: Admission,
+        token: str | int | None,
+        send: Send,
+    ) -> None:
+        self.request_id = request_id
+        self.admission = admission
+        self.progress_token = token
+        self._send = send
+
+    async def progress(self, progress: float, total: float | None, message: str | None) -> None:
+        """Send ``notifications/progress`` for this request (a no-op without a token)."""
+        if self.progress_token is None:
+            return
+        note = messages.OutgoingNotification(
+            "notifications/progress",
+            ProgressParams(self.progress_token, progress, total, message),
+        )
+        await self._send(messages.encode(note))
+
+
+Handler = Callable[[RequestContext, Any], Awaitable[Result]]
+
+
+class Method(msgspec.Struct, frozen=True, kw_only=True):
+    """One row of the method table (Rule 5)."""
+
+    params: type[params.Params]
+    handler: Handler
+    before_handshake: bool = False
+    """Served in the handshake era before ``initialize`` (only ``ping``)."""
+    handshake: bool = True
+    """Served on a handshake-era connection."""
+    modern: bool = True
+    """Served on a 2026-07-28 connection."""
+
+
+class Description(msgspec.Struct, frozen=True, kw_only=True):
+    """What the server says of itself in ``initialize`` and ``server/discover``."""
+
+    info: Implementation
+    instructions: str
+    capabilities: ServerCapabilities
+
+
+def core_methods(description: Description) -> dict[str, Method]:
+    """The protocol's own rows: the handshake, discovery and ping."""
+
+    async def initialize(ctx: RequestContext, p: params.InitializeParams) -> Result:
+        return InitializeResult(
+            protocol_version=negotiate(p.protocol_version),
+            capabilities=description.capabilities,
+            server_info=description.info,
+            instructions=description.instructions,
+        )
+
+    async def discover(ctx: RequestContext, p: params.NoParams) -> Result:
+        return DiscoverResult(
+            supported_versions=list(MODERN_VERSIONS),
+            capabilities=description.capabilities,
+            instructions=description.instructions,
+        )
+
+    async def ping(ctx: RequestContext, p: params.NoParams) -> Result:
+        return EmptyResult()
+
+    return {
+        "initialize": Method(params=params.InitializeParams, handler=initialize, modern=False),
+        "server/discover": Method(params=params.NoParams, handler=discover, handshake=False),
+        # 2026-07-28 has no ping: the SDK answered it -32601 there.
+        "ping": Method(params=params.NoParams, handler=ping, before_handshake=True, modern=False),
+    }
+
+
+class Dispatcher:
+    """Serves one connection: see the module docstring."""
+
+    def __init__(self, description: Description, methods: Mapping[str, Method], send: Send) -> None:
+        self._methods = {**core_methods(description), **methods}
+        self._info = description.info
+        self._send = send
+        self._session = Session()
+        self._running: dict[messages.RequestId, trio.CancelScope] = {}
+        self._serving = trio.CancelScope()
+
+    async def serve(self, inbound: AsyncIterable[Inbound]) -> None:
+        """Serve every item until the input or the output ends (Rule 4)."""
+        with self._serving:
+            async with trio.open_nursery() as nursery:
+                async for item in inbound:
+                    await self._item(nursery, item)
+                nursery.cancel_scope.cancel()
+
+    async def _item(self, nursery: trio.Nursery, item: Inbound) -> None:
+        match item:
+            case messages.ErrorResponse():
+                await self._write(messages.encode(item))
+            case messages.Request():
+                await self._request(nursery, item)
+            case messages.Notification():
+                self._notification(item)
+            case messages.Reply():
+                pass  # the server sends no requests: nothing waits for a reply
+
+    async def _write(self, line: bytes) -> None:
+        """Send one line; when nobody reads any more, stop serving (Rule 4)."""
+        try:
+            await self._send(line)
+        except OutputClosed:
+            self._serving.cancel()
+
+    async def _request(self, nursery: trio.Nursery, request: messages.Request) -> None:
+        try:
+            admission = self._session.admit(request.method, request.params)
+            method = self._methods.get(request.method)
+            if method is None or not (method.modern if admission.modern else method.handshake):
+                raise method_not_found(request.method)
+            if not (admission.gate_open or method.before_handshake):
+                raise invalid_params()
+            try:
+                decoded = params.decode(request.params, method.params)
+            except RpcError:
+                if admission.pending:
+                    self._session.settle(accepted=False)
+                raise
+            if admission.pending:
+                self._session.settle(accepted=True)
+        except RpcError as refused:
+            await self._write(_refusal(request.id, refused))
+            return
+        ctx = RequestContext(request.id, admission, decoded.progress_token, self._write)
+        if request.method == "initialize":
+            # Answered before the next line is read: a pipelined request sees the open gate.
+            await self._run(ctx, method, decoded)
+        else:
+            nursery.start_soon(self._run, ctx, method, decoded)
+
+    async def _run(self, ctx: RequestContext, method: Method, decoded: params.Params) -> None:
+        with trio.CancelScope() as scope:
+            self._running[ctx.request_id] = scope
+            try:
+                line = await self._answer(ctx, method, decoded)
+            finally:
+                if self._running.get(ctx.request_id) is scope:
+                    del self._running[ctx.request_id]
+            await self._write(line)
+
+    async def _answer(self, ctx: RequestContext, method: Method, decoded: params.Params) -> bytes:
+        try:
+            result = await method.handler(ctx, decoded)
+            if ctx.admission.modern:
+                result = stamp(result, self._info)
+            return messages.encode(messages.Response(ctx.request_id, result))
+        except RpcError as refused:
+            return _refusal(ctx.request_id, refused)
+        except Exception:
+            log.exception("unexpected error serving request %r", ctx.request_id)
+            return messages.encode(
+                messages.error_response(ctx.request_id, INTERNAL_ERROR, INTERNAL_ERROR_MESSAGE)
+            )
+
+    def _notification(self, note: messages.Notification) -> None:
+        if note.method == "notifications/initialized":
+            self._session.observe(Event.INITIALIZED)
+        elif note.method == "notifications/cancelled":
+            try:
+                cancelled = msgspec.convert(note.params or {}, params.CancelledParams)
+            except msgspec.ValidationError:
+                return  # a malformed notification cannot be answered; it changes nothing
+            scope = self._running.get(cancelled.request_id)
+            if scope is not None:
+                scope.cancel()
+
+
+def _refusal(request_id: messages.RequestId, refused: RpcError) -> bytes:
+    return messages.encode(
+        messages.error_response(request_id, refused.code, refused.message, refused.data)
+    )
