@@ -71,5 +71,9 @@ async def call_tool(
         return Called(
             error=" ".join(getattr(c, "text", "") for c in result.content), structured=None
         )
-    assert isinstance(result.structured_content, dict)
-    return Called(error=None, structured=result.structured_content)
+    # The protocol layer carries structuredContent as the result's one JSON
+    # encoding (msgspec.Raw); the wiring tests read it back as JSON.
+    assert isinstance(result.structured_content, msgspec.Raw)
+    structured = msgspec.json.decode(result.structured_content)
+    assert isinstance(structured, dict)
+    return Called(error=None, structured=structured)
