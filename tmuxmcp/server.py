@@ -193,7 +193,9 @@ async def _dispatch(
     )
 
 
-async def read_resource(runtime: Runtime, spec: ResourceSpec, uri: str) -> ReadResourceResult:
+async def read_resource(
+    runtime: Runtime, spec: ResourceSpec[Any, Any], uri: str
+) -> ReadResourceResult:
     """Read one pane resource and audit it like a tool call.
 
     Every error is a JSON-RPC error (resources have no ``isError`` result): a

@@ -52,7 +52,7 @@ class _Encoded:
 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
 def test_the_dispatcher_applies_each_declared_encoding_to_each_parameter(
-    spec: ToolSpec, monkeypatch: pytest.MonkeyPatch
+    spec: ToolSpec[Any, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls: list[tuple[Encoding, str]] = []
 
