@@ -26,6 +26,7 @@ from typing import Annotated, cast
 import msgspec
 from msgspec import Meta
 
+from tmuxmcp.capability.arguments import Arguments
 from tmuxmcp.capability.params import BufferName, PaneId, flag, sink
 from tmuxmcp.capability.results import Own, TmuxId
 from tmuxmcp.driver.argv import Command, cmd
@@ -100,7 +101,7 @@ class Sent(Delivered, frozen=True, kw_only=True):
 # -- send_keys -------------------------------------------------------------------
 
 
-class SendKeysArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class SendKeysArgs(Arguments):
     """Arguments of send_keys."""
 
     pane_id: PaneId
@@ -153,7 +154,7 @@ Text = Annotated[
 ]
 
 
-class SendTextArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class SendTextArgs(Arguments):
     """Arguments of send_text."""
 
     pane_id: PaneId
@@ -199,7 +200,7 @@ async def send_text(ctx: ToolContext, args: SendTextArgs) -> Sent:
 # -- paste_buffer ----------------------------------------------------------------
 
 
-class PasteBufferArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class PasteBufferArgs(Arguments):
     """Arguments of paste_buffer."""
 
     pane_id: PaneId
@@ -221,7 +222,7 @@ async def paste_buffer(ctx: ToolContext, args: PasteBufferArgs) -> Delivered:
 # -- respawn_pane ----------------------------------------------------------------
 
 
-class RespawnPaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class RespawnPaneArgs(Arguments):
     """Arguments of respawn_pane."""
 
     pane_id: PaneId

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 import msgspec
 
+from tmuxmcp.capability.arguments import Arguments
 from tmuxmcp.capability.manifest import compact_report
 from tmuxmcp.capability.params import (
     LineNumber,
@@ -138,7 +139,7 @@ async def _list(
 # -- list_sessions ---------------------------------------------------------------
 
 
-class ListSessionsArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+class ListSessionsArgs(Arguments):
     """list_sessions takes no arguments."""
 
 
@@ -161,7 +162,7 @@ async def list_sessions(ctx: ToolContext, args: ListSessionsArgs) -> ListSession
 # -- list_windows ----------------------------------------------------------------
 
 
-class ListWindowsArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class ListWindowsArgs(Arguments):
     """Arguments of list_windows."""
 
     session_id: SessionId | None = None
@@ -189,7 +190,7 @@ async def list_windows(ctx: ToolContext, args: ListWindowsArgs) -> ListWindowsRe
 # -- list_panes ------------------------------------------------------------------
 
 
-class ListPanesArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class ListPanesArgs(Arguments):
     """Arguments of list_panes: at most one of session_id and window_id."""
 
     session_id: SessionId | None = None
@@ -215,7 +216,7 @@ async def list_panes(ctx: ToolContext, args: ListPanesArgs) -> ListPanesResult:
 # -- get_pane_info ---------------------------------------------------------------
 
 
-class GetPaneInfoArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class GetPaneInfoArgs(Arguments):
     """Arguments of get_pane_info."""
 
     pane_id: PaneId
@@ -252,7 +253,7 @@ WINDOW_MARGIN = 64
 """Rows read beyond ``max_lines`` in each window, to absorb blank rows at the bottom."""
 
 
-class CapturePaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class CapturePaneArgs(Arguments):
     """Arguments of capture_pane."""
 
     pane_id: PaneId
@@ -476,7 +477,7 @@ class BufferInfo(msgspec.Struct, frozen=True, kw_only=True):
     size: int
 
 
-class ListBuffersArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+class ListBuffersArgs(Arguments):
     """list_buffers takes no arguments."""
 
 
@@ -499,7 +500,7 @@ async def list_buffers(ctx: ToolContext, args: ListBuffersArgs) -> ListBuffersRe
 # -- server_info -----------------------------------------------------------------
 
 
-class ServerInfoArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class ServerInfoArgs(Arguments):
     """Arguments of server_info."""
 
     detail: Annotated[bool, switch("Add each tool's declared properties and annotations.")] = False

@@ -23,6 +23,7 @@ from typing import Annotated, Literal, TypeVar
 
 import msgspec
 
+from tmuxmcp.capability.arguments import Arguments
 from tmuxmcp.capability.params import (
     PaneId,
     PaneTitle,
@@ -87,7 +88,7 @@ async def _create(ctx: ToolContext, command: Command) -> Created:
     return created
 
 
-class CreateSessionArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class CreateSessionArgs(Arguments):
     """Arguments of create_session."""
 
     name: SessionName | None = None
@@ -124,7 +125,7 @@ async def create_session(ctx: ToolContext, args: CreateSessionArgs) -> Created:
     return created
 
 
-class CreateWindowArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class CreateWindowArgs(Arguments):
     """Arguments of create_window."""
 
     session_id: SessionId
@@ -152,7 +153,7 @@ async def create_window(ctx: ToolContext, args: CreateWindowArgs) -> Created:
 Direction = Literal["horizontal", "vertical"]
 
 
-class SplitPaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class SplitPaneArgs(Arguments):
     """Arguments of split_pane: at most one of size_cells and size_percent."""
 
     pane_id: PaneId
@@ -230,7 +231,7 @@ async def _rename(
     return await _read_back(ctx, change, listing, fields, Named, id_field="id", wanted=wanted)
 
 
-class RenameSessionArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class RenameSessionArgs(Arguments):
     """Arguments of rename_session."""
 
     session_id: SessionId
@@ -248,7 +249,7 @@ async def rename_session(ctx: ToolContext, args: RenameSessionArgs) -> Named:
     )
 
 
-class RenameWindowArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class RenameWindowArgs(Arguments):
     """Arguments of rename_window."""
 
     window_id: WindowId
@@ -266,7 +267,7 @@ async def rename_window(ctx: ToolContext, args: RenameWindowArgs) -> Named:
     )
 
 
-class SetPaneTitleArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class SetPaneTitleArgs(Arguments):
     """Arguments of set_pane_title."""
 
     pane_id: PaneId
@@ -297,7 +298,7 @@ class Done(msgspec.Struct, frozen=True, kw_only=True):
         return f"done: {self.id}"
 
 
-class SelectWindowArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class SelectWindowArgs(Arguments):
     """Arguments of select_window."""
 
     window_id: WindowId
@@ -310,7 +311,7 @@ async def select_window(ctx: ToolContext, args: SelectWindowArgs) -> Done:
     return Done(id=window)
 
 
-class SelectPaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class SelectPaneArgs(Arguments):
     """Arguments of select_pane."""
 
     pane_id: PaneId
@@ -326,7 +327,7 @@ async def select_pane(ctx: ToolContext, args: SelectPaneArgs) -> Done:
 Layout = Literal["even-horizontal", "even-vertical", "main-horizontal", "main-vertical", "tiled"]
 
 
-class SelectLayoutArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class SelectLayoutArgs(Arguments):
     """Arguments of select_layout."""
 
     window_id: WindowId
@@ -361,7 +362,7 @@ Side = Literal["up", "down", "left", "right"]
 _SIDE_FLAG = {"up": "-U", "down": "-D", "left": "-L", "right": "-R"}
 
 
-class ResizePaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class ResizePaneArgs(Arguments):
     """Arguments of resize_pane: one of (width/height), (direction, amount) or zoom."""
 
     pane_id: PaneId
@@ -412,7 +413,7 @@ async def resize_pane(ctx: ToolContext, args: ResizePaneArgs) -> PaneResult:
     return await _pane_after(ctx, change, pane)
 
 
-class SwapPaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class SwapPaneArgs(Arguments):
     """Arguments of swap_pane."""
 
     pane_id: PaneId
@@ -429,7 +430,7 @@ async def swap_pane(ctx: ToolContext, args: SwapPaneArgs) -> Done:
     return Done(id=pane)
 
 
-class MoveWindowArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class MoveWindowArgs(Arguments):
     """Arguments of move_window."""
 
     window_id: WindowId

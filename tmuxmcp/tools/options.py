@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from tmuxmcp.capability.arguments import Arguments
 from tmuxmcp.capability.params import (
     PaneId,
     SessionId,
@@ -73,7 +74,7 @@ OptionName = Literal[
 ]
 
 
-class SetOptionArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class SetOptionArgs(Arguments):
     """Arguments of set_option: the id matching the option's scope."""
 
     option: Annotated[

@@ -21,6 +21,7 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta
 
+from tmuxmcp.capability.arguments import Arguments
 from tmuxmcp.capability.decode import decode_arguments
 from tmuxmcp.capability.encode import encode_arguments
 from tmuxmcp.capability.params import sink
@@ -47,7 +48,7 @@ PaneNumber = Annotated[
 ]
 
 
-class PaneResourceArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class PaneResourceArgs(Arguments):
     """The variables of ``tmux://pane/{n}``."""
 
     n: PaneNumber

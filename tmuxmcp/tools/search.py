@@ -15,6 +15,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from tmuxmcp.capability.arguments import Arguments
 from tmuxmcp.capability.params import SessionId, WindowId, local_int, number
 from tmuxmcp.capability.results import TmuxId
 from tmuxmcp.driver.records import SectionMarker
@@ -42,7 +43,7 @@ from tmuxmcp.tools.windows import PaneRange, Window
 # -- search_panes ------------------------------------------------------------------
 
 
-class SearchPanesArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class SearchPanesArgs(Arguments):
     """Arguments of search_panes: at most one of session_id and window_id."""
 
     pattern: Pattern

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import msgspec
 
+from tmuxmcp.capability.arguments import Arguments
 from tmuxmcp.capability.params import BufferName, PaneId, SessionId, WindowId
 from tmuxmcp.capability.results import Echo, Own
 from tmuxmcp.driver.argv import Command, cmd
@@ -115,7 +116,7 @@ async def _kill(ctx: ToolContext, kind: IdKind, target: str) -> Deleted:
     return Deleted(id=target, deleted=kind.value)
 
 
-class KillSessionArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class KillSessionArgs(Arguments):
     """Arguments of kill_session."""
 
     session_id: SessionId
@@ -126,7 +127,7 @@ async def kill_session(ctx: ToolContext, args: KillSessionArgs) -> Deleted:
     return await _kill(ctx, IdKind.SESSION, args.session_id)
 
 
-class KillWindowArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class KillWindowArgs(Arguments):
     """Arguments of kill_window."""
 
     window_id: WindowId
@@ -137,7 +138,7 @@ async def kill_window(ctx: ToolContext, args: KillWindowArgs) -> Deleted:
     return await _kill(ctx, IdKind.WINDOW, args.window_id)
 
 
-class KillPaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class KillPaneArgs(Arguments):
     """Arguments of kill_pane."""
 
     pane_id: PaneId
@@ -148,7 +149,7 @@ async def kill_pane(ctx: ToolContext, args: KillPaneArgs) -> Deleted:
     return await _kill(ctx, IdKind.PANE, args.pane_id)
 
 
-class ClearHistoryArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class ClearHistoryArgs(Arguments):
     """Arguments of clear_history."""
 
     pane_id: PaneId
@@ -160,7 +161,7 @@ async def clear_history(ctx: ToolContext, args: ClearHistoryArgs) -> Deleted:
     return Deleted(id=args.pane_id, deleted="scrollback of pane")
 
 
-class DeleteBufferArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class DeleteBufferArgs(Arguments):
     """Arguments of delete_buffer."""
 
     buffer: BufferName

@@ -83,6 +83,7 @@ from typing import Annotated, Literal
 import msgspec
 import trio
 
+from tmuxmcp.capability.arguments import Arguments
 from tmuxmcp.capability.params import PaneId, closed
 from tmuxmcp.capability.results import TmuxId
 from tmuxmcp.errors import InvalidArguments, ObjectNotFound
@@ -131,7 +132,7 @@ have scrolled the cursor's row up between the send and the wait)."""
 # -- wait_for_text -----------------------------------------------------------------
 
 
-class WaitForTextArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class WaitForTextArgs(Arguments):
     """Arguments of wait_for_text."""
 
     pane_id: PaneId

@@ -1,0 +1,37 @@
+"""``Arguments``: the base of every tool's argument Struct (issue 21.3, CM-5).
+
+What every argument Struct shares is declared here once:
+
+* **Rule 1: unknown fields are refused.** A misspelt parameter is an error
+  that names it, never silently ignored (``forbid_unknown_fields``).
+* **Rule 2: arguments are frozen.** The encoding step (``encode``) replaces
+  values, it never mutates them, and a handler cannot either.
+* **Rule 3: fields are keyword-only**, so a required field may follow one
+  with a default, and a call spells every name. msgspec inherits
+  ``forbid_unknown_fields`` and ``frozen`` to subclasses, but ``kw_only``
+  applies only to the fields of the class that sets it: the metaclass sets
+  it for every subclass, and ``dataclass_transform`` tells the type checker
+  what the runtime does (frozen, keyword-only).
+  ``tests/capability/test_arguments.py`` checks every declared Struct.
+"""
+
+from __future__ import annotations
+
+from typing import Any, dataclass_transform
+
+import msgspec
+
+
+class _KeywordOnly(msgspec.StructMeta):
+    """Makes every Struct class it creates keyword-only unless it says otherwise (Rule 3)."""
+
+    def __new__(
+        mcls, name: str, bases: tuple[type, ...], namespace: dict[str, Any], **config: Any
+    ) -> Any:
+        config.setdefault("kw_only", True)
+        return super().__new__(mcls, name, bases, namespace, **config)
+
+
+@dataclass_transform(kw_only_default=True, frozen_default=True, field_specifiers=(msgspec.field,))
+class Arguments(msgspec.Struct, metaclass=_KeywordOnly, forbid_unknown_fields=True, frozen=True):
+    """Base of a tool's argument Struct: unknown fields refused, frozen, keyword-only."""
