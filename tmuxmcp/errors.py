@@ -10,6 +10,7 @@ a client can tell error kinds apart without parsing prose.
     TmuxMcpError
     ├── CallerError              the caller can fix the call
     │   ├── InvalidArguments     arguments do not match the tool's schema
+    │   │   └── ArgumentConflict parameters each valid, but not together
     │   ├── UnsafeValue          a value cannot be made safe for its sink
     │   ├── ObjectNotFound       a named tmux object does not exist
     │   │   └── NoSessions       the server has no sessions, so nothing can be named
@@ -63,6 +64,20 @@ class InvalidArguments(CallerError):
     """You get this when the arguments do not match the tool's input schema."""
 
     reference = "invalid-arguments"
+
+
+class ArgumentConflict(InvalidArguments, ValueError):
+    """You get this when parameters that are each valid do not go together
+    (two that exclude each other, a range whose ends are reversed).
+
+    Raised by an argument Struct's ``__post_init__`` (``capability.arguments``);
+    it is a ``ValueError`` so that msgspec reports it while decoding, and the
+    decoder raises it unchanged. ``params`` names the parameters involved.
+    """
+
+    def __init__(self, message: str, *, params: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.params = params
 
 
 class UnsafeValue(CallerError):

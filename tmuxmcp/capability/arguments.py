@@ -13,13 +13,24 @@ What every argument Struct shares is declared here once:
   it for every subclass, and ``dataclass_transform`` tells the type checker
   what the runtime does (frozen, keyword-only).
   ``tests/capability/test_arguments.py`` checks every declared Struct.
+* **Rule 4: a rule over several fields lives in the Struct.** Its
+  ``__post_init__`` raises ``ArgumentConflict`` (via ``conflict``); msgspec
+  runs it on every decode and on ``structs.replace``, so the check holds for
+  the decoded and for the encoded arguments, and the decoder
+  (``decode``) raises the conflict unchanged: the client gets
+  ``[invalid-arguments]`` naming the parameters. A handler never re-checks.
+
+A cross-field rule must be pure and cheap (it runs twice per call) and must
+hold for the encoded values as well as the decoded ones.
 """
 
 from __future__ import annotations
 
-from typing import Any, dataclass_transform
+from typing import Any, NoReturn, dataclass_transform
 
 import msgspec
+
+from tmuxmcp.errors import ArgumentConflict
 
 
 class _KeywordOnly(msgspec.StructMeta):
@@ -35,3 +46,13 @@ class _KeywordOnly(msgspec.StructMeta):
 @dataclass_transform(kw_only_default=True, frozen_default=True, field_specifiers=(msgspec.field,))
 class Arguments(msgspec.Struct, metaclass=_KeywordOnly, forbid_unknown_fields=True, frozen=True):
     """Base of a tool's argument Struct: unknown fields refused, frozen, keyword-only."""
+
+
+def conflict(message: str, *params: str) -> NoReturn:
+    """Refuse a combination of parameters; ``message`` opens with the first of ``params``."""
+    raise ArgumentConflict(message, params=params)
+
+
+def given(*values: object) -> int:
+    """How many of ``values`` the caller gave (are not ``None``)."""
+    return sum(value is not None for value in values)

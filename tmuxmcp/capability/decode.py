@@ -28,7 +28,7 @@ from typing import Any
 import msgspec
 from msgspec import inspect as mi
 
-from tmuxmcp.errors import InvalidArguments
+from tmuxmcp.errors import ArgumentConflict, InvalidArguments
 from tmuxmcp.sinks.keys import KEY_VOCABULARY, suggest_key
 from tmuxmcp.sinks.target import ID_PATTERNS, ID_PREFIX, IdKind
 
@@ -66,6 +66,9 @@ def decode_arguments(
     try:
         return msgspec.convert(arguments or {}, args_type)
     except msgspec.ValidationError as exc:
+        if isinstance(exc.__cause__, ArgumentConflict):
+            # The Struct's own cross-field rule (``arguments``, Rule 4): already our words.
+            raise exc.__cause__ from None
         raise InvalidArguments(explain(tool, args_type, arguments or {}, str(exc))) from None
     except UnicodeEncodeError:
         # msgspec cannot even describe a lone surrogate where a non-string is

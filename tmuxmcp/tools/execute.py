@@ -26,11 +26,10 @@ from typing import Annotated, cast
 import msgspec
 from msgspec import Meta
 
-from tmuxmcp.capability.arguments import Arguments
+from tmuxmcp.capability.arguments import Arguments, conflict
 from tmuxmcp.capability.params import BufferName, PaneId, flag, sink
 from tmuxmcp.capability.results import Own, TmuxId
 from tmuxmcp.driver.argv import Command, cmd
-from tmuxmcp.errors import InvalidArguments
 from tmuxmcp.sinks import Encoding, Sink
 from tmuxmcp.sinks.keys import KEY_VOCABULARY
 from tmuxmcp.sinks.target import IdKind
@@ -124,14 +123,21 @@ class SendKeysArgs(Arguments):
         ),
     ] = 1
 
+    def __post_init__(self) -> None:
+        if len(self.keys) * self.repeat > MAX_KEYS:
+            conflict(
+                f"`repeat`: keys times repeat must be at most {MAX_KEYS} "
+                f"(got {len(self.keys)} keys times {self.repeat})",
+                "repeat",
+                "keys",
+            )
+
 
 async def send_keys(ctx: ToolContext, args: SendKeysArgs) -> Sent:
     """Handler for send_keys; keys pass through the pane's mode key table if it is in a mode."""
     pane = args.pane_id
     # The key-vocabulary encoder turned each KeyName into its plain key name.
     names = cast(list[str], args.keys) * args.repeat
-    if len(names) > MAX_KEYS:
-        raise InvalidArguments(f"keys times repeat must be at most {MAX_KEYS}")
     frame, reads = cursor_commands(pane)
     out = await ctx.client.run(*reads, cmd("send-keys", t=pane, args=names))
     cursor = cursor_from(ctx, pane, frame, out.stdout)

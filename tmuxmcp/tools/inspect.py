@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 import msgspec
 
-from tmuxmcp.capability.arguments import Arguments
+from tmuxmcp.capability.arguments import Arguments, conflict, given
 from tmuxmcp.capability.manifest import compact_report
 from tmuxmcp.capability.params import (
     LineNumber,
@@ -196,6 +196,14 @@ class ListPanesArgs(Arguments):
     session_id: SessionId | None = None
     window_id: WindowId | None = None
 
+    def __post_init__(self) -> None:
+        if given(self.session_id, self.window_id) > 1:
+            conflict(
+                "`window_id`: give session_id or window_id, not both (neither: every session)",
+                "window_id",
+                "session_id",
+            )
+
 
 class ListPanesResult(msgspec.Struct, frozen=True):
     """Panes of one window, one session, or every session."""
@@ -209,7 +217,7 @@ class ListPanesResult(msgspec.Struct, frozen=True):
 
 async def list_panes(ctx: ToolContext, args: ListPanesArgs) -> ListPanesResult:
     """Handler for list_panes."""
-    command = pane_listing(args.session_id, args.window_id, neither="every session")
+    command = pane_listing(args.session_id, args.window_id)
     return ListPanesResult(await _list(ctx, command, PANE_FIELDS, PaneInfo))
 
 
@@ -270,6 +278,23 @@ class CapturePaneArgs(Arguments):
     ] = DEFAULT_CAPTURE_LINES
     join_wrapped: Annotated[bool, flag("Join wrapped lines (tmux -J).")] = False
     include_escapes: Annotated[bool, flag("Keep colour and attribute escapes (tmux -e).")] = False
+
+    def __post_init__(self) -> None:
+        if self.start is not None and self.end is not None and self.start > self.end:
+            conflict(
+                "`start`: start must not be greater than end (0 is the top visible row)",
+                "start",
+                "end",
+            )
+        if self.start is None and self.end is not None and self.end < 0:
+            # tmux would read from end down to the top visible row, however far up end
+            # is, outside the bounded history windows; refuse it like any end above start.
+            conflict(
+                "`end`: end must not be above start, which defaults to 0 (the top visible "
+                "row); give start too to read scrollback",
+                "end",
+                "start",
+            )
 
 
 class CapturePaneResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -409,17 +434,6 @@ async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneRe
     dropped before ``max_lines`` counts.
     """
     pane_id = args.pane_id
-    if args.start is not None and args.end is not None and args.start > args.end:
-        raise InvalidArguments(
-            "`start`: start must not be greater than end (0 is the top visible row)"
-        )
-    if args.start is None and args.end is not None and args.end < 0:
-        # tmux would read from end down to the top visible row, however far up end is,
-        # outside the bounded history windows; refuse it like any end above start.
-        raise InvalidArguments(
-            "`end`: end must not be above start, which defaults to 0 (the top visible row); "
-            "give start too to read scrollback"
-        )
     flags = ["-p"]
     if args.join_wrapped:
         flags.append("-J")

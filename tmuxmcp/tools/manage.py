@@ -23,7 +23,7 @@ from typing import Annotated, Literal, TypeVar
 
 import msgspec
 
-from tmuxmcp.capability.arguments import Arguments
+from tmuxmcp.capability.arguments import Arguments, conflict, given
 from tmuxmcp.capability.params import (
     PaneId,
     PaneTitle,
@@ -40,7 +40,7 @@ from tmuxmcp.capability.results import Name, TmuxId
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.driver.records import RecordFormat
 from tmuxmcp.driver.versions import version_tuple
-from tmuxmcp.errors import InvalidArguments, TmuxCommandFailed
+from tmuxmcp.errors import TmuxCommandFailed
 from tmuxmcp.sinks import Sink
 from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.inspect import PANE_FIELDS, WINDOW_FIELDS, PaneInfo, WindowInfo
@@ -165,12 +165,18 @@ class SplitPaneArgs(Arguments):
     size_percent: Annotated[int, number("New pane size in percent.", ge=1, le=99)] | None = None
     start_directory: StartDirectory | None = None
 
+    def __post_init__(self) -> None:
+        if given(self.size_cells, self.size_percent) > 1:
+            conflict(
+                "`size_percent`: give size_cells or size_percent, not both",
+                "size_percent",
+                "size_cells",
+            )
+
 
 async def split_pane(ctx: ToolContext, args: SplitPaneArgs) -> Created:
     """Handler for split_pane."""
     pane = args.pane_id
-    if args.size_cells is not None and args.size_percent is not None:
-        raise InvalidArguments("`size_percent`: give size_cells or size_percent, not both")
     size: str | int | None = args.size_cells
     if args.size_percent is not None:
         size = f"{args.size_percent}%"
@@ -372,6 +378,26 @@ class ResizePaneArgs(Arguments):
     amount: Annotated[int, number("Cells to move the border by.", ge=1, le=MAX_SIZE)] | None = None
     zoom: Annotated[bool, flag("Toggle zoom (tmux -Z).")] = False
 
+    def __post_init__(self) -> None:
+        absolute = given(self.width, self.height) > 0
+        relative = given(self.direction, self.amount) > 0
+        if sum((absolute, relative, self.zoom)) != 1:
+            conflict(
+                "`direction`: give exactly one of: width and/or height; direction (with "
+                "optional amount); zoom",
+                "direction",
+                "width",
+                "height",
+                "amount",
+                "zoom",
+            )
+        if relative and self.direction is None:
+            conflict(
+                "`amount`: amount needs a direction (up, down, left or right)",
+                "amount",
+                "direction",
+            )
+
 
 class PaneResult(msgspec.Struct, frozen=True):
     """A pane after the change."""
@@ -395,20 +421,12 @@ async def _pane_after(ctx: ToolContext, change: Command, pane: str) -> PaneResul
 async def resize_pane(ctx: ToolContext, args: ResizePaneArgs) -> PaneResult:
     """Handler for resize_pane."""
     pane = args.pane_id
-    absolute = args.width is not None or args.height is not None
-    relative = args.direction is not None or args.amount is not None
-    if sum((absolute, relative, args.zoom)) != 1:
-        raise InvalidArguments(
-            "`direction`: give exactly one of: width and/or height; direction (with optional "
-            "amount); zoom"
-        )
+    # The Struct admits exactly one of zoom, width/height and a direction.
     if args.zoom:
         change = cmd("resize-pane", "-Z", t=pane)
-    elif absolute:
+    elif args.direction is None:
         change = cmd("resize-pane", t=pane, x=args.width, y=args.height)
     else:
-        if args.direction is None:
-            raise InvalidArguments("`amount`: amount needs a direction (up, down, left or right)")
         change = cmd("resize-pane", _SIDE_FLAG[args.direction], t=pane, args=[args.amount or 1])
     return await _pane_after(ctx, change, pane)
 
@@ -419,13 +437,19 @@ class SwapPaneArgs(Arguments):
     pane_id: PaneId
     other_pane_id: PaneId
 
+    def __post_init__(self) -> None:
+        if self.pane_id == self.other_pane_id:
+            conflict(
+                "`other_pane_id`: pane_id and other_pane_id must differ",
+                "other_pane_id",
+                "pane_id",
+            )
+
 
 async def swap_pane(ctx: ToolContext, args: SwapPaneArgs) -> Done:
     """Handler for swap_pane: the two panes exchange places (and windows)."""
     pane = args.pane_id
     other = args.other_pane_id
-    if pane == other:
-        raise InvalidArguments("`other_pane_id`: pane_id and other_pane_id must differ")
     await ctx.client.run(cmd("swap-pane", "-d", s=pane, t=other))
     return Done(id=pane)
 

@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from tmuxmcp.capability.arguments import Arguments
+from tmuxmcp.capability.arguments import Arguments, conflict, given
 from tmuxmcp.capability.params import SessionId, WindowId, local_int, number
 from tmuxmcp.capability.results import TmuxId
 from tmuxmcp.driver.records import SectionMarker
@@ -57,6 +57,14 @@ class SearchPanesArgs(Arguments):
     ] = 1000
     match_budget_ms: MatchBudget = DEFAULT_MATCH_BUDGET_MS
     max_scan_bytes: ScanBytes = DEFAULT_SCAN_BYTES
+
+    def __post_init__(self) -> None:
+        if given(self.session_id, self.window_id) > 1:
+            conflict(
+                "`window_id`: give session_id or window_id, not both (neither: every pane)",
+                "window_id",
+                "session_id",
+            )
 
 
 class PaneMatch(Match, frozen=True, kw_only=True):
@@ -271,7 +279,7 @@ class _Search:
 async def search_panes(ctx: ToolContext, args: SearchPanesArgs) -> SearchPanesResult:
     """Handler for search_panes."""
     matcher = Matcher(args.pattern, regex=args.regex)  # a bad pattern is refused before any read
-    command = pane_listing(args.session_id, args.window_id, neither="every pane")
+    command = pane_listing(args.session_id, args.window_id)
     panes: list[_PaneRef] = await list_records(ctx, command, _PANE_REF, _PaneRef)
     search = _Search(ctx, args, matcher, panes)
     await search.run()
