@@ -1,9 +1,10 @@
 """Errors that teach (issue 14.3) and one error path (issue 10.3), over real stdio.
 
 Each invalid-argument error opens with its slug and the parameter, says what
-was wrong in plain words and what a valid value looks like; msgspec's message
-may follow, never lead. The expected ranges are read from the published input
-schema (the contract), not from the code that words the error.
+was wrong in plain words and what a valid value looks like; its location may
+follow, and msgspec's own message never appears (issue 21.3). The expected
+ranges are read from the published input schema (the contract), not from the
+code that words the error.
 """
 
 from __future__ import annotations
@@ -159,3 +160,14 @@ def test_every_parameter_error_leads_with_the_parameter(spec: Any) -> None:
         assert message.startswith(f"`{field.encode_name}` expected "), message
         assert "got an object" in message
         assert message.index("(") > message.index("; it takes "), message
+
+
+@pytest.mark.parametrize("spec", list(BY_NAME.values()), ids=lambda s: s.name)
+def test_no_parameter_error_carries_msgspecs_wording(spec: Any) -> None:
+    """Issue 21.3: the words are ours; msgspec's message is not passed on."""
+    for field in msgspec.structs.fields(spec.args):
+        with pytest.raises(InvalidArguments) as raised:
+            decode_arguments(spec.name, spec.args, {field.encode_name: WRONG_TYPE})
+        message = raised.value.message
+        assert "Expected `" not in message, message
+        assert message.endswith(f"(at `$.{field.encode_name}`)"), message
