@@ -70,7 +70,7 @@ from collections.abc import Mapping, Sequence
 
 import msgspec
 
-from tmuxmcp.driver import _spawn, hooks, liveness
+from tmuxmcp.driver import _spawn, hooks, liveness, proc
 from tmuxmcp.driver.argv import Command, cmd, render
 from tmuxmcp.driver.socket import SocketSelection
 from tmuxmcp.driver.versions import version_tuple
@@ -218,9 +218,7 @@ class TmuxClient:
         self._socket_id = _file_id(socket_path) if socket_path else None
         # A server in another pid namespace reports a pid that names nothing
         # here; only a pid seen running at binding is watched (liveness rule 3).
-        self._pid_visible = liveness.running(identity.pid) and os.path.isdir(
-            f"/proc/{identity.pid}"
-        )
+        self._pid_visible = proc.running(identity.pid) and proc.visible(identity.pid)
 
     def lost_without_asking(self, bound: ServerIdentity) -> str | None:
         """``gone`` or ``replaced`` if the kernel already says so, else None.
@@ -235,7 +233,7 @@ class TmuxClient:
         next socket file, so an exited server reads as ``gone`` whatever
         answers on the socket now.
         """
-        if self._pid_visible and not liveness.running(bound.pid):
+        if self._pid_visible and not proc.running(bound.pid):
             return "gone"
         if self._socket_path is not None and self._socket_id is not None:
             now = _file_id(self._socket_path)
