@@ -24,7 +24,8 @@ a client can tell error kinds apart without parsing prose.
     ├── CommandInterrupted       a run_command run ended without its exit status
     ├── TmuxError                tmux could not do what was asked
     │   ├── TmuxCommandFailed    tmux ran and reported an error
-    │   │   └── CommandTooLong   tmuxmcp built a command list too long for tmux (*)
+    │   │   ├── CommandTooLong   tmuxmcp built a command list too long for tmux (*)
+    │   │   └── GuardRefused     a guard after the gate stopped the invocation (*)
     │   ├── TmuxTimeout          tmux did not answer before the deadline
     │   ├── TmuxUnavailable      the tmux binary cannot be run
     │   ├── TmuxUnsupported      the tmux binary is older than tmuxmcp supports
@@ -37,7 +38,7 @@ a client can tell error kinds apart without parsing prose.
     └── LockDirUnsafe            the pane lock directory is not tmuxmcp's own (*)
 
 (*) defined beside the code that raises it (``tools.readiness``,
-``driver.client``, ``tools.panelock``), with the reference of its parent
+``driver.client``, ``driver.guards``, ``tools.panelock``), with the reference of its parent
 unless it declares its own. ``tests/test_errors.py`` compares this drawing
 with the class hierarchy, so a new class cannot be left out.
 

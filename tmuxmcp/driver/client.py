@@ -70,8 +70,9 @@ from collections.abc import Mapping, Sequence
 
 import msgspec
 
-from tmuxmcp.driver import _spawn, hooks, liveness, proc
-from tmuxmcp.driver.argv import Command, cmd, render
+from tmuxmcp.driver import _spawn, guards, hooks, liveness, proc
+from tmuxmcp.driver.argv import Command, render
+from tmuxmcp.driver.guards import GuardRefused, Refusal, choose
 from tmuxmcp.driver.socket import SocketSelection
 from tmuxmcp.driver.versions import version_tuple
 from tmuxmcp.errors import (
@@ -286,7 +287,7 @@ class TmuxClient:
         if state is not None:
             raise self._lose(state, _LOST[state])
         name = gate_name(self.marker, bound, self.watch, [c.name for c in commands])
-        gate = cmd("show-options", "-s", "-v", args=[name])
+        gate = guards.guard(name)
         words = render([gate, *commands])
         if packed_size(words) > MAX_COMMAND_BYTES:
             # tmux would refuse it whole ("command too long"); say whose fault it is.
@@ -307,16 +308,16 @@ class TmuxClient:
             stderr = decode(done.stderr)
             if GONE_LINES.search(stderr):
                 raise self._lose("gone", _LOST["gone"])
-            for option, what in _CHANGES.items():
-                if option in stderr:
-                    self.changed = (
-                        f"{what} on the tmux server on {self.socket.describe()} since "
-                        "tmuxmcp started, so the annotations it advertised (for example "
-                        "readOnlyHint) no longer hold for this call; nothing was run; "
-                        "restart tmuxmcp to derive them again"
-                    )
-                    raise ConfigurationChanged(self.changed)
-            if self.marker in stderr or REPLACED_OPTION in stderr:
+            refusal = guards.refusal_in(stderr)
+            if refusal in _CHANGES:
+                self.changed = (
+                    f"{_CHANGES[refusal]} on the tmux server on {self.socket.describe()} "
+                    "since tmuxmcp started, so the annotations it advertised (for example "
+                    "readOnlyHint) no longer hold for this call; nothing was run; "
+                    "restart tmuxmcp to derive them again"
+                )
+                raise ConfigurationChanged(self.changed)
+            if refusal is Refusal.SERVER_REPLACED or self.marker in stderr:
                 raise self._lose("replaced", _LOST["replaced"])
             raise await self._failure(stderr, bound)
         if seen != bound:
@@ -350,7 +351,12 @@ class TmuxClient:
         return TmuxOutput("".join(out.stdout for out in outputs))
 
     async def _failure(self, stderr: str, bound: ServerIdentity) -> Exception:
-        """The error for a failed gated call; a silent one is gone if the server exited."""
+        """The error for a failed gated call; a silent one is gone if the server exited.
+
+        A guard after the gate that refused is ``GuardRefused`` (``guards``, Rule 2)."""
+        refusal = guards.refusal_in(stderr)
+        if refusal is not None:
+            return GuardRefused(refusal)
         if not stderr.strip() and await liveness.server_exited(bound.pid):
             return self._lose("gone", _LOST["gone"])
         return classify_failure(stderr, self.socket)
@@ -374,12 +380,6 @@ def _file_id(path: str) -> tuple[int, int] | None:
 IDENTITY_FORMAT = "#{pid}:#{start_time}"
 """What the gate option holds: the bound server's pid and start time."""
 
-REPLACED_OPTION = "tmuxmcp-server-replaced"
-"""The option name the gate asks for on a server that is not the bound one.
-
-Not a ``@`` user option and not a prefix of any tmux option name, so it never
-exists and ``show-options`` always fails on it ("invalid option")."""
-
 
 ARRAYS_IN_FORMATS = (3, 5)
 """The first tmux release whose formats expand a whole array option."""
@@ -396,12 +396,11 @@ async def arrays_in_formats(client: TmuxClient) -> bool:
     return seen is not None and seen >= ARRAYS_IN_FORMATS
 
 
-ALIAS_OPTION = "tmuxmcp-alias-changed"
-HOOK_OPTION = "tmuxmcp-hook-set"
 _CHANGES = {
-    ALIAS_OPTION: "a command alias was added or changed",
-    HOOK_OPTION: "a hook that this call would run was set",
+    Refusal.ALIAS_CHANGED: "a command alias was added or changed",
+    Refusal.HOOK_SET: "a hook that this call would run was set",
 }
+"""The gate's refusals that void the published annotations (CM-4)."""
 
 GATE_COMMAND = "show-options"
 """The gate's own command; its after-hook is checked like the operation's."""
@@ -472,8 +471,10 @@ def gate_name(
         every_pane = "#{S:#{W:#{P:" + hooks + "}}}"
         no_hook = f"#{{==:{hooks}{every_pane},}}"
         same_aliases = f"#{{==:#{{command-alias}},{watch.aliases}}}"
-        chosen = f"#{{?{same_aliases},#{{?{no_hook},{marker},{HOOK_OPTION}}},{ALIAS_OPTION}}}"
-    return f"#{{?#{{==:{live},{expected}}},{chosen},{REPLACED_OPTION}}}"
+        chosen = choose(
+            same_aliases, choose(no_hook, marker, Refusal.HOOK_SET), Refusal.ALIAS_CHANGED
+        )
+    return choose(f"#{{==:{live},{expected}}}", chosen, Refusal.SERVER_REPLACED)
 
 
 def parse_identity(line: str) -> ServerIdentity | None:
