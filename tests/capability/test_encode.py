@@ -68,6 +68,13 @@ def test_the_dispatcher_applies_each_declared_encoding_to_each_parameter(
         return encoder
 
     monkeypatch.setattr(encode, "ENCODERS", {e: spy(e) for e in Encoding})
+    host_calls: list[tuple[str, str]] = []
+
+    def host_check(value: _Raw, param: str) -> None:
+        assert isinstance(value, _Raw), "the host is asked about the caller's value"
+        host_calls.append((param, value.where))
+
+    monkeypatch.setattr(encode, "HOST_CHECKS", dict.fromkeys(encode.HOST_CHECKS, host_check))
     params = params_of(spec)
     raw = {
         p.attr: [_Raw(f"{p.attr}[0]"), _Raw(f"{p.attr}[1]")] if p.elements else _Raw(p.attr)
@@ -88,6 +95,13 @@ def test_the_dispatcher_applies_each_declared_encoding_to_each_parameter(
             assert value.encoding is p.encoding
             assert value.rule.param == p.name
     assert sorted(calls) == sorted(expected)
+    asked = [
+        (p.name, w)
+        for p in params
+        if p.encoding in encode.HOST_CHECKS
+        for w in ([f"{p.attr}[0]", f"{p.attr}[1]"] if p.elements else [p.attr])
+    ]
+    assert sorted(host_calls) == sorted(asked)
 
 
 def test_an_absent_optional_parameter_is_not_encoded(monkeypatch: pytest.MonkeyPatch) -> None:
