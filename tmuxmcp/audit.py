@@ -1,4 +1,4 @@
-"""The audit log: one JSON line per tool call, with payloads redacted.
+"""The audit log: one JSON line per tool call (and resource request), payloads redacted.
 
 Enabled with ``--audit-log PATH`` (``TMUXMCP_AUDIT_LOG``). Each line holds the
 time, the tool, the outcome (``ok``, ``cancelled`` or an error reference), the

@@ -586,6 +586,8 @@ RESOURCES += (
         handler=resources.read_pane_resource,
         result=resources.PaneScreen,
         uri_template=resources.PANE_TEMPLATE,
+        variables=resources.args_of_uri,
+        lister=resources.list_pane_resources,
         requires=("capture_pane", "list_panes"),
         repeat_safe=True,
     ),

@@ -49,6 +49,7 @@ from mcp.types import (
 )
 
 import tmuxmcp
+from tmuxmcp import resource_calls
 from tmuxmcp.capability.decode import decode_arguments, lone_surrogate_error
 from tmuxmcp.capability.describe import describe
 from tmuxmcp.capability.encode import encode_arguments
@@ -59,7 +60,6 @@ from tmuxmcp.capability.surface import served_resources
 from tmuxmcp.definition import BY_NAME, RESOURCES
 from tmuxmcp.errors import InternalError, InvalidArguments, TmuxMcpError
 from tmuxmcp.runtime import Runtime
-from tmuxmcp.tools import resources
 from tmuxmcp.tools.context import Progress
 from tmuxmcp.transport import open_stdio
 from tmuxmcp.wire import ALTERED_META, LONE_SURROGATE
@@ -196,7 +196,7 @@ async def _dispatch(
 async def read_resource(
     runtime: Runtime, spec: ResourceSpec[Any, Any], uri: str
 ) -> ReadResourceResult:
-    """Read one pane resource and audit it like a tool call.
+    """Read one resource through its declaration, audited (``resource_calls``).
 
     Every error is a JSON-RPC error (resources have no ``isError`` result): a
     URI that names no valid pane id, or a pane that does not exist, is
@@ -204,35 +204,18 @@ async def read_resource(
     with tmuxmcp's teaching message and slug; anything unexpected is
     ``InternalError``.
     """
-    began = time.monotonic()
-    outcome = "cancelled"
     try:
-        screen = await spec.handler(runtime.context, encode_arguments(resources.args_of_uri(uri)))
-        assert isinstance(screen, resources.PaneScreen)
+        read = await resource_calls.read(spec, runtime.context, runtime.audit, uri)
     except TmuxMcpError as exc:
-        outcome = exc.reference
-        raise MCPError(code=INVALID_PARAMS, message=exc.for_client()) from None
-    except Exception:
-        log.exception("unexpected error reading resource %s", spec.name)
-        failure = InternalError()
-        outcome = failure.reference
-        raise MCPError(code=INTERNAL_ERROR, message=failure.for_client()) from None
-    else:
-        outcome = "ok"
-        return ReadResourceResult(
-            contents=[TextResourceContents(uri=uri, mime_type=spec.mime_type, text=screen.text)]
-        )
-    finally:
-        if runtime.audit is not None:
-            runtime.audit.record(
-                tool=f"resource:{spec.name}",
-                spec=spec,
-                # As the declared variable, so the audit log applies its rule
-                # for n (audit.AuditLog.arguments) instead of an undeclared key.
-                arguments={"n": uri.removeprefix("tmux://pane/")},
-                outcome=outcome,
-                duration=time.monotonic() - began,
-            )
+        raise _resource_error(exc) from None
+    return ReadResourceResult(
+        contents=[TextResourceContents(uri=read.uri, mime_type=read.mime_type, text=read.text)]
+    )
+
+
+def _resource_error(exc: TmuxMcpError) -> MCPError:
+    code = INTERNAL_ERROR if isinstance(exc, InternalError) else INVALID_PARAMS
+    return MCPError(code=code, message=exc.for_client())
 
 
 def _resource_handlers(runtime: Runtime) -> dict[str, Any]:
@@ -263,22 +246,19 @@ def _resource_handlers(runtime: Runtime) -> dict[str, Any]:
         ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> ListResourcesResult:
         try:
-            panes = await resources.list_pane_ids(runtime.context)
+            listed = await resource_calls.listing(spec, runtime.context, runtime.audit)
         except TmuxMcpError as exc:
-            raise MCPError(code=INVALID_PARAMS, message=exc.for_client()) from None
+            raise _resource_error(exc) from None
         return ListResourcesResult(
             resources=[
                 Resource(
-                    uri=resources.pane_uri(p.pane_id),
-                    name=p.pane_id,
-                    title=f"Pane {p.pane_id}",
-                    description=(
-                        f"Visible text of pane {p.pane_id} (window {p.window_id}, session "
-                        f"{p.session_id}, {p.width}x{p.height}); untrusted, may expose secrets."
-                    ),
+                    uri=r.uri,
+                    name=r.name,
+                    title=r.title,
+                    description=r.description,
                     mime_type=spec.mime_type,
                 )
-                for p in panes
+                for r in listed
             ]
         )
 

@@ -78,6 +78,8 @@ def resource_with_a_tool_result() -> object:
         result=inspect.CapturePaneResult,
         handler=resources.read_pane_resource,  # type: ignore[arg-type]
         uri_template=resources.PANE_TEMPLATE,
+        variables=resources.args_of_uri,
+        lister=resources.list_pane_resources,
         requires=("capture_pane",),
     )
 

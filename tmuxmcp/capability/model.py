@@ -77,6 +77,15 @@ class ToolSpec(msgspec.Struct, Generic[A, R], frozen=True, kw_only=True):
         return disclosures_of(self.result)[1]
 
 
+class ListedResource(msgspec.Struct, frozen=True, kw_only=True):
+    """One resource as ``resources/list`` shows it (tmux ids and sizes only)."""
+
+    uri: str
+    name: str
+    title: str
+    description: str
+
+
 class ResourceSpec(ToolSpec[A, R], frozen=True, kw_only=True):
     """An MCP resource template, declared with a tool's honesty (CM-5, CM-7).
 
@@ -86,10 +95,19 @@ class ResourceSpec(ToolSpec[A, R], frozen=True, kw_only=True):
     read through tool operations; it exists only when every operation in
     ``requires`` is on the effective surface (CM-3), so an operator who
     excludes one of them removes the resource too.
+
+    Both requests are served from the declaration (``resource_calls``):
+    ``resources/read`` decodes the URI with ``variables`` (not yet encoded),
+    encodes them and calls ``handler``; ``resources/list`` calls ``lister``.
+    Both are audited like tool calls.
     """
 
     uri_template: str
     requires: tuple[str, ...]
+    variables: Callable[[str], A]
+    """The URI's variables decoded as ``args``, or ``InvalidArguments`` saying why."""
+    lister: Callable[[Any], Awaitable[list[ListedResource]]]
+    """Every resource of the template that exists now: ``lister(context)``."""
     mime_type: str = "text/plain"
 
 
