@@ -160,15 +160,7 @@ def test_every_parameter_error_leads_with_the_parameter(spec: Any) -> None:
         assert message.startswith(f"`{field.encode_name}` expected "), message
         assert "got an object" in message
         assert message.index("(") > message.index("; it takes "), message
-
-
-@pytest.mark.parametrize("spec", list(BY_NAME.values()), ids=lambda s: s.name)
-def test_no_parameter_error_carries_msgspecs_wording(spec: Any) -> None:
-    """Issue 21.3: the words are ours; msgspec's message is not passed on."""
-    for field in msgspec.structs.fields(spec.args):
-        with pytest.raises(InvalidArguments) as raised:
-            decode_arguments(spec.name, spec.args, {field.encode_name: WRONG_TYPE})
-        message = raised.value.message
+        # Issue 21.3: the words are ours; msgspec's message is not passed on.
         assert "Expected `" not in message, message
         assert message.endswith(f"(at `$.{field.encode_name}`)"), message
 

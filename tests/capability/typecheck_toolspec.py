@@ -19,15 +19,20 @@ from tmuxmcp.capability.model import ResourceSpec, ToolSpec
 from tmuxmcp.capability.vocabulary import Effect, OutputClass, Reach, Toolset
 from tmuxmcp.tools import inspect, manage, resources
 
+# What every spec below shares; only args, result and handler are under test.
+_SHARED: dict[str, Any] = {
+    "title": "Test spec",
+    "toolset": Toolset.INSPECT,
+    "reach": Reach.NONE,
+    "effects": frozenset({Effect.OBSERVE}),
+    "outputs": frozenset({OutputClass.TMUX_METADATA}),
+}
+
 
 def matching() -> ToolSpec[manage.SwapPaneArgs, manage.Done]:
     return ToolSpec(
         name="swap_pane",
-        title="Swap panes",
-        toolset=Toolset.MANAGE,
-        reach=Reach.NONE,
-        effects=frozenset({Effect.CHANGE}),
-        outputs=frozenset({OutputClass.TMUX_METADATA}),
+        **_SHARED,
         summary="control",
         args=manage.SwapPaneArgs,
         result=manage.Done,
@@ -38,11 +43,7 @@ def matching() -> ToolSpec[manage.SwapPaneArgs, manage.Done]:
 def handler_of_another_tool() -> object:
     return ToolSpec(
         name="swap_pane",
-        title="Swap panes",
-        toolset=Toolset.MANAGE,
-        reach=Reach.NONE,
-        effects=frozenset({Effect.CHANGE}),
-        outputs=frozenset({OutputClass.TMUX_METADATA}),
+        **_SHARED,
         summary="takes SelectPaneArgs, declares SwapPaneArgs",
         args=manage.SwapPaneArgs,
         result=manage.Done,
@@ -53,11 +54,7 @@ def handler_of_another_tool() -> object:
 def result_of_another_tool() -> object:
     return ToolSpec(
         name="list_sessions",
-        title="List sessions",
-        toolset=Toolset.INSPECT,
-        reach=Reach.NONE,
-        effects=frozenset({Effect.OBSERVE}),
-        outputs=frozenset({OutputClass.TMUX_METADATA}),
+        **_SHARED,
         summary="returns ListSessionsResult, declares ListWindowsResult",
         args=inspect.ListSessionsArgs,
         result=inspect.ListWindowsResult,
@@ -68,11 +65,7 @@ def result_of_another_tool() -> object:
 def resource_with_a_tool_result() -> object:
     return ResourceSpec(
         name="pane",
-        title="Pane screen",
-        toolset=Toolset.INSPECT,
-        reach=Reach.NONE,
-        effects=frozenset({Effect.OBSERVE}),
-        outputs=frozenset({OutputClass.TERMINAL_CONTENT}),
+        **_SHARED,
         summary="returns PaneScreen, declares CapturePaneResult",
         args=resources.PaneResourceArgs,
         result=inspect.CapturePaneResult,
@@ -91,11 +84,7 @@ def in_a_collection() -> tuple[ToolSpec[Any, Any], ...]:
     specs += (
         ToolSpec(
             name="swap_pane",
-            title="Swap panes",
-            toolset=Toolset.MANAGE,
-            reach=Reach.NONE,
-            effects=frozenset({Effect.CHANGE}),
-            outputs=frozenset({OutputClass.TMUX_METADATA}),
+            **_SHARED,
             summary="in a tuple, still checked",
             args=manage.SwapPaneArgs,
             result=manage.Done,

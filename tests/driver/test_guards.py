@@ -14,7 +14,7 @@ import pytest
 
 from tests.support import PrivateTmux
 from tmuxmcp.driver import binding
-from tmuxmcp.driver.argv import cmd
+from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.driver.client import TmuxClient
 from tmuxmcp.driver.guards import GuardRefused, Refusal, guard_name, refusal_in
 from tmuxmcp.driver.socket import select_socket
@@ -57,29 +57,16 @@ async def test_a_refused_typing_guard_raises_typed_and_runs_nothing_after_it(
     pane = private_tmux.new_session("g")["pane_id"]
     pid = int(private_tmux.bare("display-message", "-p", "-t", pane, "#{pane_pid}").stdout)
     after = cmd("set-option", "-g", args=["@after", "ran"])
+
+    def typing_guard(seen_pid: int) -> Command:
+        name = guard_name(client.marker, pane, seen_pid, rows=False)
+        return cmd("show-options", "-s", "-v", t=pane, args=[name])
+
     with pytest.raises(GuardRefused) as refused:
-        await client.run(
-            cmd(
-                "show-options",
-                "-s",
-                "-v",
-                t=pane,
-                args=[guard_name(client.marker, pane, pid + 1, rows=False)],
-            ),
-            after,
-        )
+        await client.run(typing_guard(pid + 1), after)
     assert refused.value.refusal is Refusal.PANE_CHANGED
     assert private_tmux.bare("show-options", "-gqv", "@after").stdout.strip() == ""
-    await client.run(
-        cmd(
-            "show-options",
-            "-s",
-            "-v",
-            t=pane,
-            args=[guard_name(client.marker, pane, pid, rows=False)],
-        ),
-        after,
-    )
+    await client.run(typing_guard(pid), after)
     assert private_tmux.bare("show-options", "-gqv", "@after").stdout.strip() == "ran"
 
 

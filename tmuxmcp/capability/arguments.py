@@ -56,3 +56,14 @@ def conflict(message: str, *params: str) -> NoReturn:
 def given(*values: object) -> int:
     """How many of ``values`` the caller gave (are not ``None``)."""
     return sum(value is not None for value in values)
+
+
+def not_together(args: Arguments, first: str, second: str, *, neither: str = "") -> None:
+    """Refuse ``args`` when both fields ``first`` and ``second`` are given.
+
+    The message leads with ``second`` (the one to drop) and, with ``neither``,
+    says what giving neither means.
+    """
+    if given(getattr(args, first), getattr(args, second)) > 1:
+        also = f" (neither: {neither})" if neither else ""
+        conflict(f"`{second}`: give {first} or {second}, not both{also}", second, first)

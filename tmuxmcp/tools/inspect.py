@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 import msgspec
 
-from tmuxmcp.capability.arguments import Arguments, conflict, given
+from tmuxmcp.capability.arguments import Arguments, conflict, not_together
 from tmuxmcp.capability.manifest import compact_report
 from tmuxmcp.capability.params import (
     LineNumber,
@@ -197,12 +197,7 @@ class ListPanesArgs(Arguments):
     window_id: WindowId | None = None
 
     def __post_init__(self) -> None:
-        if given(self.session_id, self.window_id) > 1:
-            conflict(
-                "`window_id`: give session_id or window_id, not both (neither: every session)",
-                "window_id",
-                "session_id",
-            )
+        not_together(self, "session_id", "window_id", neither="every session")
 
 
 class ListPanesResult(msgspec.Struct, frozen=True):

@@ -23,7 +23,7 @@ from typing import Annotated, Literal, TypeVar
 
 import msgspec
 
-from tmuxmcp.capability.arguments import Arguments, conflict, given
+from tmuxmcp.capability.arguments import Arguments, conflict, given, not_together
 from tmuxmcp.capability.params import (
     PaneId,
     PaneTitle,
@@ -166,12 +166,7 @@ class SplitPaneArgs(Arguments):
     start_directory: StartDirectory | None = None
 
     def __post_init__(self) -> None:
-        if given(self.size_cells, self.size_percent) > 1:
-            conflict(
-                "`size_percent`: give size_cells or size_percent, not both",
-                "size_percent",
-                "size_cells",
-            )
+        not_together(self, "size_cells", "size_percent")
 
 
 async def split_pane(ctx: ToolContext, args: SplitPaneArgs) -> Created:

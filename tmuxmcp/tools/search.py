@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from tmuxmcp.capability.arguments import Arguments, conflict, given
+from tmuxmcp.capability.arguments import Arguments, not_together
 from tmuxmcp.capability.params import SessionId, WindowId, local_int, number
 from tmuxmcp.capability.results import TmuxId
 from tmuxmcp.driver.records import SectionMarker
@@ -59,12 +59,7 @@ class SearchPanesArgs(Arguments):
     max_scan_bytes: ScanBytes = DEFAULT_SCAN_BYTES
 
     def __post_init__(self) -> None:
-        if given(self.session_id, self.window_id) > 1:
-            conflict(
-                "`window_id`: give session_id or window_id, not both (neither: every pane)",
-                "window_id",
-                "session_id",
-            )
+        not_together(self, "session_id", "window_id", neither="every pane")
 
 
 class PaneMatch(Match, frozen=True, kw_only=True):
