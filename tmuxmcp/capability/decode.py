@@ -45,6 +45,7 @@ from tmuxmcp.capability.diagnose import (
     WrongKind,
     WrongLength,
     diagnose,
+    struct_info,
 )
 from tmuxmcp.errors import ArgumentConflict, InvalidArguments
 from tmuxmcp.sinks.keys import KEY_VOCABULARY, suggest_key
@@ -132,9 +133,7 @@ def _printable_name(name: str) -> bool:
 
 def fields_of(args_type: type[msgspec.Struct]) -> dict[str, mi.Type]:
     """Each parameter's declared type, by its wire name."""
-    info = mi.type_info(args_type)
-    assert isinstance(info, mi.StructType)
-    return {f.encode_name: f.type for f in info.fields}
+    return {f.encode_name: f.type for f in struct_info(args_type).fields}
 
 
 def _strip(t: mi.Type) -> tuple[mi.Type, dict[str, Any]]:

@@ -27,6 +27,7 @@ Rules kept here:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from enum import Enum
@@ -114,12 +115,19 @@ def kind_of(value: Any) -> JsonKind:
     return "a list" if isinstance(value, list | tuple) else "an object"
 
 
+@functools.cache
+def struct_info(args_type: type[msgspec.Struct]) -> mi.StructType:
+    """The declared fields of an argument Struct (read once per type: it never changes)."""
+    info = mi.type_info(args_type)
+    assert isinstance(info, mi.StructType)
+    return info
+
+
 def diagnose(args_type: type[msgspec.Struct], arguments: Any) -> Problem | None:
     """The first problem of ``arguments`` against ``args_type``, or ``None`` if none is found."""
     if not isinstance(arguments, dict):
         return NotAnObject(path="$", got=kind_of(arguments))
-    info = mi.type_info(args_type)
-    assert isinstance(info, mi.StructType)
+    info = struct_info(args_type)
     declared = {f.encode_name: f for f in info.fields}
     for key, value in arguments.items():
         field = declared.get(key)
