@@ -35,9 +35,10 @@ class ToolSpec(msgspec.Struct, Generic[A, R], frozen=True, kw_only=True):
 
     Generic in its argument and result Structs: ``args``, ``result`` and
     ``handler`` must agree, so a spec naming another tool's handler (or
-    result) does not type-check (issue 21.3; ``tests/typing_toolspec.py``
-    keeps that true). A collection of specs is ``ToolSpec[Any, Any]``; build
-    it from specs whose types were solved on their own (see ``definition``).
+    result) does not type-check (issue 21.3;
+    ``tests/capability/typecheck_toolspec.py`` keeps that true). A collection
+    of specs is ``ToolSpec[Any, Any]``; build it from specs whose types were
+    solved on their own (see ``definition``).
     """
 
     name: str
