@@ -92,3 +92,22 @@ def in_a_collection() -> tuple[ToolSpec[Any, Any], ...]:
         ),
     )
     return specs
+
+
+def _swap_variables(uri: str) -> manage.SwapPaneArgs:
+    return manage.SwapPaneArgs(pane_id="%1", other_pane_id="%2")
+
+
+def resource_whose_uri_decodes_to_other_arguments() -> object:
+    return ResourceSpec(
+        name="pane",
+        **_SHARED,
+        summary="variables give SwapPaneArgs, args declares PaneResourceArgs",
+        args=resources.PaneResourceArgs,
+        result=resources.PaneScreen,
+        handler=resources.read_pane_resource,
+        uri_template=resources.PANE_TEMPLATE,
+        variables=_swap_variables,  # type: ignore[arg-type]
+        lister=resources.list_pane_resources,
+        requires=("capture_pane",),
+    )
