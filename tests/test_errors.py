@@ -1,9 +1,10 @@
 """Errors that teach (issue 14.3) and one error path (issue 10.3), over real stdio.
 
 Each invalid-argument error opens with its slug and the parameter, says what
-was wrong in plain words and what a valid value looks like; msgspec's message
-may follow, never lead. The expected ranges are read from the published input
-schema (the contract), not from the code that words the error.
+was wrong in plain words and what a valid value looks like; its location may
+follow, and msgspec's own message never appears (issue 21.3). The expected
+ranges are read from the published input schema (the contract), not from the
+code that words the error.
 """
 
 from __future__ import annotations
@@ -159,3 +160,55 @@ def test_every_parameter_error_leads_with_the_parameter(spec: Any) -> None:
         assert message.startswith(f"`{field.encode_name}` expected "), message
         assert "got an object" in message
         assert message.index("(") > message.index("; it takes "), message
+        # Issue 21.3: the words are ours; msgspec's message is not passed on.
+        assert "Expected `" not in message, message
+        assert message.endswith(f"(at `$.{field.encode_name}`)"), message
+
+
+def _drawn_tree() -> set[tuple[str, str | None]]:
+    """(class, parent) for every class drawn in the ``errors`` module docstring."""
+    assert errors.__doc__ is not None
+    drawn: set[tuple[str, str | None]] = set()
+    parents: list[str] = []
+    for line in errors.__doc__.splitlines():
+        if line.strip() == "TmuxMcpError":
+            parents = ["TmuxMcpError"]
+            drawn.add(("TmuxMcpError", None))
+            continue
+        branch = re.match(r"^    ((?:│   |    )*)(?:├|└)── (\w+)", line)
+        if branch is None or not parents:
+            continue
+        depth = len(branch[1]) // 4 + 1
+        del parents[depth:]
+        drawn.add((branch[2], parents[-1]))
+        parents.append(branch[2])
+    return drawn
+
+
+def _real_tree() -> set[tuple[str, str | None]]:
+    """(class, parent) for every TmuxMcpError subclass in the package, all modules imported."""
+    import importlib
+    import pkgutil
+
+    import tmuxmcp
+
+    for module in pkgutil.walk_packages(tmuxmcp.__path__, "tmuxmcp."):
+        if not module.name.endswith("__main__"):
+            importlib.import_module(module.name)
+    real: set[tuple[str, str | None]] = {("TmuxMcpError", None)}
+    pending: list[type[TmuxMcpError]] = [TmuxMcpError]
+    while pending:
+        cls = pending.pop()
+        for sub in cls.__subclasses__():
+            if sub.__module__.startswith("tmuxmcp."):
+                real.add((sub.__name__, cls.__name__))
+                pending.append(sub)
+    return real
+
+
+def test_the_drawn_exception_tree_is_the_class_hierarchy() -> None:
+    """Issue 21.4: every error class is drawn, under its real parent, and nothing else is."""
+    drawn, real = _drawn_tree(), _real_tree()
+    assert len(drawn) > 10, "the drawing was not parsed"
+    assert real - drawn == set(), "classes missing from the drawing"
+    assert drawn - real == set(), "drawn classes that do not exist there"

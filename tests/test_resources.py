@@ -175,3 +175,16 @@ async def test_resource_reads_are_audited_without_leaking_the_uri(
     assert [r["outcome"] for r in reads] == ["ok", "invalid-arguments"]
     assert set(reads[0]["arguments"]) == {"n"}  # the declared variable, never unknown
     assert secret not in raw
+
+
+async def test_resource_listings_are_audited_like_tool_calls(private_tmux: PrivateTmux) -> None:
+    """Issue 21.4: resources/list is served through the definition and written to the audit log."""
+    ids = private_tmux.new_session("listed")
+    log = os.path.join(private_tmux.directory, "audit.jsonl")
+    async with serve(private_tmux, "--audit-log", log) as session:
+        listed = (await session.list_resources()).resources
+    assert [str(r.uri) for r in listed] == [f"tmux://pane/{ids['pane_id'][1:]}"]
+    with open(log, encoding="utf-8") as f:
+        records = [json.loads(line) for line in f.read().splitlines()]
+    listings = [r for r in records if r["tool"] == "resource:pane/list"]
+    assert [(r["outcome"], r["arguments"]) for r in listings] == [("ok", {})]

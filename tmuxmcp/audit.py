@@ -1,4 +1,4 @@
-"""The audit log: one JSON line per tool call, with payloads redacted.
+"""The audit log: one JSON line per tool call (and resource request), payloads redacted.
 
 Enabled with ``--audit-log PATH`` (``TMUXMCP_AUDIT_LOG``). Each line holds the
 time, the tool, the outcome (``ok``, ``cancelled`` or an error reference), the
@@ -73,7 +73,7 @@ def _clear_test(encoding: Encoding, declared: mi.Type) -> Readable:
 
 
 @functools.cache
-def _readable(spec: ToolSpec) -> dict[str, Readable]:
+def _readable(spec: ToolSpec[Any, Any]) -> dict[str, Readable]:
     declared = fields_of(spec.args)
     return {p.name: _clear_test(p.encoding, declared[p.name]) for p in params_of(spec)}
 
@@ -100,7 +100,9 @@ class AuditLog:
         mac = hmac.new(self._key, data.encode("utf-8", "surrogatepass"), hashlib.sha256)
         return {"redacted": True, "length": len(data), "hmac": mac.hexdigest()[:12]}
 
-    def arguments(self, spec: ToolSpec | None, arguments: dict[str, Any]) -> dict[str, Any]:
+    def arguments(
+        self, spec: ToolSpec[Any, Any] | None, arguments: dict[str, Any]
+    ) -> dict[str, Any]:
         """The declared arguments as they may appear in the record."""
         readable = _readable(spec) if spec is not None else {}
         return {
@@ -109,7 +111,9 @@ class AuditLog:
             if key in readable
         }
 
-    def unknown(self, spec: ToolSpec | None, arguments: dict[str, Any]) -> list[dict[str, Any]]:
+    def unknown(
+        self, spec: ToolSpec[Any, Any] | None, arguments: dict[str, Any]
+    ) -> list[dict[str, Any]]:
         """Arguments that are not declared parameters: key and value both hashed."""
         declared = _readable(spec) if spec is not None else {}
         return [
@@ -122,7 +126,7 @@ class AuditLog:
         self,
         *,
         tool: str,
-        spec: ToolSpec | None,
+        spec: ToolSpec[Any, Any] | None,
         arguments: dict[str, Any] | None,
         outcome: str,
         duration: float,

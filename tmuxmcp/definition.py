@@ -9,6 +9,8 @@ when a parameter has no sink, or when any tool declares ``host-command``.
 
 from __future__ import annotations
 
+from typing import Any
+
 from tmuxmcp.capability.model import ResourceSpec, ToolSpec
 from tmuxmcp.capability.vocabulary import Effect, OutputClass, Reach, Toolset
 from tmuxmcp.tools import (
@@ -32,7 +34,13 @@ DELETE = frozenset({Effect.DELETE})
 METADATA = frozenset({OutputClass.TMUX_METADATA})
 ENDS_PROCESSES = ("Processes in deleted panes get SIGHUP and usually exit.",)
 
-DEFINITION: tuple[ToolSpec, ...] = (
+# Each block is added to an empty tuple rather than assigned to the annotated
+# name: under the annotation mypy would solve every spec's argument and result
+# types from it (``Any``) and accept a spec whose handler belongs to another
+# tool; added, each spec's types are solved from its own args, result and
+# handler, which must agree (issue 21.3).
+DEFINITION: tuple[ToolSpec[Any, Any], ...] = ()
+DEFINITION += (
     ToolSpec(
         name="list_sessions",
         title="List sessions",
@@ -557,11 +565,12 @@ DEFINITION += (
     ),
 )
 
-BY_NAME: dict[str, ToolSpec] = {spec.name: spec for spec in DEFINITION}
+BY_NAME: dict[str, ToolSpec[Any, Any]] = {spec.name: spec for spec in DEFINITION}
 
 # -- resources ---------------------------------------------------------------------
 
-RESOURCES: tuple[ResourceSpec, ...] = (
+RESOURCES: tuple[ResourceSpec[Any, Any], ...] = ()
+RESOURCES += (
     ResourceSpec(
         name="pane",
         title="Pane screen",
@@ -577,6 +586,8 @@ RESOURCES: tuple[ResourceSpec, ...] = (
         handler=resources.read_pane_resource,
         result=resources.PaneScreen,
         uri_template=resources.PANE_TEMPLATE,
+        variables=resources.args_of_uri,
+        lister=resources.list_pane_resources,
         requires=("capture_pane", "list_panes"),
         repeat_safe=True,
     ),

@@ -10,22 +10,37 @@ a client can tell error kinds apart without parsing prose.
     TmuxMcpError
     ├── CallerError              the caller can fix the call
     │   ├── InvalidArguments     arguments do not match the tool's schema
+    │   │   └── ArgumentConflict parameters each valid, but not together
     │   ├── UnsafeValue          a value cannot be made safe for its sink
     │   ├── ObjectNotFound       a named tmux object does not exist
     │   │   └── NoSessions       the server has no sessions, so nothing can be named
     │   ├── PaneNotReady         the pane cannot take a shell command now
+    │   │   ├── ShellBusy        its shell is not back at its prompt (*)
+    │   │   │   └── JobJustEnded its job exited, the shell has not taken the terminal back (*)
+    │   │   └── ProgramInForeground  another program has the terminal (*)
+    │   │       └── ScriptInForeground  a shell running a script or -c command (*)
     │   ├── SelfTeardownRefused  a teardown would remove tmuxmcp's own pane
     │   └── ZoomedTeardownRefused kill_session would crash tmux 3.4 (a zoomed window)
+    ├── CommandInterrupted       a run_command run ended without its exit status
     ├── TmuxError                tmux could not do what was asked
     │   ├── TmuxCommandFailed    tmux ran and reported an error
+    │   │   ├── CommandTooLong   tmuxmcp built a command list too long for tmux (*)
+    │   │   └── GuardRefused     a guard after the gate stopped the invocation (*)
     │   ├── TmuxTimeout          tmux did not answer before the deadline
     │   ├── TmuxUnavailable      the tmux binary cannot be run
     │   ├── TmuxUnsupported      the tmux binary is older than tmuxmcp supports
     │   ├── ServerGone           no tmux server answers on the socket
     │   ├── ServerReplaced       a different tmux server now owns the socket
+    │   ├── BoundServerLost      the bound server exited or was replaced; every call is refused
     │   └── ConfigurationChanged an alias or hook appeared that voids the hints
     ├── ConfigError              the operator's startup configuration is invalid
-    └── InternalError            a bug in tmuxmcp; the details are only in its log
+    ├── InternalError            a bug in tmuxmcp; the details are only in its log
+    └── LockDirUnsafe            the pane lock directory is not tmuxmcp's own (*)
+
+(*) defined beside the code that raises it (``tools.readiness``,
+``driver.client``, ``driver.guards``, ``tools.panelock``), with the reference of its parent
+unless it declares its own. ``tests/test_errors.py`` compares this drawing
+with the class hierarchy, so a new class cannot be left out.
 
 The dispatcher (``server.call``) maps this tree to results in one place, and
 the audit log takes a call's outcome from the exception's ``reference``; no
@@ -63,6 +78,20 @@ class InvalidArguments(CallerError):
     """You get this when the arguments do not match the tool's input schema."""
 
     reference = "invalid-arguments"
+
+
+class ArgumentConflict(InvalidArguments, ValueError):
+    """You get this when parameters that are each valid do not go together
+    (two that exclude each other, a range whose ends are reversed).
+
+    Raised by an argument Struct's ``__post_init__`` (``capability.arguments``);
+    it is a ``ValueError`` so that msgspec reports it while decoding, and the
+    decoder raises it unchanged. ``params`` names the parameters involved.
+    """
+
+    def __init__(self, message: str, *, params: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.params = params
 
 
 class UnsafeValue(CallerError):

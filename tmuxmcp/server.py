@@ -31,6 +31,7 @@ import msgspec
 import trio
 
 import tmuxmcp
+from tmuxmcp import resource_calls
 from tmuxmcp.capability.decode import decode_arguments, lone_surrogate_error
 from tmuxmcp.capability.describe import describe
 from tmuxmcp.capability.encode import encode_arguments
@@ -60,7 +61,6 @@ from tmuxmcp.protocol.results import (
     Tool,
 )
 from tmuxmcp.runtime import Runtime
-from tmuxmcp.tools import resources
 from tmuxmcp.tools.context import Progress
 from tmuxmcp.transport import open_stdio
 from tmuxmcp.wire import ALTERED_META, LONE_SURROGATE
@@ -199,8 +199,10 @@ async def _dispatch(
     return tool_result(await spec.handler(context, args))
 
 
-async def read_resource(runtime: Runtime, spec: ResourceSpec, uri: str) -> ReadResourceResult:
-    """Read one pane resource and audit it like a tool call.
+async def read_resource(
+    runtime: Runtime, spec: ResourceSpec[Any, Any], uri: str
+) -> ReadResourceResult:
+    """Read one resource through its declaration, audited (``resource_calls``).
 
     Every error is a JSON-RPC error (resources have no ``isError`` result): a
     URI that names no valid pane id, or a pane that does not exist, is
@@ -208,35 +210,19 @@ async def read_resource(runtime: Runtime, spec: ResourceSpec, uri: str) -> ReadR
     with tmuxmcp's teaching message and slug; anything unexpected is
     ``InternalError``.
     """
-    began = time.monotonic()
-    outcome = "cancelled"
     try:
-        screen = await spec.handler(runtime.context, encode_arguments(resources.args_of_uri(uri)))
-        assert isinstance(screen, resources.PaneScreen)
+        read = await resource_calls.read(spec, runtime.context, runtime.audit, uri)
     except TmuxMcpError as exc:
-        outcome = exc.reference
-        raise RpcError(INVALID_PARAMS, exc.for_client()) from None
-    except Exception:
-        log.exception("unexpected error reading resource %s", spec.name)
-        failure = InternalError()
-        outcome = failure.reference
-        raise RpcError(INTERNAL_ERROR, failure.for_client()) from None
-    else:
-        outcome = "ok"
-        return ReadResourceResult(
-            contents=[TextResourceContents(uri=uri, mime_type=spec.mime_type, text=screen.text)]
-        )
-    finally:
-        if runtime.audit is not None:
-            runtime.audit.record(
-                tool=f"resource:{spec.name}",
-                spec=spec,
-                # As the declared variable, so the audit log applies its rule
-                # for n (audit.AuditLog.arguments) instead of an undeclared key.
-                arguments={"n": uri.removeprefix("tmux://pane/")},
-                outcome=outcome,
-                duration=time.monotonic() - began,
-            )
+        raise _resource_error(exc) from None
+    return ReadResourceResult(
+        contents=[TextResourceContents(uri=read.uri, mime_type=read.mime_type, text=read.text)]
+    )
+
+
+def _resource_error(exc: TmuxMcpError) -> RpcError:
+    """A resource call's error as JSON-RPC (resources have no ``isError`` result)."""
+    code = INTERNAL_ERROR if isinstance(exc, InternalError) else INVALID_PARAMS
+    return RpcError(code, exc.for_client())
 
 
 def _resource_methods(runtime: Runtime) -> dict[str, Method]:
@@ -263,22 +249,19 @@ def _resource_methods(runtime: Runtime) -> dict[str, Method]:
 
     async def list_resources(ctx: RequestContext, p: params.PageParams) -> Result:
         try:
-            panes = await resources.list_pane_ids(runtime.context)
+            listed = await resource_calls.listing(spec, runtime.context, runtime.audit)
         except TmuxMcpError as exc:
-            raise RpcError(INVALID_PARAMS, exc.for_client()) from None
+            raise _resource_error(exc) from None
         return ListResourcesResult(
             resources=[
                 Resource(
-                    uri=resources.pane_uri(p.pane_id),
-                    name=p.pane_id,
-                    title=f"Pane {p.pane_id}",
-                    description=(
-                        f"Visible text of pane {p.pane_id} (window {p.window_id}, session "
-                        f"{p.session_id}, {p.width}x{p.height}); untrusted, may expose secrets."
-                    ),
+                    uri=r.uri,
+                    name=r.name,
+                    title=r.title,
+                    description=r.description,
                     mime_type=spec.mime_type,
                 )
-                for p in panes
+                for r in listed
             ]
         )
 

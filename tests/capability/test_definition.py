@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import msgspec
 import pytest
@@ -24,13 +25,13 @@ def test_tool_names_are_unique_and_each_tool_declares_its_own_handler() -> None:
 
 
 @pytest.mark.parametrize("spec", DEFINITION, ids=lambda s: s.name)
-def test_no_tool_declares_host_command_reach(spec: ToolSpec) -> None:
+def test_no_tool_declares_host_command_reach(spec: ToolSpec[Any, Any]) -> None:
     """CM-6: host-command exists only to name the prohibited capability."""
     assert spec.reach is not Reach.HOST_COMMAND
 
 
 @pytest.mark.parametrize("spec", DEFINITION, ids=lambda s: s.name)
-def test_declared_properties_use_the_closed_vocabularies(spec: ToolSpec) -> None:
+def test_declared_properties_use_the_closed_vocabularies(spec: ToolSpec[Any, Any]) -> None:
     """CM-2 and CM-3: one toolset, one reach, a non-empty effect set, known output classes."""
     assert isinstance(spec.toolset, Toolset)
     assert isinstance(spec.reach, Reach)
@@ -42,7 +43,7 @@ def test_declared_properties_use_the_closed_vocabularies(spec: ToolSpec) -> None
 
 
 @pytest.mark.parametrize("spec", DEFINITION, ids=lambda s: s.name)
-def test_every_parameter_is_classified_by_sink(spec: ToolSpec) -> None:
+def test_every_parameter_is_classified_by_sink(spec: ToolSpec[Any, Any]) -> None:
     """CM-5: every caller-controlled input names the interpreter boundary it reaches."""
     params = params_of(spec)
     fields = [f.encode_name for f in msgspec.structs.fields(spec.args)]
@@ -52,7 +53,7 @@ def test_every_parameter_is_classified_by_sink(spec: ToolSpec) -> None:
 
 
 @pytest.mark.parametrize("spec", DEFINITION, ids=lambda s: s.name)
-def test_input_schema_is_generated_from_the_argument_struct(spec: ToolSpec) -> None:
+def test_input_schema_is_generated_from_the_argument_struct(spec: ToolSpec[Any, Any]) -> None:
     schema = input_schema(spec.args)
     assert schema["type"] == "object"
     assert schema.get("additionalProperties") is False
@@ -62,7 +63,7 @@ def test_input_schema_is_generated_from_the_argument_struct(spec: ToolSpec) -> N
 
 
 @pytest.mark.parametrize("spec", DEFINITION, ids=lambda s: s.name)
-def test_description_opens_with_reach_and_effect(spec: ToolSpec) -> None:
+def test_description_opens_with_reach_and_effect(spec: ToolSpec[Any, Any]) -> None:
     """CM-7: the description begins with the plain-language reach and effect."""
     text = describe(spec)
     assert text.startswith(f"Reach {spec.reach.value} (")

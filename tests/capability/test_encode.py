@@ -50,9 +50,13 @@ class _Encoded:
         self.encoding, self.rule, self.raw = encoding, rule, raw
 
 
+def _no_rules(self: object) -> None:
+    """A ``__post_init__`` that checks nothing."""
+
+
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
 def test_the_dispatcher_applies_each_declared_encoding_to_each_parameter(
-    spec: ToolSpec, monkeypatch: pytest.MonkeyPatch
+    spec: ToolSpec[Any, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls: list[tuple[Encoding, str]] = []
 
@@ -64,13 +68,23 @@ def test_the_dispatcher_applies_each_declared_encoding_to_each_parameter(
         return encoder
 
     monkeypatch.setattr(encode, "ENCODERS", {e: spy(e) for e in Encoding})
+    host_calls: list[tuple[str, str]] = []
+
+    def host_check(value: _Raw, param: str) -> None:
+        assert isinstance(value, _Raw), "the host is asked about the caller's value"
+        host_calls.append((param, value.where))
+
+    monkeypatch.setattr(encode, "HOST_CHECKS", dict.fromkeys(encode.HOST_CHECKS, host_check))
     params = params_of(spec)
     raw = {
         p.attr: [_Raw(f"{p.attr}[0]"), _Raw(f"{p.attr}[1]")] if p.elements else _Raw(p.attr)
         for p in params
     }
-    # The Struct constructor validates nothing, so raw values reach the step.
-    encoded = encode_arguments(spec.args(**raw))
+    # The Struct constructor validates nothing, so raw values reach the step; every
+    # parameter is given at once, so the cross-field rules (``__post_init__``) are
+    # left out: a subclass without them has the same declared fields.
+    unchecked = type(spec.args.__name__, (spec.args,), {"__post_init__": _no_rules})
+    encoded = encode_arguments(unchecked(**raw))
     expected = []
     for p in params:
         wheres = [f"{p.attr}[0]", f"{p.attr}[1]"] if p.elements else [p.attr]
@@ -81,6 +95,13 @@ def test_the_dispatcher_applies_each_declared_encoding_to_each_parameter(
             assert value.encoding is p.encoding
             assert value.rule.param == p.name
     assert sorted(calls) == sorted(expected)
+    asked = [
+        (p.name, w)
+        for p in params
+        if p.encoding in encode.HOST_CHECKS
+        for w in ([f"{p.attr}[0]", f"{p.attr}[1]"] if p.elements else [p.attr])
+    ]
+    assert sorted(host_calls) == sorted(asked)
 
 
 def test_an_absent_optional_parameter_is_not_encoded(monkeypatch: pytest.MonkeyPatch) -> None:

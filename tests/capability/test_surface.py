@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tmuxmcp.capability.model import ToolSpec
@@ -12,7 +14,7 @@ from tmuxmcp.errors import ConfigError
 from tmuxmcp.tools import inspect
 
 
-def _tool(name: str, toolset: Toolset, nested: tuple[str, ...] = ()) -> ToolSpec:
+def _tool(name: str, toolset: Toolset, nested: tuple[str, ...] = ()) -> ToolSpec[Any, Any]:
     return ToolSpec(
         name=name,
         title=name,

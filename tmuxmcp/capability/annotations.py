@@ -58,6 +58,7 @@ a process tool on the surface (the default surface), hints stay cautious.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import msgspec
 
@@ -94,7 +95,7 @@ class Evidence(msgspec.Struct, frozen=True):
 
 
 def gather_evidence(
-    served: Iterable[ToolSpec], *, minimal_provenance: bool, per_call_check: bool
+    served: Iterable[ToolSpec[Any, Any]], *, minimal_provenance: bool, per_call_check: bool
 ) -> Evidence:
     """The evidence available for a surface on a server of known provenance."""
     return Evidence(
@@ -104,7 +105,7 @@ def gather_evidence(
     )
 
 
-def whole_call_hints(spec: ToolSpec, evidence: Evidence) -> Hints:
+def whole_call_hints(spec: ToolSpec[Any, Any], evidence: Evidence) -> Hints:
     """The annotations for one tool under the given evidence."""
     if not evidence.sufficient:
         return CAUTIOUS

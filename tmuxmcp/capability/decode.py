@@ -15,8 +15,14 @@ type, never written per tool:
   window id given for a pane id is named as such, a name where an id is
   expected gets the tool that lists the ids, a key spelled ``Ctrl-C`` gets
   ``C-c`` (``sinks.keys.suggest_key``, derived from the key vocabulary);
-* msgspec's own message follows in parentheses, never leads, with any value it
-  quotes removed (errors never repeat payloads, ``errors`` module rule).
+* the location follows in parentheses (``(at `$.keys[1]`)``), a path built
+  from the declared fields and list indexes, never caller text.
+
+What was wrong is found by ``diagnose`` from the declared types, not read
+from msgspec's English message (issue 21.3): a change of msgspec's wording
+cannot change ours, and a parameter name a caller made up cannot pose as a
+location. A refusal by an argument Struct's own cross-field rule
+(``arguments``, Rule 4) arrives as msgspec's cause and is raised unchanged.
 """
 
 from __future__ import annotations
@@ -28,28 +34,28 @@ from typing import Any
 import msgspec
 from msgspec import inspect as mi
 
-from tmuxmcp.errors import InvalidArguments
+from tmuxmcp.capability.diagnose import (
+    MissingParameter,
+    NotAccepted,
+    NotAnObject,
+    NotMatching,
+    OutOfRange,
+    Problem,
+    UnknownParameter,
+    WrongKind,
+    WrongLength,
+    diagnose,
+    struct_info,
+)
+from tmuxmcp.errors import ArgumentConflict, InvalidArguments
 from tmuxmcp.sinks.keys import KEY_VOCABULARY, suggest_key
 from tmuxmcp.sinks.target import ID_PATTERNS, ID_PREFIX, IdKind
 
-_AT = re.compile(r" - at `\$(?P<path>[^`]*)`$")
-_FIELD = re.compile(r"^Object (?P<what>missing required|contains unknown) field `(?P<name>.*)`$")
-_GOT = re.compile(r"^Expected `(?P<want>[^`]+)`, got `(?P<got>[^`]+)`$")
-_QUOTED_ENUM = re.compile(r"^Invalid enum value .*$", re.DOTALL)
 _KIND_BY_PATTERN = {pattern: kind for kind, pattern in ID_PATTERNS.items()}
 _LISTER = {
     IdKind.SESSION: "list_sessions",
     IdKind.WINDOW: "list_windows",
     IdKind.PANE: "list_panes",
-}
-_JSON_NAMES = {
-    "int": "an integer",
-    "float": "a number",
-    "str": "a string",
-    "bool": "a boolean",
-    "array": "a list",
-    "object": "an object",
-    "null": "null",
 }
 _MAX_LISTED = 12
 _NAMES_REFUSED = "names are not accepted"
@@ -66,7 +72,10 @@ def decode_arguments(
     try:
         return msgspec.convert(arguments or {}, args_type)
     except msgspec.ValidationError as exc:
-        raise InvalidArguments(explain(tool, args_type, arguments or {}, str(exc))) from None
+        if isinstance(exc.__cause__, ArgumentConflict):
+            # The Struct's own cross-field rule (``arguments``, Rule 4): already our words.
+            raise exc.__cause__ from None
+        raise InvalidArguments(explain(tool, args_type, arguments or {})) from None
     except UnicodeEncodeError:
         # msgspec cannot even describe a lone surrogate where a non-string is
         # expected (found by the fuzz suite).
@@ -90,43 +99,32 @@ def has_surrogate(value: object) -> bool:
     return has_lone_surrogate(value)
 
 
-def explain(
-    tool: str, args_type: type[msgspec.Struct], arguments: dict[str, Any], detail: str
-) -> str:
-    """Plain words for one msgspec validation failure on ``args_type``."""
+def explain(tool: str, args_type: type[msgspec.Struct], arguments: Any) -> str:
+    """Plain words for why msgspec refused ``arguments`` as ``args_type``."""
     fields = fields_of(args_type)
-    at = _AT.search(detail)
-    message = detail[: at.start()] if at else detail
-    # msgspec's location (`$.keys[1]`) names a declared field, never caller text.
-    shown_detail = _QUOTED_ENUM.sub("Invalid enum value", message) + (at[0] if at else "")
-    if at is None:
-        found = _FIELD.match(message)
-        if found and found["what"] == "contains unknown":
-            name = found["name"]
+    problem = diagnose(args_type, arguments)
+    match problem:
+        case NotAnObject(got=got):
+            return f"the arguments must be a JSON object, not {got}"
+        case UnknownParameter(name=name):
             shown = f"`{name}`" if _printable_name(name) else "a parameter"
             takes = ", ".join(f"`{f}`" for f in fields) or "no arguments"
             return f"{shown} is not a parameter of {tool}; it takes {takes}"
-        if found:
-            name = found["name"]
-            looks = _looks_like(fields[name]) if name in fields else "a value"
-            return f"`{name}` is required: {looks}"
-        return f"the arguments must be a JSON object ({shown_detail})"
-    path = at["path"]
-    name = path.lstrip(".").split(".")[0].split("[")[0]
-    where = path.lstrip(".") or "arguments"
-    declared = fields.get(name)
-    if declared is None:
-        return f"`{where}`: {shown_detail}"
-    target = _element(declared, path)
-    value = _value_at(arguments, path)
-    wrong = _what_was_wrong(target, message, value)
-    hint = _suggestion(target, value)
-    text = f"`{where}` {wrong}"
+        case MissingParameter(name=name):
+            return f"`{name}` is required: {_looks_like(fields[name])}"
+        case None:
+            # A declared type diagnose does not model: name the tool, the schema says more.
+            return f"the arguments do not match the input schema of {tool}"
+    where = problem.path.removeprefix("$.")
+    declared = _element(fields[where.split("[")[0]], problem.path)
+    value = _value_at(arguments, problem.path)
+    text = f"`{where}` {_what_was_wrong(problem, declared)}"
+    hint = _suggestion(declared, value)
     if not (hint and hint.endswith(_NAMES_REFUSED)):
-        text += f"; it takes {_looks_like(target)}"
+        text += f"; it takes {_looks_like(declared)}"
     if hint:
         text += f"; {hint}"
-    return f"{text} ({shown_detail})"
+    return f"{text} (at `{problem.path}`)"
 
 
 def _printable_name(name: str) -> bool:
@@ -135,9 +133,7 @@ def _printable_name(name: str) -> bool:
 
 def fields_of(args_type: type[msgspec.Struct]) -> dict[str, mi.Type]:
     """Each parameter's declared type, by its wire name."""
-    info = mi.type_info(args_type)
-    assert isinstance(info, mi.StructType)
-    return {f.encode_name: f.type for f in info.fields}
+    return {f.encode_name: f.type for f in struct_info(args_type).fields}
 
 
 def _strip(t: mi.Type) -> tuple[mi.Type, dict[str, Any]]:
@@ -247,37 +243,26 @@ def _bounded(noun: str, low: object, high: object, unit: str) -> str:
     return noun
 
 
-_PYTHON_JSON = ((bool, "a boolean"), (int, "an integer"), (float, "a number"), (str, "a string"))
-
-
-def _json_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    for kind, name in _PYTHON_JSON:
-        if isinstance(value, kind):
-            return name
-    return "a list" if isinstance(value, list) else "an object"
-
-
-def _what_was_wrong(t: mi.Type, message: str, value: Any) -> str:
-    got = _GOT.match(message)
-    if got:
-        want = got["want"].split(" | ")[0]
-        return (
-            f"expected {_JSON_NAMES.get(want, 'a ' + want)}, "
-            f"got {_JSON_NAMES.get(got['got'], _json_name(value))}"
-        )
-    kind = id_kind(t)
-    if kind is not None:
-        return f"is not a {kind.value} id"
-    if message.startswith("Invalid enum value"):
-        return "is not one of the accepted values"
-    inner, _ = _strip(t)
-    if isinstance(inner, (mi.IntType, mi.FloatType)) and isinstance(value, (int, float)):
-        return f"is out of range (got {value})"
-    if isinstance(inner, mi.StrType) and isinstance(value, str):
-        return f"has the wrong length ({len(value)} characters)"
-    return "is not valid"
+def _what_was_wrong(problem: Problem, declared: mi.Type) -> str:
+    text = "is not valid"
+    match problem:
+        case WrongKind(expected=expected, got=got):
+            text = f"expected {expected}, got {got}"
+        case OutOfRange(value=value):
+            text = f"is out of range (got {value})"
+        case WrongLength(length=length, unit=unit):
+            noun = "length" if unit == "characters" else "number of items"
+            text = f"has the wrong {noun} ({length} {unit})"
+        case NotMatching(pattern=pattern):
+            kind = id_kind(declared)
+            text = (
+                f"is not a {kind.value} id"
+                if kind is not None
+                else f"does not match the pattern `{pattern}`"
+            )
+        case NotAccepted():
+            text = "is not one of the accepted values"
+    return text
 
 
 def _suggestion(t: mi.Type, value: Any) -> str | None:

@@ -15,6 +15,8 @@ such text is data, never instructions, the initialize instructions say once).
 
 from __future__ import annotations
 
+from typing import Any
+
 from tmuxmcp.capability.model import ToolSpec
 from tmuxmcp.capability.vocabulary import EFFECT_ORDER, REACH_BRIEF, Reach
 
@@ -25,7 +27,7 @@ SECRETS = "May expose secrets."
 UNTRUSTED_SECRETS = "Untrusted content; may expose secrets."
 
 
-def reach_and_effect(spec: ToolSpec) -> str:
+def reach_and_effect(spec: ToolSpec[Any, Any]) -> str:
     """The opening sentence: process reach and tmux effect, formal and plain."""
     effects = [e for e in EFFECT_ORDER if e in spec.effects]
     effect_names = ", ".join(e.value for e in effects)
@@ -41,7 +43,7 @@ def content_disclosure(untrusted: bool, secrets: bool) -> str | None:
     return SECRETS if secrets else None
 
 
-def describe(spec: ToolSpec, *, nested: tuple[str, ...] | None = None) -> str:
+def describe(spec: ToolSpec[Any, Any], *, nested: tuple[str, ...] | None = None) -> str:
     """The full description; ``nested`` is the aggregate's effective nested set."""
     parts = [reach_and_effect(spec), spec.summary]
     if spec.nested:

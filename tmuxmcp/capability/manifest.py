@@ -32,7 +32,7 @@ NOTICES = (
 )
 
 
-def declared_properties(spec: ToolSpec) -> dict[str, Any]:
+def declared_properties(spec: ToolSpec[Any, Any]) -> dict[str, Any]:
     """A tool's declared authority (CM-2) as JSON data."""
     return {
         "name": spec.name,
@@ -57,7 +57,7 @@ def hints_json(hints: Hints) -> dict[str, bool]:
     }
 
 
-def tool_annotations(spec: ToolSpec, evidence: Evidence) -> dict[str, Any]:
+def tool_annotations(spec: ToolSpec[Any, Any], evidence: Evidence) -> dict[str, Any]:
     """A tool's MCP annotations as every surface sends them: its title and all four hints.
 
     CM-4.5 to CM-4.8: without evidence each hint is *set* to its cautious
@@ -71,7 +71,7 @@ def tool_annotations(spec: ToolSpec, evidence: Evidence) -> dict[str, Any]:
     return {"title": spec.title, **hints_json(whole_call_hints(spec, evidence))}
 
 
-def resource_properties(spec: ResourceSpec) -> dict[str, Any]:
+def resource_properties(spec: ResourceSpec[Any, Any]) -> dict[str, Any]:
     """A resource's declared authority, as for a tool (CM-2, CM-7)."""
     entry = declared_properties(spec)
     del entry["nested_operations"]
@@ -85,7 +85,7 @@ def resource_properties(spec: ResourceSpec) -> dict[str, Any]:
     return entry
 
 
-def _parameters(spec: ToolSpec) -> list[dict[str, Any]]:
+def _parameters(spec: ToolSpec[Any, Any]) -> list[dict[str, Any]]:
     """Each declared parameter: its name, whether required, its sink and encoding."""
     return [
         {
@@ -100,7 +100,7 @@ def _parameters(spec: ToolSpec) -> list[dict[str, Any]]:
 
 
 def definition_manifest(
-    definition: Sequence[ToolSpec], resources: Sequence[ResourceSpec] = ()
+    definition: Sequence[ToolSpec[Any, Any]], resources: Sequence[ResourceSpec[Any, Any]] = ()
 ) -> dict[str, Any]:
     """The whole capability definition: its tools and its resources."""
     tools = []
@@ -137,13 +137,13 @@ def definition_manifest(
 
 
 def published_surface(
-    definition: Sequence[ToolSpec],
+    definition: Sequence[ToolSpec[Any, Any]],
     surface: Surface,
     evidence: Evidence,
     *,
     socket: dict[str, Any],
     server: dict[str, Any],
-    resources: Sequence[ResourceSpec] = (),
+    resources: Sequence[ResourceSpec[Any, Any]] = (),
 ) -> dict[str, Any]:
     """The effective surface and selected socket, as published (CM-7).
 

@@ -14,7 +14,7 @@ they may be claimed for the whole call is decided in ``annotations``.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import msgspec
 from msgspec import inspect as mi
@@ -24,9 +24,22 @@ from tmuxmcp.capability.vocabulary import Effect, OutputClass, Reach, Toolset
 from tmuxmcp.sinks import Encoding, Sink
 from tmuxmcp.sinks.encoders import ENCODERS, Rule
 
+A = TypeVar("A", bound=msgspec.Struct)
+"""A tool's argument Struct."""
+R = TypeVar("R", bound=msgspec.Struct)
+"""A tool's result Struct."""
 
-class ToolSpec(msgspec.Struct, frozen=True, kw_only=True):
-    """The authoritative declaration of one structured tool."""
+
+class ToolSpec(msgspec.Struct, Generic[A, R], frozen=True, kw_only=True):
+    """The authoritative declaration of one structured tool.
+
+    Generic in its argument and result Structs: ``args``, ``result`` and
+    ``handler`` must agree, so a spec naming another tool's handler (or
+    result) does not type-check (issue 21.3;
+    ``tests/capability/typecheck_toolspec.py`` keeps that true). A collection
+    of specs is ``ToolSpec[Any, Any]``; build it from specs whose types were
+    solved on their own (see ``definition``).
+    """
 
     name: str
     title: str
@@ -35,10 +48,12 @@ class ToolSpec(msgspec.Struct, frozen=True, kw_only=True):
     effects: frozenset[Effect]
     outputs: frozenset[OutputClass]
     summary: str
-    args: type[msgspec.Struct]
-    result: type[msgspec.Struct]
-    handler: Callable[[Any, Any], Awaitable[msgspec.Struct]]
-    """The implementation: ``handler(context, args)`` with ``args`` already encoded."""
+    args: type[A]
+    result: type[R]
+    handler: Callable[[Any, A], Awaitable[R]]
+    """The implementation: ``handler(context, args)`` with ``args`` already encoded.
+
+    The context is the tools layer's ``ToolContext``, which this layer cannot name."""
     nested: tuple[str, ...] = ()
     repeat_safe: bool = False
     """Repeating the direct operation with the same arguments adds no effect."""
@@ -63,7 +78,16 @@ class ToolSpec(msgspec.Struct, frozen=True, kw_only=True):
         return disclosures_of(self.result)[1]
 
 
-class ResourceSpec(ToolSpec, frozen=True, kw_only=True):
+class ListedResource(msgspec.Struct, frozen=True, kw_only=True):
+    """One resource as ``resources/list`` shows it (tmux ids and sizes only)."""
+
+    uri: str
+    name: str
+    title: str
+    description: str
+
+
+class ResourceSpec(ToolSpec[A, R], frozen=True, kw_only=True):
     """An MCP resource template, declared with a tool's honesty (CM-5, CM-7).
 
     ``args`` declares the URI template's variables with their sinks, ``result``
@@ -72,10 +96,19 @@ class ResourceSpec(ToolSpec, frozen=True, kw_only=True):
     read through tool operations; it exists only when every operation in
     ``requires`` is on the effective surface (CM-3), so an operator who
     excludes one of them removes the resource too.
+
+    Both requests are served from the declaration (``resource_calls``):
+    ``resources/read`` decodes the URI with ``variables`` (not yet encoded),
+    encodes them and calls ``handler``; ``resources/list`` calls ``lister``.
+    Both are audited like tool calls.
     """
 
     uri_template: str
     requires: tuple[str, ...]
+    variables: Callable[[str], A]
+    """The URI's variables decoded as ``args``, or ``InvalidArguments`` saying why."""
+    lister: Callable[[Any], Awaitable[list[ListedResource]]]
+    """Every resource of the template that exists now: ``lister(context)``."""
     mime_type: str = "text/plain"
 
 
@@ -180,6 +213,6 @@ def params_of_args(args: type[msgspec.Struct], owner: str) -> tuple[ParamSpec, .
     return tuple(out)
 
 
-def params_of(spec: ToolSpec) -> tuple[ParamSpec, ...]:
+def params_of(spec: ToolSpec[Any, Any]) -> tuple[ParamSpec, ...]:
     """Every parameter of ``spec`` with its declared sink and encoding."""
     return params_of_args(spec.args, spec.name)

@@ -24,7 +24,7 @@ Rules kept here:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from tmuxmcp.capability.annotations import Hints, gather_evidence, whole_call_hints
 from tmuxmcp.capability.model import ToolSpec
@@ -45,7 +45,7 @@ class Scenario(NamedTuple):
     """The premise is that no served tool starts or drives a process (rule 2)."""
 
 
-def scenarios(definition: Sequence[ToolSpec]) -> tuple[Scenario, ...]:
+def scenarios(definition: Sequence[ToolSpec[Any, Any]]) -> tuple[Scenario, ...]:
     """The documented situations, each resolved as ``runtime.decide`` resolves it."""
     dedicated = resolve(definition, SurfaceRequest(), dedicated_minimal=True)
     foreign = resolve(definition, SurfaceRequest(), dedicated_minimal=False)
@@ -74,18 +74,18 @@ def scenarios(definition: Sequence[ToolSpec]) -> tuple[Scenario, ...]:
     )
 
 
-def admissible(spec: ToolSpec, scenario: Scenario) -> bool:
+def admissible(spec: ToolSpec[Any, Any], scenario: Scenario) -> bool:
     """Whether ``spec`` can be on the scenario's surface without voiding its premise."""
     return not (scenario.without_process_tools and spec.reach is not Reach.NONE)
 
 
-def only_if_named(spec: ToolSpec, scenario: Scenario) -> bool:
+def only_if_named(spec: ToolSpec[Any, Any], scenario: Scenario) -> bool:
     """``spec`` is off the scenario's surface by default but joins it when named."""
     return spec.name not in scenario.served and admissible(spec, scenario)
 
 
 def scenario_hints(
-    spec: ToolSpec, scenario: Scenario, definition: Sequence[ToolSpec]
+    spec: ToolSpec[Any, Any], scenario: Scenario, definition: Sequence[ToolSpec[Any, Any]]
 ) -> Hints | None:
     """The hints ``spec`` gets in ``scenario``; None if it cannot be on that surface (rule 2)."""
     if not admissible(spec, scenario):

@@ -16,6 +16,7 @@ teardown tool.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import msgspec
 
@@ -75,7 +76,7 @@ class Surface(msgspec.Struct, frozen=True):
     """Toolsets none of whose tools are served, each with its reason."""
 
 
-def check_names(definition: Sequence[ToolSpec], request: SurfaceRequest) -> None:
+def check_names(definition: Sequence[ToolSpec[Any, Any]], request: SurfaceRequest) -> None:
     """Reject unknown toolset and tool names (CM-3), naming the valid ones."""
     valid_sets = [t.value for t in Toolset]
     for name in request.toolsets or ():
@@ -94,7 +95,7 @@ def check_names(definition: Sequence[ToolSpec], request: SurfaceRequest) -> None
 
 
 def resolve(
-    definition: Sequence[ToolSpec],
+    definition: Sequence[ToolSpec[Any, Any]],
     request: SurfaceRequest,
     *,
     dedicated_minimal: bool,
@@ -152,8 +153,8 @@ def resolve(
 
 
 def served_resources(
-    resources: Sequence[ResourceSpec], surface: Surface
-) -> tuple[ResourceSpec, ...]:
+    resources: Sequence[ResourceSpec[Any, Any]], surface: Surface
+) -> tuple[ResourceSpec[Any, Any], ...]:
     """The resources of this surface: those whose every required tool is served (CM-3).
 
     A resource is read through tool operations, so the operator's selection

@@ -25,7 +25,7 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from tmuxmcp.capability.manifest import definition_manifest
 from tmuxmcp.capability.model import ResourceSpec, ToolSpec
@@ -36,8 +36,8 @@ from tmuxmcp.docgen import configuration, hint_tables, reference, trust
 class Declared(NamedTuple):
     """What the docs are generated from."""
 
-    tools: Sequence[ToolSpec]
-    resources: Sequence[ResourceSpec]
+    tools: Sequence[ToolSpec[Any, Any]]
+    resources: Sequence[ResourceSpec[Any, Any]]
 
 
 DECLARED = Declared(DEFINITION, RESOURCES)

@@ -8,6 +8,7 @@ the definition given.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from tmuxmcp.capability.model import ToolSpec
 from tmuxmcp.docgen.markdown import by_toolset, cell
@@ -32,7 +33,7 @@ def option_table() -> str:
     return "\n".join(rows)
 
 
-def toolset_table(tools: Sequence[ToolSpec]) -> str:
+def toolset_table(tools: Sequence[ToolSpec[Any, Any]]) -> str:
     """Which tools each toolset expands to."""
     rows = ["| toolset | tools |", "|---|---|"]
     for toolset, specs in by_toolset(tools):

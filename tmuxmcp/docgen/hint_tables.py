@@ -8,6 +8,7 @@ decides a hint.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from tmuxmcp.capability.annotations import CAUTIOUS, Hints
 from tmuxmcp.capability.manifest import hints_json
@@ -35,7 +36,7 @@ def _hint_words(hints: Hints | None) -> str:
     return "narrowed: " + ", ".join(words)
 
 
-def annotation_table(tools: Sequence[ToolSpec]) -> str:
+def annotation_table(tools: Sequence[ToolSpec[Any, Any]]) -> str:
     """Per tool, a one-word summary of its hints in every scenario."""
     cases = scenarios(tools)
     rows = [
@@ -53,7 +54,7 @@ def annotation_table(tools: Sequence[ToolSpec]) -> str:
     return "\n".join(rows)
 
 
-def tool_hints_table(spec: ToolSpec, tools: Sequence[ToolSpec]) -> list[str]:
+def tool_hints_table(spec: ToolSpec[Any, Any], tools: Sequence[ToolSpec[Any, Any]]) -> list[str]:
     """The rows of one tool's hint-by-scenario table, for its reference section."""
     cases = scenarios(tools)
     rows = [

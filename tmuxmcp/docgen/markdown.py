@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from tmuxmcp.capability.model import ToolSpec
 from tmuxmcp.capability.vocabulary import EFFECT_ORDER, Toolset
@@ -26,12 +27,12 @@ def cell(text: str) -> str:
     return "".join(p if i % 2 else p.replace("|", "\\|") for i, p in enumerate(parts))
 
 
-def effects(spec: ToolSpec) -> str:
+def effects(spec: ToolSpec[Any, Any]) -> str:
     """The tmux effects, in the vocabulary's order."""
     return ", ".join(e.value for e in EFFECT_ORDER if e in spec.effects)
 
 
-def outputs(spec: ToolSpec) -> str:
+def outputs(spec: ToolSpec[Any, Any]) -> str:
     """The output classes, sorted."""
     return ", ".join(sorted(o.value for o in spec.outputs))
 
@@ -40,6 +41,8 @@ def yes(flag: bool) -> str:
     return "yes" if flag else "no"
 
 
-def by_toolset(tools: Sequence[ToolSpec]) -> list[tuple[Toolset, list[ToolSpec]]]:
+def by_toolset(
+    tools: Sequence[ToolSpec[Any, Any]],
+) -> list[tuple[Toolset, list[ToolSpec[Any, Any]]]]:
     """Every toolset with its tools in definition order (a toolset may have none)."""
     return [(t, [s for s in tools if s.toolset is t]) for t in Toolset]

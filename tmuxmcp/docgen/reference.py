@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import inspect
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from tmuxmcp.capability.describe import describe
 from tmuxmcp.capability.model import ResourceSpec, ToolSpec, params_of
@@ -22,7 +23,9 @@ from tmuxmcp.docgen.schema_text import constraints
 from tmuxmcp.sinks import Encoding, Sink
 
 
-def _tool_rows(tools: Sequence[ToolSpec], name: Callable[[ToolSpec], str]) -> str:
+def _tool_rows(
+    tools: Sequence[ToolSpec[Any, Any]], name: Callable[[ToolSpec[Any, Any]], str]
+) -> str:
     """One row per tool with its declared properties; ``name`` renders the first cell."""
     rows = [
         "| tool | toolset | process reach | tmux effect | output classes | secrets | untrusted |",
@@ -37,12 +40,12 @@ def _tool_rows(tools: Sequence[ToolSpec], name: Callable[[ToolSpec], str]) -> st
     return "\n".join(rows)
 
 
-def tool_overview(tools: Sequence[ToolSpec]) -> str:
+def tool_overview(tools: Sequence[ToolSpec[Any, Any]]) -> str:
     """The overview table of the reference, each tool linked to its section."""
     return _tool_rows(tools, lambda spec: f"[`{spec.name}`](#{spec.name})")
 
 
-def parameter_table(tools: Sequence[ToolSpec]) -> str:
+def parameter_table(tools: Sequence[ToolSpec[Any, Any]]) -> str:
     """One row per caller-controlled parameter with its sink and encoding."""
     rows = ["| tool | parameter | sink | encoding |", "|---|---|---|---|"]
     for spec in tools:
@@ -86,7 +89,7 @@ def vocabulary_legend() -> str:
     return "\n".join(lines)
 
 
-def _tool_section(spec: ToolSpec, tools: Sequence[ToolSpec]) -> list[str]:
+def _tool_section(spec: ToolSpec[Any, Any], tools: Sequence[ToolSpec[Any, Any]]) -> list[str]:
     out = [
         f"### `{spec.name}`",
         "",
@@ -134,7 +137,7 @@ def _tool_section(spec: ToolSpec, tools: Sequence[ToolSpec]) -> list[str]:
     return out
 
 
-def tool_sections(tools: Sequence[ToolSpec]) -> str:
+def tool_sections(tools: Sequence[ToolSpec[Any, Any]]) -> str:
     """One section per tool, grouped by toolset in definition order."""
     out: list[str] = []
     for toolset, specs in by_toolset(tools):
@@ -146,7 +149,7 @@ def tool_sections(tools: Sequence[ToolSpec]) -> str:
     return "\n".join(out).rstrip("\n")
 
 
-def resource_sections(resources: Sequence[ResourceSpec]) -> str:
+def resource_sections(resources: Sequence[ResourceSpec[Any, Any]]) -> str:
     """One section per resource template, with the same declared properties as a tool."""
     out: list[str] = []
     for spec in resources:

@@ -7,13 +7,14 @@ tool appears here exactly when its declaration says so.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from tmuxmcp.capability.model import ToolSpec
 from tmuxmcp.capability.vocabulary import REACH_MEANING, Reach
 from tmuxmcp.docgen.markdown import cell, outputs, yes
 
 
-def authority_table(tools: Sequence[ToolSpec]) -> str:
+def authority_table(tools: Sequence[ToolSpec[Any, Any]]) -> str:
     """Tools that start or drive a pane process: they act with the tmux user's authority."""
     rows = ["| tool | toolset | process reach | what that means |", "|---|---|---|---|"]
     for spec in tools:
@@ -25,7 +26,7 @@ def authority_table(tools: Sequence[ToolSpec]) -> str:
     return "\n".join(rows)
 
 
-def disclosure_table(tools: Sequence[ToolSpec]) -> str:
+def disclosure_table(tools: Sequence[ToolSpec[Any, Any]]) -> str:
     """Tools that may return untrusted content or expose secrets."""
     rows = [
         "| tool | toolset | output classes | untrusted content | secrets |",

@@ -57,6 +57,7 @@ from typing import Any
 import msgspec
 import trio
 
+from tmuxmcp.driver import proc
 from tmuxmcp.errors import TmuxTimeout, TmuxUnavailable
 
 _READ_SIZE = 1 << 16
@@ -202,8 +203,7 @@ def _inheritable_above_std() -> list[int]:
     in the child (close_fds); so do we, with file actions.
     """
     found = []
-    for name in os.listdir("/proc/self/fd"):
-        fd = int(name)
+    for fd in proc.open_descriptors():
         if fd > 2:
             try:
                 if os.get_inheritable(fd):

@@ -70,8 +70,9 @@ from collections.abc import Mapping, Sequence
 
 import msgspec
 
-from tmuxmcp.driver import hooks, liveness
-from tmuxmcp.driver.argv import Command, cmd, render
+from tmuxmcp.driver import guards, hooks, liveness, proc
+from tmuxmcp.driver.argv import Command, render
+from tmuxmcp.driver.guards import GuardRefused, Refusal, choose
 from tmuxmcp.driver.runner import Runner, spawn
 from tmuxmcp.driver.socket import SocketSelection
 from tmuxmcp.driver.versions import version_tuple
@@ -226,9 +227,7 @@ class TmuxClient:
         self._socket_id = _file_id(socket_path) if socket_path else None
         # A server in another pid namespace reports a pid that names nothing
         # here; only a pid seen running at binding is watched (liveness rule 3).
-        self._pid_visible = liveness.running(identity.pid) and os.path.isdir(
-            f"/proc/{identity.pid}"
-        )
+        self._pid_visible = proc.running(identity.pid) and proc.visible(identity.pid)
 
     def lost_without_asking(self, bound: ServerIdentity) -> str | None:
         """``gone`` or ``replaced`` if the kernel already says so, else None.
@@ -243,7 +242,7 @@ class TmuxClient:
         next socket file, so an exited server reads as ``gone`` whatever
         answers on the socket now.
         """
-        if self._pid_visible and not liveness.running(bound.pid):
+        if self._pid_visible and not proc.running(bound.pid):
             return "gone"
         if self._socket_path is not None and self._socket_id is not None:
             now = _file_id(self._socket_path)
@@ -296,7 +295,7 @@ class TmuxClient:
         if state is not None:
             raise self._lose(state, _LOST[state])
         name = gate_name(self.marker, bound, self.watch, [c.name for c in commands])
-        gate = cmd("show-options", "-s", "-v", args=[name])
+        gate = guards.guard(name)
         words = render([gate, *commands])
         if packed_size(words) > MAX_COMMAND_BYTES:
             # tmux would refuse it whole ("command too long"); say whose fault it is.
@@ -317,16 +316,16 @@ class TmuxClient:
             stderr = decode(done.stderr)
             if GONE_LINES.search(stderr):
                 raise self._lose("gone", _LOST["gone"])
-            for option, what in _CHANGES.items():
-                if option in stderr:
-                    self.changed = (
-                        f"{what} on the tmux server on {self.socket.describe()} since "
-                        "tmuxmcp started, so the annotations it advertised (for example "
-                        "readOnlyHint) no longer hold for this call; nothing was run; "
-                        "restart tmuxmcp to derive them again"
-                    )
-                    raise ConfigurationChanged(self.changed)
-            if self.marker in stderr or REPLACED_OPTION in stderr:
+            refusal = guards.refusal_in(stderr)
+            if refusal in _CHANGES:
+                self.changed = (
+                    f"{_CHANGES[refusal]} on the tmux server on {self.socket.describe()} "
+                    "since tmuxmcp started, so the annotations it advertised (for example "
+                    "readOnlyHint) no longer hold for this call; nothing was run; "
+                    "restart tmuxmcp to derive them again"
+                )
+                raise ConfigurationChanged(self.changed)
+            if refusal is Refusal.SERVER_REPLACED or self.marker in stderr:
                 raise self._lose("replaced", _LOST["replaced"])
             raise await self._failure(stderr, bound)
         if seen != bound:
@@ -360,7 +359,12 @@ class TmuxClient:
         return TmuxOutput("".join(out.stdout for out in outputs))
 
     async def _failure(self, stderr: str, bound: ServerIdentity) -> Exception:
-        """The error for a failed gated call; a silent one is gone if the server exited."""
+        """The error for a failed gated call; a silent one is gone if the server exited.
+
+        A guard after the gate that refused is ``GuardRefused`` (``guards``, Rule 2)."""
+        refusal = guards.refusal_in(stderr)
+        if refusal is not None:
+            return GuardRefused(refusal)
         if not stderr.strip() and await liveness.server_exited(bound.pid):
             return self._lose("gone", _LOST["gone"])
         return classify_failure(stderr, self.socket)
@@ -384,12 +388,6 @@ def _file_id(path: str) -> tuple[int, int] | None:
 IDENTITY_FORMAT = "#{pid}:#{start_time}"
 """What the gate option holds: the bound server's pid and start time."""
 
-REPLACED_OPTION = "tmuxmcp-server-replaced"
-"""The option name the gate asks for on a server that is not the bound one.
-
-Not a ``@`` user option and not a prefix of any tmux option name, so it never
-exists and ``show-options`` always fails on it ("invalid option")."""
-
 
 ARRAYS_IN_FORMATS = (3, 5)
 """The first tmux release whose formats expand a whole array option."""
@@ -406,12 +404,11 @@ async def arrays_in_formats(client: TmuxClient) -> bool:
     return seen is not None and seen >= ARRAYS_IN_FORMATS
 
 
-ALIAS_OPTION = "tmuxmcp-alias-changed"
-HOOK_OPTION = "tmuxmcp-hook-set"
 _CHANGES = {
-    ALIAS_OPTION: "a command alias was added or changed",
-    HOOK_OPTION: "a hook that this call would run was set",
+    Refusal.ALIAS_CHANGED: "a command alias was added or changed",
+    Refusal.HOOK_SET: "a hook that this call would run was set",
 }
+"""The gate's refusals that void the published annotations (CM-4)."""
 
 GATE_COMMAND = "show-options"
 """The gate's own command; its after-hook is checked like the operation's."""
@@ -482,8 +479,10 @@ def gate_name(
         every_pane = "#{S:#{W:#{P:" + hooks + "}}}"
         no_hook = f"#{{==:{hooks}{every_pane},}}"
         same_aliases = f"#{{==:#{{command-alias}},{watch.aliases}}}"
-        chosen = f"#{{?{same_aliases},#{{?{no_hook},{marker},{HOOK_OPTION}}},{ALIAS_OPTION}}}"
-    return f"#{{?#{{==:{live},{expected}}},{chosen},{REPLACED_OPTION}}}"
+        chosen = choose(
+            same_aliases, choose(no_hook, marker, Refusal.HOOK_SET), Refusal.ALIAS_CHANGED
+        )
+    return choose(f"#{{==:{live},{expected}}}", chosen, Refusal.SERVER_REPLACED)
 
 
 def parse_identity(line: str) -> ServerIdentity | None:

@@ -1,26 +1,103 @@
-"""The typing guard: a tmux-side re-check, just before a paste, of what readiness saw.
+"""Guards: a tmux-side condition that stops the rest of an invocation, and the typed refusals.
 
-``run_command`` decides from ``/proc`` and the screen that a pane's shell waits
-at its prompt (``tools.run.readiness``). Between that decision and the paste the
-pane can change; ``guard_name`` is a ``show-options`` option name that tmux
-expands in the pane's own context, in the very invocation that pastes, so the
-paste happens only if the pane is still what the decision rested on. A failed
-guard is an unknown option: ``show-options`` fails and tmux drops the rest of
-the command list, the paste included (the gate's mechanism, ``driver.client``).
+A guard is a ``show-options`` whose option name is a format tmux expands in
+the very invocation that acts: to an option that exists while its condition
+holds, and to a ``Refusal`` name otherwise. No option has that name, so
+``show-options`` fails ("invalid option: <name>") and tmux drops the rest of
+the command list; nothing after the guard runs. tmuxmcp has three guards,
+all built here and all told apart here:
+
+* the **gate** of every call (``driver.client.gate_name``): the bound server,
+  its aliases and hooks (``SERVER_REPLACED``, ``ALIAS_CHANGED``, ``HOOK_SET``);
+* the **typing guard** of ``run_command`` (``guard_name`` below): the pane is
+  still what readiness saw (``PANE_CHANGED``);
+* the **zoom guard** of ``kill_session`` on tmux 3.4 (``tools.teardown``): no
+  window of the session is zoomed (``WINDOW_ZOOMED``).
 
 Rules kept here:
-* the guard is built from a pane id, an integer pid and constants only, never
-  from text a pane program chose;
-* the regex is a constant holding none of ``#,{}``, which tmux's format
-  parser would take for its own;
-* ``tmuxmcp verify`` proves the guard on the tmux at hand (claim
+
+* **Rule 1: a refusal is recognised from tmux's own whole line**
+  ``invalid option: <name>`` (3.3a to 3.6a), read from the client's stderr
+  before any message is built; never by searching an exception's text,
+  which is cut to a length and may quote other output (``refusal_in``).
+* **Rule 2: a refused guard raises a typed exception.** ``driver.client``
+  raises ``GuardRefused`` (a ``TmuxCommandFailed``) for a guard after the
+  gate, with its ``Refusal``; the gate's refusals become
+  ``ConfigurationChanged`` or ``BoundServerLost`` there.
+* **Rule 3: a guard is built from constants, ids, integers and tmuxmcp's
+  marker only**, never from text a pane program or a caller chose.
+* **Rule 4 (the typing guard):** the regex is a constant holding none of
+  ``#,{}``, which tmux's format parser would take for its own; ``tmuxmcp
+  verify`` proves the typing guard on the tmux at hand (claim
   ``paste-guard``): it passes for an unchanged pane and refuses each change,
   and the paste after a refused guard never happens.
+
+``run_command`` decides from ``/proc`` and the screen that a pane's shell
+waits at its prompt (``tools.run.readiness``); between that decision and the
+paste the pane can change, and the typing guard, in the invocation that
+pastes, makes the paste happen only if the pane is still what the decision
+rested on.
 """
 
 from __future__ import annotations
 
 import re
+from enum import StrEnum
+
+from tmuxmcp.driver.argv import Command, cmd
+from tmuxmcp.errors import TmuxCommandFailed
+
+
+class Refusal(StrEnum):
+    """The option name a guard asks for when its condition fails.
+
+    None is a ``@`` user option or a prefix of any tmux option name, so
+    ``show-options`` always fails on it.
+    """
+
+    SERVER_REPLACED = "tmuxmcp-server-replaced"
+    ALIAS_CHANGED = "tmuxmcp-alias-changed"
+    HOOK_SET = "tmuxmcp-hook-set"
+    PANE_CHANGED = "tmuxmcp-pane-changed"
+    WINDOW_ZOOMED = "tmuxmcp-window-zoomed"
+
+
+class GuardRefused(TmuxCommandFailed):
+    """You get this (inside tmuxmcp) when a guard after the gate refused: the
+    commands after it did not run. Its caller turns it into what it means."""
+
+    def __init__(self, refusal: Refusal) -> None:
+        super().__init__(f"invalid option: {refusal.value}")
+        self.refusal = refusal
+
+
+_REFUSAL_LINE = re.compile(r"^invalid option: (tmuxmcp-[a-z-]+)$", re.MULTILINE)
+
+
+def refusal_in(stderr: str) -> Refusal | None:
+    """The refusal tmux reported on a whole line of ``stderr`` (Rule 1), if any."""
+    for found in _REFUSAL_LINE.finditer(stderr):
+        try:
+            return Refusal(found[1])
+        except ValueError:
+            continue
+    return None
+
+
+def choose(condition: str, passed: str, refusal: Refusal) -> str:
+    """The option name ``passed`` while the format ``condition`` is true, else ``refusal``."""
+    return f"#{{?{condition},{passed},{refusal.value}}}"
+
+
+def refuse_if(condition: str, refusal: Refusal, passed: str) -> str:
+    """The option name ``refusal`` while the format ``condition`` is true, else ``passed``."""
+    return f"#{{?{condition},{refusal.value},{passed}}}"
+
+
+def guard(name: str, target: str | None = None) -> Command:
+    """The guard command: ``show-options`` of the format ``name``, expanded at ``target``."""
+    return cmd("show-options", "-s", "-v", t=target, args=[name])
+
 
 ZSH_CONTEXTS = (
     "always|array|assign|brace|braceparam|bquote|case|cmdand|cmdor|cmdsubst|cursh|dquote|"
@@ -29,12 +106,9 @@ ZSH_CONTEXTS = (
 )
 """The parser contexts zsh names in its continuation prompt (``%_> ``)."""
 
-GUARD_REFUSED = "tmuxmcp-pane-changed"
-"""The option name the typing guard asks for when the pane is not as checked.
-
-Not a ``@`` user option and not a prefix of any tmux option name, so
-``show-options`` fails on it ("invalid option") and tmux drops the rest of the
-invocation, the paste included (the gate's mechanism, ``driver.client``)."""
+GUARD_REFUSED = Refusal.PANE_CHANGED.value
+"""The typing guard's refusal name, as ``tools.runs`` still looks for it (moved
+to ``except GuardRefused`` when the run wing lands)."""
 
 CONTINUATION_ROW = rf"^(>|(({ZSH_CONTEXTS}) )*({ZSH_CONTEXTS})>)"
 """A POSIX extended regular expression for tmux's ``#{C/r:...}``: a row that begins
@@ -49,11 +123,12 @@ _PANE_ID = re.compile(r"%[0-9]+")
 
 
 def guard_name(marker: str, pane: str, pane_pid: int, *, rows: bool) -> str:
-    """Rule 4: a ``show-options`` option name that is ``marker`` (an existing server
-    option) only while ``pane`` is still ``pane_pid``, alive, in no mode, off the
-    alternate screen and (with ``rows``) shows no row beginning like a continuation
-    prompt; otherwise ``GUARD_REFUSED``. Expanded by tmux in the pane's context
-    (``show-options -t pane``); an unknown pane expands to empty fields and fails."""
+    """The typing guard (Rule 4): a ``show-options`` option name that is ``marker``
+    (an existing server option) only while ``pane`` is still ``pane_pid``, alive, in
+    no mode, off the alternate screen and (with ``rows``) shows no row beginning like
+    a continuation prompt; otherwise ``Refusal.PANE_CHANGED``. Expanded by tmux in
+    the pane's context (``show-options -t pane``); an unknown pane expands to empty
+    fields and fails."""
     if not _PANE_ID.fullmatch(pane) or not marker.startswith("@tmuxmcp_"):
         raise ValueError("guard_name takes a pane id and tmuxmcp's marker option")
     seen = "#{pane_id}.#{pane_pid}.#{pane_dead}#{pane_in_mode}#{alternate_on}"
@@ -61,4 +136,4 @@ def guard_name(marker: str, pane: str, pane_pid: int, *, rows: bool) -> str:
     if rows:
         seen += ".#{C/r:" + CONTINUATION_ROW + "}"
         want += ".0"
-    return f"#{{?#{{==:{seen},{want}}},{marker},{GUARD_REFUSED}}}"
+    return choose(f"#{{==:{seen},{want}}}", marker, Refusal.PANE_CHANGED)

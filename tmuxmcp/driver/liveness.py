@@ -27,26 +27,12 @@ import os
 
 import trio
 
+from tmuxmcp.driver.proc import running
+
 EXIT_GRACE = 1.0
 """Seconds a silent failure waits for the server process to finish exiting."""
 _POLL = 0.01
 """Where there is no pidfd: how often the process table is asked."""
-
-
-def running(pid: int) -> bool:
-    """Whether ``pid`` names a process that has not exited (a zombie has exited)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # another user's process of that pid: it exists
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            state = stat.read().rpartition(b")")[2].split()[0]
-    except (OSError, IndexError):
-        return True  # no procfs to ask: the signal check stands
-    return state not in (b"Z", b"X")
 
 
 async def server_exited(pid: int, grace: float = EXIT_GRACE) -> bool:

@@ -60,7 +60,8 @@ class Encoding(StrEnum):
     NAME_RULE = "name-rule+format-escape"
     """Checked by the name rule (``sinks.names``), then format-escaped."""
     DIRECTORY = "existing-directory+format-escape"
-    """An existing absolute directory (``sinks.path``), then format-escaped."""
+    """An existing absolute directory (the rule in ``sinks.path``; existence asked of
+    the host, ``driver.host``), then format-escaped."""
     CLOSED_VOCABULARY = "closed-vocabulary"
     """One of a fixed list of values defined by tmuxmcp."""
     PASTE_BUFFER = "paste-buffer"

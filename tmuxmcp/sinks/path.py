@@ -1,13 +1,15 @@
-"""Start directories: format-expanded paths that must name an existing directory.
+"""Start directories: format-expanded absolute paths.
 
 What tmux does: ``-c`` of new-session, new-window, split-window and
 respawn-pane is format-expanded (new-session expands it twice, once for the
 session and once for the pane) and a relative path is resolved against the
 tmux *client's* working directory.
 
-Rule: the path must be absolute, normalized, free of control characters, and
-an existing directory when the call is made; it is then format-escaped so it
-arrives exactly as given.
+Rule: the path must be absolute, normalized and free of control characters;
+it is then format-escaped so it arrives exactly as given. Pure, like every
+sink: that the directory exists when the call is made is asked of the host by
+the encoding step (``driver.host.require_directory``, from
+``capability.encode``), after this rule.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ MAX_PATH_BYTES = 4096
 
 
 def encode_directory(value: str, param: str) -> str:
-    """Validate an existing absolute directory and format-escape it."""
+    """Validate an absolute, normalized directory path and format-escape it."""
     require_argv_text(value, param)
     if not os.path.isabs(value):
         raise UnsafeValue(f"`{param}` must be an absolute path")
@@ -32,6 +34,4 @@ def encode_directory(value: str, param: str) -> str:
         raise UnsafeValue(f"`{param}` is longer than {MAX_PATH_BYTES} bytes")
     if os.path.normpath(value) != value and value != "//":
         raise UnsafeValue(f"`{param}` must be normalized (no '.', '..' or repeated '/')")
-    if not os.path.isdir(value):
-        raise UnsafeValue(f"`{param}` is not an existing directory")
     return escape_format(value)

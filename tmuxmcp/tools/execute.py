@@ -26,10 +26,10 @@ from typing import Annotated, cast
 import msgspec
 from msgspec import Meta
 
+from tmuxmcp.capability.arguments import Arguments, conflict
 from tmuxmcp.capability.params import BufferName, PaneId, flag, sink
 from tmuxmcp.capability.results import Own, TmuxId
 from tmuxmcp.driver.argv import Command, cmd
-from tmuxmcp.errors import InvalidArguments
 from tmuxmcp.sinks import Encoding, Sink
 from tmuxmcp.sinks.keys import KEY_VOCABULARY
 from tmuxmcp.sinks.target import IdKind
@@ -100,7 +100,7 @@ class Sent(Delivered, frozen=True, kw_only=True):
 # -- send_keys -------------------------------------------------------------------
 
 
-class SendKeysArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class SendKeysArgs(Arguments):
     """Arguments of send_keys."""
 
     pane_id: PaneId
@@ -123,14 +123,21 @@ class SendKeysArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_o
         ),
     ] = 1
 
+    def __post_init__(self) -> None:
+        if len(self.keys) * self.repeat > MAX_KEYS:
+            conflict(
+                f"`repeat`: keys times repeat must be at most {MAX_KEYS} "
+                f"(got {len(self.keys)} keys times {self.repeat})",
+                "repeat",
+                "keys",
+            )
+
 
 async def send_keys(ctx: ToolContext, args: SendKeysArgs) -> Sent:
     """Handler for send_keys; keys pass through the pane's mode key table if it is in a mode."""
     pane = args.pane_id
     # The key-vocabulary encoder turned each KeyName into its plain key name.
     names = cast(list[str], args.keys) * args.repeat
-    if len(names) > MAX_KEYS:
-        raise InvalidArguments(f"keys times repeat must be at most {MAX_KEYS}")
     frame, reads = cursor_commands(pane)
     out = await ctx.client.run(*reads, cmd("send-keys", t=pane, args=names))
     cursor = cursor_from(ctx, pane, frame, out.stdout)
@@ -153,7 +160,7 @@ Text = Annotated[
 ]
 
 
-class SendTextArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class SendTextArgs(Arguments):
     """Arguments of send_text."""
 
     pane_id: PaneId
@@ -199,7 +206,7 @@ async def send_text(ctx: ToolContext, args: SendTextArgs) -> Sent:
 # -- paste_buffer ----------------------------------------------------------------
 
 
-class PasteBufferArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class PasteBufferArgs(Arguments):
     """Arguments of paste_buffer."""
 
     pane_id: PaneId
@@ -221,7 +228,7 @@ async def paste_buffer(ctx: ToolContext, args: PasteBufferArgs) -> Delivered:
 # -- respawn_pane ----------------------------------------------------------------
 
 
-class RespawnPaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class RespawnPaneArgs(Arguments):
     """Arguments of respawn_pane."""
 
     pane_id: PaneId

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 import msgspec
 
+from tmuxmcp.capability.arguments import Arguments, conflict, not_together
 from tmuxmcp.capability.manifest import compact_report
 from tmuxmcp.capability.params import (
     LineNumber,
@@ -138,7 +139,7 @@ async def _list(
 # -- list_sessions ---------------------------------------------------------------
 
 
-class ListSessionsArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+class ListSessionsArgs(Arguments):
     """list_sessions takes no arguments."""
 
 
@@ -161,7 +162,7 @@ async def list_sessions(ctx: ToolContext, args: ListSessionsArgs) -> ListSession
 # -- list_windows ----------------------------------------------------------------
 
 
-class ListWindowsArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class ListWindowsArgs(Arguments):
     """Arguments of list_windows."""
 
     session_id: SessionId | None = None
@@ -189,11 +190,14 @@ async def list_windows(ctx: ToolContext, args: ListWindowsArgs) -> ListWindowsRe
 # -- list_panes ------------------------------------------------------------------
 
 
-class ListPanesArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class ListPanesArgs(Arguments):
     """Arguments of list_panes: at most one of session_id and window_id."""
 
     session_id: SessionId | None = None
     window_id: WindowId | None = None
+
+    def __post_init__(self) -> None:
+        not_together(self, "session_id", "window_id", neither="every session")
 
 
 class ListPanesResult(msgspec.Struct, frozen=True):
@@ -208,14 +212,14 @@ class ListPanesResult(msgspec.Struct, frozen=True):
 
 async def list_panes(ctx: ToolContext, args: ListPanesArgs) -> ListPanesResult:
     """Handler for list_panes."""
-    command = pane_listing(args.session_id, args.window_id, neither="every session")
+    command = pane_listing(args.session_id, args.window_id)
     return ListPanesResult(await _list(ctx, command, PANE_FIELDS, PaneInfo))
 
 
 # -- get_pane_info ---------------------------------------------------------------
 
 
-class GetPaneInfoArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class GetPaneInfoArgs(Arguments):
     """Arguments of get_pane_info."""
 
     pane_id: PaneId
@@ -252,7 +256,7 @@ WINDOW_MARGIN = 64
 """Rows read beyond ``max_lines`` in each window, to absorb blank rows at the bottom."""
 
 
-class CapturePaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class CapturePaneArgs(Arguments):
     """Arguments of capture_pane."""
 
     pane_id: PaneId
@@ -269,6 +273,23 @@ class CapturePaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, k
     ] = DEFAULT_CAPTURE_LINES
     join_wrapped: Annotated[bool, flag("Join wrapped lines (tmux -J).")] = False
     include_escapes: Annotated[bool, flag("Keep colour and attribute escapes (tmux -e).")] = False
+
+    def __post_init__(self) -> None:
+        if self.start is not None and self.end is not None and self.start > self.end:
+            conflict(
+                "`start`: start must not be greater than end (0 is the top visible row)",
+                "start",
+                "end",
+            )
+        if self.start is None and self.end is not None and self.end < 0:
+            # tmux would read from end down to the top visible row, however far up end
+            # is, outside the bounded history windows; refuse it like any end above start.
+            conflict(
+                "`end`: end must not be above start, which defaults to 0 (the top visible "
+                "row); give start too to read scrollback",
+                "end",
+                "start",
+            )
 
 
 class CapturePaneResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -408,17 +429,6 @@ async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneRe
     dropped before ``max_lines`` counts.
     """
     pane_id = args.pane_id
-    if args.start is not None and args.end is not None and args.start > args.end:
-        raise InvalidArguments(
-            "`start`: start must not be greater than end (0 is the top visible row)"
-        )
-    if args.start is None and args.end is not None and args.end < 0:
-        # tmux would read from end down to the top visible row, however far up end is,
-        # outside the bounded history windows; refuse it like any end above start.
-        raise InvalidArguments(
-            "`end`: end must not be above start, which defaults to 0 (the top visible row); "
-            "give start too to read scrollback"
-        )
     flags = ["-p"]
     if args.join_wrapped:
         flags.append("-J")
@@ -476,7 +486,7 @@ class BufferInfo(msgspec.Struct, frozen=True, kw_only=True):
     size: int
 
 
-class ListBuffersArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+class ListBuffersArgs(Arguments):
     """list_buffers takes no arguments."""
 
 
@@ -499,7 +509,7 @@ async def list_buffers(ctx: ToolContext, args: ListBuffersArgs) -> ListBuffersRe
 # -- server_info -----------------------------------------------------------------
 
 
-class ServerInfoArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class ServerInfoArgs(Arguments):
     """Arguments of server_info."""
 
     detail: Annotated[bool, switch("Add each tool's declared properties and annotations.")] = False

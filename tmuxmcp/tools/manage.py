@@ -23,6 +23,7 @@ from typing import Annotated, Literal, TypeVar
 
 import msgspec
 
+from tmuxmcp.capability.arguments import Arguments, conflict, given, not_together
 from tmuxmcp.capability.params import (
     PaneId,
     PaneTitle,
@@ -39,7 +40,7 @@ from tmuxmcp.capability.results import Name, TmuxId
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.driver.records import RecordFormat
 from tmuxmcp.driver.versions import version_tuple
-from tmuxmcp.errors import InvalidArguments, TmuxCommandFailed
+from tmuxmcp.errors import TmuxCommandFailed
 from tmuxmcp.sinks import Sink
 from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.inspect import PANE_FIELDS, WINDOW_FIELDS, PaneInfo, WindowInfo
@@ -87,7 +88,7 @@ async def _create(ctx: ToolContext, command: Command) -> Created:
     return created
 
 
-class CreateSessionArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class CreateSessionArgs(Arguments):
     """Arguments of create_session."""
 
     name: SessionName | None = None
@@ -124,7 +125,7 @@ async def create_session(ctx: ToolContext, args: CreateSessionArgs) -> Created:
     return created
 
 
-class CreateWindowArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class CreateWindowArgs(Arguments):
     """Arguments of create_window."""
 
     session_id: SessionId
@@ -152,7 +153,7 @@ async def create_window(ctx: ToolContext, args: CreateWindowArgs) -> Created:
 Direction = Literal["horizontal", "vertical"]
 
 
-class SplitPaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class SplitPaneArgs(Arguments):
     """Arguments of split_pane: at most one of size_cells and size_percent."""
 
     pane_id: PaneId
@@ -164,12 +165,13 @@ class SplitPaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_
     size_percent: Annotated[int, number("New pane size in percent.", ge=1, le=99)] | None = None
     start_directory: StartDirectory | None = None
 
+    def __post_init__(self) -> None:
+        not_together(self, "size_cells", "size_percent")
+
 
 async def split_pane(ctx: ToolContext, args: SplitPaneArgs) -> Created:
     """Handler for split_pane."""
     pane = args.pane_id
-    if args.size_cells is not None and args.size_percent is not None:
-        raise InvalidArguments("`size_percent`: give size_cells or size_percent, not both")
     size: str | int | None = args.size_cells
     if args.size_percent is not None:
         size = f"{args.size_percent}%"
@@ -230,7 +232,7 @@ async def _rename(
     return await _read_back(ctx, change, listing, fields, Named, id_field="id", wanted=wanted)
 
 
-class RenameSessionArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class RenameSessionArgs(Arguments):
     """Arguments of rename_session."""
 
     session_id: SessionId
@@ -248,7 +250,7 @@ async def rename_session(ctx: ToolContext, args: RenameSessionArgs) -> Named:
     )
 
 
-class RenameWindowArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class RenameWindowArgs(Arguments):
     """Arguments of rename_window."""
 
     window_id: WindowId
@@ -266,7 +268,7 @@ async def rename_window(ctx: ToolContext, args: RenameWindowArgs) -> Named:
     )
 
 
-class SetPaneTitleArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class SetPaneTitleArgs(Arguments):
     """Arguments of set_pane_title."""
 
     pane_id: PaneId
@@ -297,7 +299,7 @@ class Done(msgspec.Struct, frozen=True, kw_only=True):
         return f"done: {self.id}"
 
 
-class SelectWindowArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class SelectWindowArgs(Arguments):
     """Arguments of select_window."""
 
     window_id: WindowId
@@ -310,7 +312,7 @@ async def select_window(ctx: ToolContext, args: SelectWindowArgs) -> Done:
     return Done(id=window)
 
 
-class SelectPaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class SelectPaneArgs(Arguments):
     """Arguments of select_pane."""
 
     pane_id: PaneId
@@ -326,7 +328,7 @@ async def select_pane(ctx: ToolContext, args: SelectPaneArgs) -> Done:
 Layout = Literal["even-horizontal", "even-vertical", "main-horizontal", "main-vertical", "tiled"]
 
 
-class SelectLayoutArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class SelectLayoutArgs(Arguments):
     """Arguments of select_layout."""
 
     window_id: WindowId
@@ -361,7 +363,7 @@ Side = Literal["up", "down", "left", "right"]
 _SIDE_FLAG = {"up": "-U", "down": "-D", "left": "-L", "right": "-R"}
 
 
-class ResizePaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class ResizePaneArgs(Arguments):
     """Arguments of resize_pane: one of (width/height), (direction, amount) or zoom."""
 
     pane_id: PaneId
@@ -370,6 +372,26 @@ class ResizePaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw
     direction: Annotated[Side, closed("Border to move.")] | None = None
     amount: Annotated[int, number("Cells to move the border by.", ge=1, le=MAX_SIZE)] | None = None
     zoom: Annotated[bool, flag("Toggle zoom (tmux -Z).")] = False
+
+    def __post_init__(self) -> None:
+        absolute = given(self.width, self.height) > 0
+        relative = given(self.direction, self.amount) > 0
+        if sum((absolute, relative, self.zoom)) != 1:
+            conflict(
+                "`direction`: give exactly one of: width and/or height; direction (with "
+                "optional amount); zoom",
+                "direction",
+                "width",
+                "height",
+                "amount",
+                "zoom",
+            )
+        if relative and self.direction is None:
+            conflict(
+                "`amount`: amount needs a direction (up, down, left or right)",
+                "amount",
+                "direction",
+            )
 
 
 class PaneResult(msgspec.Struct, frozen=True):
@@ -394,42 +416,40 @@ async def _pane_after(ctx: ToolContext, change: Command, pane: str) -> PaneResul
 async def resize_pane(ctx: ToolContext, args: ResizePaneArgs) -> PaneResult:
     """Handler for resize_pane."""
     pane = args.pane_id
-    absolute = args.width is not None or args.height is not None
-    relative = args.direction is not None or args.amount is not None
-    if sum((absolute, relative, args.zoom)) != 1:
-        raise InvalidArguments(
-            "`direction`: give exactly one of: width and/or height; direction (with optional "
-            "amount); zoom"
-        )
+    # The Struct admits exactly one of zoom, width/height and a direction.
     if args.zoom:
         change = cmd("resize-pane", "-Z", t=pane)
-    elif absolute:
+    elif args.direction is None:
         change = cmd("resize-pane", t=pane, x=args.width, y=args.height)
     else:
-        if args.direction is None:
-            raise InvalidArguments("`amount`: amount needs a direction (up, down, left or right)")
         change = cmd("resize-pane", _SIDE_FLAG[args.direction], t=pane, args=[args.amount or 1])
     return await _pane_after(ctx, change, pane)
 
 
-class SwapPaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class SwapPaneArgs(Arguments):
     """Arguments of swap_pane."""
 
     pane_id: PaneId
     other_pane_id: PaneId
+
+    def __post_init__(self) -> None:
+        if self.pane_id == self.other_pane_id:
+            conflict(
+                "`other_pane_id`: pane_id and other_pane_id must differ",
+                "other_pane_id",
+                "pane_id",
+            )
 
 
 async def swap_pane(ctx: ToolContext, args: SwapPaneArgs) -> Done:
     """Handler for swap_pane: the two panes exchange places (and windows)."""
     pane = args.pane_id
     other = args.other_pane_id
-    if pane == other:
-        raise InvalidArguments("`other_pane_id`: pane_id and other_pane_id must differ")
     await ctx.client.run(cmd("swap-pane", "-d", s=pane, t=other))
     return Done(id=pane)
 
 
-class MoveWindowArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class MoveWindowArgs(Arguments):
     """Arguments of move_window."""
 
     window_id: WindowId

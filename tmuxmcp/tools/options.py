@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from tmuxmcp.capability.arguments import Arguments, conflict
 from tmuxmcp.capability.params import (
     PaneId,
     SessionId,
@@ -22,7 +23,6 @@ from tmuxmcp.capability.params import (
 )
 from tmuxmcp.capability.results import TmuxId, TmuxReport
 from tmuxmcp.driver.argv import cmd
-from tmuxmcp.errors import InvalidArguments
 from tmuxmcp.sinks import Sink
 from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.render import record_line
@@ -73,7 +73,7 @@ OptionName = Literal[
 ]
 
 
-class SetOptionArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class SetOptionArgs(Arguments):
     """Arguments of set_option: the id matching the option's scope."""
 
     option: Annotated[
@@ -93,6 +93,33 @@ class SetOptionArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_
     window_id: WindowId | None = None
     pane_id: PaneId | None = None
 
+    def __post_init__(self) -> None:
+        rule = SETTABLE_OPTIONS[self.option]
+        given_scopes = [
+            scope
+            for scope, value in (
+                ("session", self.session_id),
+                ("window", self.window_id),
+                ("pane", self.pane_id),
+            )
+            if value is not None
+        ]
+        if given_scopes != [rule.scope]:
+            conflict(
+                f"`{rule.scope}_id`: {self.option} is a {rule.scope} option: give only "
+                f"{rule.scope}_id",
+                f"{rule.scope}_id",
+                "option",
+            )
+        _check_value(self.option, rule, self.value)
+
+    def target(self, rule: OptionRule) -> str:
+        """The id of the option's scope (the only one given)."""
+        target = {"session": self.session_id, "window": self.window_id, "pane": self.pane_id}
+        found = target[rule.scope]
+        assert found is not None  # __post_init__ refused any other combination
+        return found
+
 
 class OptionSet(msgspec.Struct, frozen=True, kw_only=True):
     """The option and the value tmux now reports for it."""
@@ -110,7 +137,8 @@ _JSON_KIND = {bool: "a boolean", int: "an integer", str: "a string"}
 _WANTED = {"bool": bool, "int": int, "choice": str}
 
 
-def _option_value(name: str, rule: OptionRule, value: bool | int | str) -> str:
+def _check_value(name: str, rule: OptionRule, value: bool | int | str) -> None:
+    """Refuse a value the option ``name`` does not take (a rule over two fields)."""
     takes = {
         "bool": "true or false",
         "int": f"an integer from 0 to {rule.maximum}",
@@ -118,35 +146,32 @@ def _option_value(name: str, rule: OptionRule, value: bool | int | str) -> str:
     }[rule.kind]
     wanted = _WANTED[rule.kind]
     if type(value) is not wanted:
-        raise InvalidArguments(
+        conflict(
             f"`value` expected {_JSON_KIND[wanted]}, got {_JSON_KIND[type(value)]}; "
-            f"{name} takes {takes}"
+            f"{name} takes {takes}",
+            "value",
+            "option",
         )
+    if rule.kind == "int" and not 0 <= int(value) <= rule.maximum:
+        conflict(f"`value` is out of range (got {value}); {name} takes {takes}", "value", "option")
+    if rule.kind == "choice" and value not in rule.choices:
+        conflict(
+            f"`value` is not one of the accepted values; {name} takes {takes}", "value", "option"
+        )
+
+
+def _rendered(rule: OptionRule, value: bool | int | str) -> str:
+    """The value as tmux's ``set-option`` takes it (already checked by the Struct)."""
     if rule.kind == "bool":
         return "on" if value else "off"
-    if rule.kind == "int":
-        assert isinstance(value, int)
-        if not 0 <= value <= rule.maximum:
-            raise InvalidArguments(f"`value` is out of range (got {value}); {name} takes {takes}")
-        return str(value)
-    if value not in rule.choices:
-        raise InvalidArguments(f"`value` is not one of the accepted values; {name} takes {takes}")
     return str(value)
 
 
 async def set_option(ctx: ToolContext, args: SetOptionArgs) -> OptionSet:
     """Handler for set_option."""
     rule = SETTABLE_OPTIONS[args.option]
-    given = {
-        "session": args.session_id,
-        "window": args.window_id,
-        "pane": args.pane_id,
-    }
-    if [scope for scope, value in given.items() if value is not None] != [rule.scope]:
-        raise InvalidArguments(f"{args.option} is a {rule.scope} option: give only {rule.scope}_id")
-    target = given[rule.scope]
-    assert target is not None
-    value = _option_value(args.option, rule, args.value)
+    target = args.target(rule)
+    value = _rendered(rule, args.value)
     scope_flag = {"session": (), "window": ("-w",), "pane": ("-p",)}[rule.scope]
     out = await ctx.client.run(
         cmd("set-option", *scope_flag, t=target, args=[args.option, value]),

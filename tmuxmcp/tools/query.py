@@ -18,7 +18,7 @@ from msgspec import Meta
 from tmuxmcp.capability.results import bounded
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.driver.records import RecordFormat
-from tmuxmcp.errors import InvalidArguments, NoSessions
+from tmuxmcp.errors import NoSessions
 from tmuxmcp.tools.context import ToolContext
 
 
@@ -77,16 +77,12 @@ def typed_record(raw: dict[str, str], fields: dict[str, str], kind: type[msgspec
     return kind(**{name: readers[name](raw[variable]) for name, variable in fields.items()})
 
 
-def pane_listing(session_id: str | None, window_id: str | None, *, neither: str) -> Command:
+def pane_listing(session_id: str | None, window_id: str | None) -> Command:
     """``list-panes`` of one window, one session, or (neither given) every pane.
 
-    ``neither`` names what the caller's tool covers without either id, for the
-    error when both are given.
+    The argument Structs that take both ids refuse both at once
+    (``capability.arguments``, Rule 4); here a window id wins.
     """
-    if session_id is not None and window_id is not None:
-        raise InvalidArguments(
-            f"`window_id`: give session_id or window_id, not both (neither: {neither})"
-        )
     if window_id is not None:
         return cmd("list-panes", t=window_id)
     if session_id is not None:

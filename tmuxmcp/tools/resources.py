@@ -21,8 +21,10 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta
 
+from tmuxmcp.capability.arguments import Arguments
 from tmuxmcp.capability.decode import decode_arguments
 from tmuxmcp.capability.encode import encode_arguments
+from tmuxmcp.capability.model import ListedResource
 from tmuxmcp.capability.params import sink
 from tmuxmcp.capability.results import Terminal, TmuxId
 from tmuxmcp.errors import InvalidArguments
@@ -47,7 +49,7 @@ PaneNumber = Annotated[
 ]
 
 
-class PaneResourceArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class PaneResourceArgs(Arguments):
     """The variables of ``tmux://pane/{n}``."""
 
     n: PaneNumber
@@ -95,7 +97,22 @@ async def read_pane_resource(ctx: ToolContext, args: PaneResourceArgs) -> PaneSc
     return PaneScreen(pane_id=result.pane_id, text=result.text)
 
 
-async def list_pane_ids(ctx: ToolContext) -> list[inspect.PaneInfo]:
-    """Every pane on the socket: list_panes with its defaults."""
+async def list_pane_resources(ctx: ToolContext) -> list[ListedResource]:
+    """Every pane on the socket as a resource: list_panes with its defaults.
+
+    Only tmux ids and sizes are shown; titles and commands are chosen by pane
+    programs and stay out of the listing.
+    """
     result = await inspect.list_panes(ctx, inspect.ListPanesArgs())
-    return list(result.panes)
+    return [
+        ListedResource(
+            uri=pane_uri(p.pane_id),
+            name=p.pane_id,
+            title=f"Pane {p.pane_id}",
+            description=(
+                f"Visible text of pane {p.pane_id} (window {p.window_id}, session "
+                f"{p.session_id}, {p.width}x{p.height}); untrusted, may expose secrets."
+            ),
+        )
+        for p in result.panes
+    ]

@@ -15,6 +15,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from tmuxmcp.capability.arguments import Arguments, not_together
 from tmuxmcp.capability.params import SessionId, WindowId, local_int, number
 from tmuxmcp.capability.results import TmuxId
 from tmuxmcp.driver.records import SectionMarker
@@ -42,7 +43,7 @@ from tmuxmcp.tools.windows import PaneRange, Window
 # -- search_panes ------------------------------------------------------------------
 
 
-class SearchPanesArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class SearchPanesArgs(Arguments):
     """Arguments of search_panes: at most one of session_id and window_id."""
 
     pattern: Pattern
@@ -56,6 +57,9 @@ class SearchPanesArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, k
     ] = 1000
     match_budget_ms: MatchBudget = DEFAULT_MATCH_BUDGET_MS
     max_scan_bytes: ScanBytes = DEFAULT_SCAN_BYTES
+
+    def __post_init__(self) -> None:
+        not_together(self, "session_id", "window_id", neither="every pane")
 
 
 class PaneMatch(Match, frozen=True, kw_only=True):
@@ -270,7 +274,7 @@ class _Search:
 async def search_panes(ctx: ToolContext, args: SearchPanesArgs) -> SearchPanesResult:
     """Handler for search_panes."""
     matcher = Matcher(args.pattern, regex=args.regex)  # a bad pattern is refused before any read
-    command = pane_listing(args.session_id, args.window_id, neither="every pane")
+    command = pane_listing(args.session_id, args.window_id)
     panes: list[_PaneRef] = await list_records(ctx, command, _PANE_REF, _PaneRef)
     search = _Search(ctx, args, matcher, panes)
     await search.run()

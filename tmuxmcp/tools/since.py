@@ -13,6 +13,7 @@ from typing import Annotated
 import msgspec
 import trio
 
+from tmuxmcp.capability.arguments import Arguments
 from tmuxmcp.capability.params import PaneId, local_int
 from tmuxmcp.capability.results import Own, Terminal, TmuxId
 from tmuxmcp.driver.argv import Command
@@ -49,7 +50,7 @@ the 40,000 characters a client keeps inline (issue 18.2). Rows are counted by
 ``line_cost``, their length as JSON strings, so any text is bounded."""
 
 
-class CaptureSinceArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class CaptureSinceArgs(Arguments):
     """Arguments of capture_since."""
 
     pane_id: PaneId

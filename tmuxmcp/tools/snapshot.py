@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import msgspec
 
+from tmuxmcp.capability.arguments import Arguments
 from tmuxmcp.capability.params import SessionId
 from tmuxmcp.capability.results import Name, Own, Process, Terminal, TmuxId, TmuxReport
 from tmuxmcp.driver.argv import Command, cmd
@@ -64,7 +65,7 @@ class SnapshotSession(msgspec.Struct, kw_only=True):
     windows: list[SnapshotWindow] | None = None
 
 
-class SnapshotArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class SnapshotArgs(Arguments):
     """Arguments of snapshot."""
 
     session_id: SessionId | None = None

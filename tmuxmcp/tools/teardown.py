@@ -21,21 +21,23 @@ in 3.5 by tmux commit 6c0067c10, GitHub issue 3860). Measured: it ended the
 safe on 3.4 too. On 3.4 ``kill_session`` therefore runs, in the same tmux
 invocation and just before the kill, a ``show-options`` whose option name
 tmux expands in the session's context: the marker if none of its windows is
-zoomed, else ``ZOOMED_OPTION``, which fails and drops the kill (the gate's
-mechanism, ``driver.client``). The caller is told to unzoom first.
+zoomed, else ``Refusal.WINDOW_ZOOMED``, which fails and drops the kill
+(``driver.guards``, the gate's mechanism). The caller is told to unzoom first.
 """
 
 from __future__ import annotations
 
 import msgspec
 
+from tmuxmcp.capability.arguments import Arguments
 from tmuxmcp.capability.params import BufferName, PaneId, SessionId, WindowId
 from tmuxmcp.capability.results import Echo, Own
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.driver.buffers import delete_buffer_commands
+from tmuxmcp.driver.guards import GuardRefused, Refusal, guard, refuse_if
 from tmuxmcp.driver.records import RecordFormat
 from tmuxmcp.driver.versions import version_tuple
-from tmuxmcp.errors import SelfTeardownRefused, TmuxCommandFailed, ZoomedTeardownRefused
+from tmuxmcp.errors import SelfTeardownRefused, ZoomedTeardownRefused
 from tmuxmcp.sinks.target import IdKind
 from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.query import with_format
@@ -76,10 +78,6 @@ async def refuse_self_teardown(ctx: ToolContext, kind: IdKind, target: str) -> N
 ZOOM_CRASH = (3, 4)
 """The tmux release whose server crashes destroying a zoomed window (zoom guard)."""
 
-ZOOMED_OPTION = "tmuxmcp-window-zoomed"
-"""The option name the zoom guard asks for when a window it would destroy is zoomed:
-not a ``@`` user option nor a prefix of any tmux option, so ``show-options`` fails."""
-
 
 def zoom_guard(marker: str, session: str) -> Command:
     """The zoom guard for ``kill-session`` of ``session`` (an id).
@@ -89,8 +87,8 @@ def zoom_guard(marker: str, session: str) -> Command:
     """
     if not marker.startswith("@tmuxmcp_") or not session.startswith("$"):
         raise ValueError("zoom_guard takes tmuxmcp's marker and a session id")
-    name = f"#{{?#{{m:*1*,#{{W:#{{window_zoomed_flag}}}}}},{ZOOMED_OPTION},{marker}}}"
-    return cmd("show-options", "-s", "-v", t=session, args=[name])
+    any_zoomed = "#{m:*1*,#{W:#{window_zoomed_flag}}}"
+    return guard(refuse_if(any_zoomed, Refusal.WINDOW_ZOOMED, marker), session)
 
 
 async def _kill(ctx: ToolContext, kind: IdKind, target: str) -> Deleted:
@@ -103,8 +101,8 @@ async def _kill(ctx: ToolContext, kind: IdKind, target: str) -> Deleted:
         return Deleted(id=target, deleted=kind.value)
     try:
         await ctx.client.run(zoom_guard(ctx.client.marker, target), kill)
-    except TmuxCommandFailed as exc:
-        if ZOOMED_OPTION not in str(exc):
+    except GuardRefused as refused:
+        if refused.refusal is not Refusal.WINDOW_ZOOMED:
             raise
         raise ZoomedTeardownRefused(
             f"a window of session {target} is zoomed, and tmux 3.4 crashes its whole server "
@@ -115,7 +113,7 @@ async def _kill(ctx: ToolContext, kind: IdKind, target: str) -> Deleted:
     return Deleted(id=target, deleted=kind.value)
 
 
-class KillSessionArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class KillSessionArgs(Arguments):
     """Arguments of kill_session."""
 
     session_id: SessionId
@@ -126,7 +124,7 @@ async def kill_session(ctx: ToolContext, args: KillSessionArgs) -> Deleted:
     return await _kill(ctx, IdKind.SESSION, args.session_id)
 
 
-class KillWindowArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class KillWindowArgs(Arguments):
     """Arguments of kill_window."""
 
     window_id: WindowId
@@ -137,7 +135,7 @@ async def kill_window(ctx: ToolContext, args: KillWindowArgs) -> Deleted:
     return await _kill(ctx, IdKind.WINDOW, args.window_id)
 
 
-class KillPaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class KillPaneArgs(Arguments):
     """Arguments of kill_pane."""
 
     pane_id: PaneId
@@ -148,7 +146,7 @@ async def kill_pane(ctx: ToolContext, args: KillPaneArgs) -> Deleted:
     return await _kill(ctx, IdKind.PANE, args.pane_id)
 
 
-class ClearHistoryArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class ClearHistoryArgs(Arguments):
     """Arguments of clear_history."""
 
     pane_id: PaneId
@@ -160,7 +158,7 @@ async def clear_history(ctx: ToolContext, args: ClearHistoryArgs) -> Deleted:
     return Deleted(id=args.pane_id, deleted="scrollback of pane")
 
 
-class DeleteBufferArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class DeleteBufferArgs(Arguments):
     """Arguments of delete_buffer."""
 
     buffer: BufferName

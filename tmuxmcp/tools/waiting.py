@@ -83,9 +83,10 @@ from typing import Annotated, Literal
 import msgspec
 import trio
 
+from tmuxmcp.capability.arguments import Arguments, conflict
 from tmuxmcp.capability.params import PaneId, closed
 from tmuxmcp.capability.results import TmuxId
-from tmuxmcp.errors import InvalidArguments, ObjectNotFound
+from tmuxmcp.errors import ObjectNotFound
 from tmuxmcp.sinks import Sink
 from tmuxmcp.tools.activity import ActivityHint
 from tmuxmcp.tools.context import ToolContext
@@ -131,7 +132,7 @@ have scrolled the cursor's row up between the send and the wait)."""
 # -- wait_for_text -----------------------------------------------------------------
 
 
-class WaitForTextArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class WaitForTextArgs(Arguments):
     """Arguments of wait_for_text."""
 
     pane_id: PaneId
@@ -158,6 +159,12 @@ class WaitForTextArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, k
     ) = None
     match_budget_ms: MatchBudget = DEFAULT_MATCH_BUDGET_MS
     max_scan_bytes: ScanBytes = DEFAULT_SCAN_BYTES
+
+    def __post_init__(self) -> None:
+        if self.since is not None and self.scope != "new":
+            conflict(
+                "`since` applies to scope new; leave scope out or omit since", "since", "scope"
+            )
 
 
 WaitOutcome = Literal["matched", "timeout", "match-timeout", "pane-gone", "pane-dead"]
@@ -407,8 +414,6 @@ async def wait_for_text(ctx: ToolContext, args: WaitForTextArgs) -> WaitForTextR
     bound = ctx.client.bound
     since = None
     if args.since is not None:
-        if args.scope != "new":
-            raise InvalidArguments("`since` applies to scope new; leave scope out or omit since")
         if bound is None:
             raise RuntimeError("wait_for_text before the client was bound")
         since = decode_cursor(args.since, (bound.pid, bound.start_time), pane, "since")

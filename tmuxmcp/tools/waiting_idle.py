@@ -36,6 +36,7 @@ from typing import Annotated, Literal
 import msgspec
 import trio
 
+from tmuxmcp.capability.arguments import Arguments
 from tmuxmcp.capability.params import PaneId, local_int
 from tmuxmcp.capability.results import TmuxId
 from tmuxmcp.errors import ObjectNotFound
@@ -47,7 +48,7 @@ from tmuxmcp.tools.scrollback import View
 MAX_QUIET_MS = 600_000
 
 
-class WaitForIdleArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class WaitForIdleArgs(Arguments):
     """Arguments of wait_for_idle."""
 
     pane_id: PaneId

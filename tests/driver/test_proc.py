@@ -1,0 +1,95 @@
+"""The one /proc reader (issue 21.4): stat parsed once, zombies are exited, no procfs is no answer.
+
+Real processes throughout (this process, and a child left a zombie); a
+procfs root of the test's own for the parsing rules and for a machine
+without /proc.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tmuxmcp.driver import proc
+
+pytestmark = pytest.mark.skipif(not proc.PROC.is_dir(), reason="needs Linux's /proc")
+
+
+def _zombie() -> subprocess.Popen[bytes]:
+    """A child that has exited and is not reaped yet (``WNOWAIT`` leaves it a zombie)."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)
+    return child
+
+
+def test_this_process_is_running_and_visible() -> None:
+    assert proc.running(os.getpid())
+    assert proc.visible(os.getpid())
+    assert proc.state(os.getpid()) == "R"
+
+
+def test_a_zombie_has_exited_and_has_no_start_time() -> None:
+    """Rule 2: its entry is still there, but it runs nothing."""
+    child = _zombie()
+    try:
+        assert proc.visible(child.pid)
+        assert not proc.running(child.pid)
+        assert proc.start_time(child.pid) is None
+    finally:
+        child.wait()
+    assert not proc.running(child.pid)  # reaped: no such process
+
+
+def test_a_start_time_names_one_process() -> None:
+    mine = proc.start_time(os.getpid())
+    assert isinstance(mine, int)
+    assert mine == proc.start_time(os.getpid())
+    with subprocess.Popen(
+        [sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE
+    ) as child:
+        try:
+            theirs = proc.start_time(child.pid)
+            assert theirs is not None
+            assert theirs >= mine
+        finally:
+            child.communicate(b"")
+
+
+def _fake_stat(root: Path, pid: int, text: str) -> Path:
+    (root / str(pid)).mkdir(parents=True)
+    (root / str(pid) / "stat").write_text(text)
+    return root
+
+
+def test_stat_is_split_after_the_last_parenthesis(tmp_path: Path) -> None:
+    """Rule 1: a command name a program chose, with spaces and ``) (``, does not shift fields."""
+    after = ["S", *[str(n) for n in range(4, 22)], "4242", "0"]
+    root = _fake_stat(tmp_path, 77, "77 (evil) R 1 (x) " + " ".join(after) + "\n")
+    assert proc.state(77, root) == "S"
+    assert proc.start_time(77, root) == 4242
+
+
+def test_an_unreadable_stat_is_no_answer(tmp_path: Path) -> None:
+    root = _fake_stat(tmp_path, 78, "78 no closing parenthesis S 1 2 3\n")
+    assert proc.stat_fields(78, root) is None
+    assert proc.start_time(78, root) is None
+
+
+def test_without_a_procfs_the_signal_answer_stands(tmp_path: Path) -> None:
+    """Rule 3: ``running`` keeps what kill(pid, 0) said; the rest have no answer."""
+    assert proc.running(os.getpid(), tmp_path)
+    assert proc.state(os.getpid(), tmp_path) is None
+    assert proc.start_time(os.getpid(), tmp_path) is None
+    assert not proc.visible(os.getpid(), tmp_path)
+
+
+def test_open_descriptors_lists_a_file_just_opened(tmp_path: Path) -> None:
+    fd = os.open(tmp_path / "f", os.O_CREAT | os.O_RDONLY, 0o600)
+    try:
+        assert fd in proc.open_descriptors()
+    finally:
+        os.close(fd)
