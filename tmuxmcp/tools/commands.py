@@ -44,6 +44,9 @@ from tmuxmcp.sinks import Encoding, Sink
 from tmuxmcp.sinks.text import MAX_COMMAND_BYTES
 from tmuxmcp.tools import panelock, readiness, runs
 from tmuxmcp.tools.context import ToolContext, _no_progress
+
+# Re-exported for modules that import it from here; it lives in ``inline`` now.
+from tmuxmcp.tools.inline import line_cost as line_cost  # noqa: PLC0414
 from tmuxmcp.tools.run_state import Outcome, Run
 from tmuxmcp.tools.runs import HEAD_SHARE
 
@@ -178,18 +181,6 @@ def _lost(outcome: Outcome) -> str:
         f"at least {outcome.lines_lost:,} earlier lines" if outcome.lines_lost else "earlier lines"
     )
     return f"[... {count} scrolled out of the pane's history ...]"
-
-
-def line_cost(line: str) -> int:
-    """What ``line`` and its separator take of the output budget.
-
-    Its length as a JSON string: that is an upper bound of both its UTF-8
-    bytes plus a newline and its characters in the encoded result (each
-    escape counted as written, ``\\n`` 2, ``\\u001b`` 6, the two quotes for
-    the separator's 2), so a budget of N keeps the encoded output under N
-    characters for any text (issue 18).
-    """
-    return len(msgspec.json.encode(line))
 
 
 def _end_within(line: str, budget: int) -> str:

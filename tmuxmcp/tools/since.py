@@ -17,8 +17,8 @@ from tmuxmcp.capability.params import PaneId, local_int
 from tmuxmcp.capability.results import Own, Terminal, TmuxId
 from tmuxmcp.driver.argv import Command
 from tmuxmcp.driver.records import RecordFormat
-from tmuxmcp.tools.commands import line_cost
 from tmuxmcp.tools.context import ToolContext
+from tmuxmcp.tools.inline import DEFAULT_INLINE_CHARS, line_cost
 from tmuxmcp.tools.observation import (
     MAX_RESULT_BYTES,
     cursor_param,
@@ -43,7 +43,7 @@ from tmuxmcp.tools.scrollback import (
 
 # -- capture_since -----------------------------------------------------------------
 
-DEFAULT_SINCE_CHARS = 36_000
+DEFAULT_SINCE_CHARS = DEFAULT_INLINE_CHARS
 """The default ``max_chars``: with the other fields the result's JSON stays under
 the 40,000 characters a client keeps inline (issue 18.2). Rows are counted by
 ``line_cost``, their length as JSON strings, so any text is bounded."""
