@@ -91,8 +91,8 @@ DEFINITION: tuple[ToolSpec, ...] = (
         effects=OBSERVE,
         outputs=frozenset({OutputClass.TERMINAL_CONTENT}),
         summary=(
-            "A pane's visible screen or lines start..end: the last max_lines, at most "
-            f"{inspect.MAX_CAPTURE_BYTES // 1024} KiB (truncation reported)."
+            "A pane's visible screen or lines start..end: the last max_lines that fit "
+            "max_chars (truncation reported)."
         ),
         args=inspect.CapturePaneArgs,
         handler=inspect.capture_pane,
@@ -118,9 +118,9 @@ DEFINITION: tuple[ToolSpec, ...] = (
         effects=OBSERVE,
         outputs=frozenset({OutputClass.TMUX_METADATA, OutputClass.TERMINAL_CONTENT}),
         summary=(
-            "Sessions, windows, panes and visible screens (at most "
-            f"{snapshot.MAX_SNAPSHOT_CONTENT_BYTES // 1024} KiB in all) in one call; a level the "
-            "operator excluded is named and not read, nor those below it."
+            "Sessions, windows, panes and visible screens in one call, as many as fit "
+            "max_chars (truncation reported); a level the operator excluded is named and "
+            "not read, nor those below it."
         ),
         args=snapshot.SnapshotArgs,
         handler=snapshot.snapshot,

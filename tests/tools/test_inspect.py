@@ -133,11 +133,17 @@ async def test_capture_is_capped_in_bytes(private_tmux: PrivateTmux) -> None:
         await private_tmux.wait_for_screen(pane, "\nDONE\n")
         result = structured(
             await session.call_tool(
-                "capture_pane", {"pane_id": pane, "start": -30000, "max_lines": 100_000}
+                "capture_pane",
+                {
+                    "pane_id": pane,
+                    "start": -30000,
+                    "max_lines": 100_000,
+                    "max_chars": MAX_CAPTURE_BYTES,
+                },
             )
         )
         assert result["truncated"] is True
-        assert result["truncated_by"] == "max_bytes"
+        assert result["truncated_by"] == "max_chars"
         assert len(result["text"].encode()) + 1 <= MAX_CAPTURE_BYTES
         kept = result["text"].split("\n")
         assert result["lines"] == len(kept) < result["captured_lines"]
@@ -190,10 +196,10 @@ def test_capture_fast_path_agrees_with_walking_every_line(
 
 def test_capture_just_under_and_at_the_byte_cap() -> None:
     cap = inspect.MAX_CAPTURE_BYTES
-    under = "x" * (cap - 2) + "\n"  # cap - 1 bytes: one line of cap - 1 bytes with its newline
+    under = "x" * (cap - 2) + "\n"  # one line whose JSON string is cap characters
     assert inspect._captured(under, None) == ("x" * (cap - 2), 1, 1, None)
-    over = "y\n" + "x" * (cap - 1) + "\n"  # the last line alone fills the cap
-    assert inspect._captured(over, None) == ("x" * (cap - 1), 1, 2, "max_bytes")
+    over = "y\n" + "x" * (cap - 2) + "\n"  # the last line alone fills the cap as JSON
+    assert inspect._captured(over, None) == ("x" * (cap - 2), 1, 2, "max_chars")
 
 
 async def test_server_info_reports_whether_the_sink_claims_were_verified(

@@ -249,7 +249,13 @@ async def test_catastrophic_patterns_over_a_pane_of_as_return_promptly(
             search, search_took = await _timed(
                 session.call_tool(
                     "search_panes",
-                    {"pattern": "(a+)+$", "regex": True, "scrollback": 400, "max_matches": 1000},
+                    {
+                        "pattern": "(a+)+$",
+                        "regex": True,
+                        "scrollback": 400,
+                        "max_matches": 1000,
+                        "max_chars": 1024 * 1024,  # room for every match (issue 18.2)
+                    },
                 )
             )
         assert structured(hit)["outcome"] == "matched"

@@ -33,6 +33,7 @@ from tmuxmcp.errors import (
     ServerReplaced,
 )
 from tmuxmcp.tools.context import ToolContext
+from tmuxmcp.tools.inline import DEFAULT_INLINE_CHARS, line_cost
 from tmuxmcp.tools.query import list_records, pane_listing
 from tmuxmcp.tools.render import record_lines
 from tmuxmcp.verify.cache import verified_status
@@ -244,7 +245,8 @@ async def get_pane_info(ctx: ToolContext, args: GetPaneInfoArgs) -> GetPaneInfoR
 # -- capture_pane ----------------------------------------------------------------
 
 MAX_CAPTURE_BYTES = 1024 * 1024
-"""The cap on returned text; longer captures keep their last lines."""
+"""The largest ``max_chars``: the most a capture returns, counted as JSON (``inline``);
+longer captures keep their last lines."""
 MAX_CAPTURE_LINES = 100_000
 DEFAULT_CAPTURE_LINES = 500
 """The default ``max_lines``: about 40 KB of 80-column text, a screenful of a model's context."""
@@ -269,6 +271,15 @@ class CapturePaneArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, k
     ] = DEFAULT_CAPTURE_LINES
     join_wrapped: Annotated[bool, flag("Join wrapped lines (tmux -J).")] = False
     include_escapes: Annotated[bool, flag("Keep colour and attribute escapes (tmux -e).")] = False
+    max_chars: Annotated[
+        int,
+        local_int(
+            "Most characters the returned text takes in the result's JSON (escapes counted);"
+            " the last lines are kept.",
+            ge=1_000,
+            le=MAX_CAPTURE_BYTES,
+        ),
+    ] = DEFAULT_INLINE_CHARS
 
 
 class CapturePaneResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -292,42 +303,56 @@ class CapturePaneResult(msgspec.Struct, frozen=True, kw_only=True):
         )
 
 
-def _cap(lines: list[str], max_lines: int | None) -> tuple[list[str], str | None]:
+def _cap(
+    lines: list[str], max_lines: int | None, budget: int | None = None
+) -> tuple[list[str], str | None]:
+    """The last ``max_lines`` of ``lines`` whose ``line_cost`` fits ``budget``, and what cut.
+
+    ``budget`` defaults to ``MAX_CAPTURE_BYTES``.
+    """
+    budget = MAX_CAPTURE_BYTES if budget is None else budget
     by: str | None = None
     if max_lines is not None and len(lines) > max_lines:
         lines, by = lines[-max_lines:], "max_lines"
-    size = sum(len(line.encode("utf-8")) + 1 for line in lines)
-    if size > MAX_CAPTURE_BYTES:
+    if sum(line_cost(line) for line in lines) > budget:
         keep = 0
-        budget = MAX_CAPTURE_BYTES
         for line in reversed(lines):
-            budget -= len(line.encode("utf-8")) + 1
+            budget -= line_cost(line)
             if budget < 0:
                 break
             keep += 1
-        lines, by = lines[len(lines) - keep :], "max_bytes"
+        lines, by = lines[len(lines) - keep :], "max_chars"
     return lines, by
 
 
-def _utf8_size(text: str) -> int:
-    # isascii() reads a flag CPython keeps on every str: O(1) for the usual capture.
-    return len(text) if text.isascii() else len(text.encode("utf-8"))
+def _cost_of_lines(raw: str) -> int:
+    """The ``line_cost`` of every line of ``raw`` together, from one encoding of it.
+
+    Each line costs its escaped characters plus 2; in ``raw`` encoded whole
+    each newline is 2 (``\\n``) and the quotes are 2, so the sum is the
+    encoding's length, less 2 when ``raw`` ends with a newline.
+    """
+    if raw == "":
+        return 0
+    return len(msgspec.json.encode(raw)) - (2 if raw.endswith("\n") else 0)
 
 
-def _captured(raw: str, max_lines: int | None) -> tuple[str, int, int, str | None]:
+def _captured(
+    raw: str, max_lines: int | None, budget: int | None = None
+) -> tuple[str, int, int, str | None]:
     """tmux's output as (text, lines kept, lines captured, truncated by)."""
+    budget = MAX_CAPTURE_BYTES if budget is None else budget
     # Lines are the pieces of raw.split("\n") less a final empty one.
     count = raw.count("\n") + (0 if raw == "" or raw.endswith("\n") else 1)
-    if (max_lines is None or count <= max_lines) and _utf8_size(raw) < MAX_CAPTURE_BYTES:
-        # Nothing can be cut: the kept lines, one newline each, take at most
-        # the output's bytes plus one. Splitting 10,000 lines and measuring
-        # each cost more than the rest of the call; the text is the output
-        # less its final newline, exactly what joining the lines gives.
+    if (max_lines is None or count <= max_lines) and _cost_of_lines(raw) <= budget:
+        # Nothing is cut. Splitting 10,000 lines and measuring each cost more
+        # than the rest of the call; the text is the output less its final
+        # newline, exactly what joining the lines gives.
         return (raw[:-1] if raw.endswith("\n") else raw), count, count, None
     lines = raw.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    kept, by = _cap(lines, max_lines)
+    kept, by = _cap(lines, max_lines, budget)
     return "\n".join(kept), len(kept), len(lines), by
 
 
@@ -350,12 +375,12 @@ async def _history_rows(
     Windows of at most ``max_lines + WINDOW_MARGIN`` rows are read from the
     bottom of the range upwards, only as far as needed to fill ``max_lines``
     with rows above the last non-blank one, and no further once the rows kept
-    hold ``MAX_CAPTURE_BYTES`` (the result keeps no more): a window is also at
-    most the rows that would fill the bytes still wanted if every row were
+    cost ``max_chars`` (the result keeps no more): a window is also at most
+    the rows that would fill the characters still wanted if every row were
     full. So one call holds at most ``max_lines + WINDOW_MARGIN`` rows, and
-    about ``MAX_CAPTURE_BYTES`` plus one window, however long and wide the
-    history. Returns the rows kept (trailing blank rows dropped) and how many
-    rows the range holds down to its last non-blank row.
+    about ``max_chars`` plus one window, however long and wide the history.
+    Returns the rows kept (trailing blank rows dropped) and how many rows the
+    range holds down to its last non-blank row.
     """
     frame = (
         await ctx.client.run(
@@ -376,10 +401,11 @@ async def _history_rows(
     kept: list[str] = []
     last_text: int | None = None  # the relative number of the last non-blank row
     window_bottom = bottom
-    held = 0  # bytes of the rows kept
-    while window_bottom >= top and len(kept) < args.max_lines and held < MAX_CAPTURE_BYTES:
-        by_bytes = -(-(MAX_CAPTURE_BYTES - held) // (width + 1))
-        rows_wanted = min(args.max_lines - len(kept), by_bytes)
+    held = 0  # the line_cost of the rows kept
+    while window_bottom >= top and len(kept) < args.max_lines and held <= args.max_chars:
+        # A full row costs at least its width and 2 (its quotes).
+        by_chars = -(-(args.max_chars - held) // (width + 2))
+        rows_wanted = min(args.max_lines - len(kept), by_chars)
         window_top = max(top, window_bottom - rows_wanted - WINDOW_MARGIN + 1)
         out = await ctx.client.run(
             cmd("capture-pane", *flags, t=pane_id, S=window_top, E=window_bottom)
@@ -391,7 +417,7 @@ async def _history_rows(
             if rows:
                 last_text = window_top + len(rows) - 1
         kept = rows + kept
-        held += sum(_utf8_size(row) + 1 for row in rows)
+        held += sum(line_cost(row) for row in rows)
         window_bottom = window_top - 1
     if last_text is None:
         return [], 0
@@ -426,7 +452,7 @@ async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneRe
         flags.append("-e")
     if args.start is not None and args.start < 0:
         rows, in_range = await _history_rows(ctx, pane_id, flags, args)
-        text, kept, _, by = _captured("\n".join(rows), None)
+        text, kept, _, by = _captured("\n".join(rows), None, args.max_chars)
         if by is None and kept < in_range:
             by = "max_lines"
         captured = in_range
@@ -448,14 +474,14 @@ async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneRe
             rows, captured = await _history_rows(
                 ctx, pane_id, flags, msgspec.structs.replace(args, start=first)
             )
-            text, kept, _, by = _captured("\n".join(rows), None)
+            text, kept, _, by = _captured("\n".join(rows), None, args.max_chars)
             if by is None and kept < captured:
                 by = "max_lines"
         else:
             rows = _rows(body)
             while rows and _blank(rows[-1]):
                 rows.pop()
-            text, kept, captured, by = _captured("\n".join(rows), args.max_lines)
+            text, kept, captured, by = _captured("\n".join(rows), args.max_lines, args.max_chars)
     return CapturePaneResult(
         pane_id=pane_id,
         text=text,
