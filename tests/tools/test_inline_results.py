@@ -388,3 +388,66 @@ async def test_default_wait_for_command_result_stays_inline(private_tmux: Privat
     assert done["output_truncated"] is True
     assert len(text) <= INLINE_LIMIT
     _before(text, ["completed", "output_lines", "output_truncated", "lines_omitted"], "output")
+
+
+async def test_capture_since_counts_its_partial_row(private_tmux: PrivateTmux) -> None:
+    """Before: five rows of 3,000 quotes filled max_chars (30,010 characters) and the
+    cursor's row (4,990 quotes, 9,982 as JSON) came on top, over 40,000 in all. Now
+    the partial row is counted after the lines; left out, it comes once caught up."""
+    pane = _big_pane(private_tmux, "partial", 5000, 40)
+    async with serve(private_tmux) as session:
+        await _at_prompt(private_tmux, pane)
+        first = structured(await session.call_tool("capture_since", {"pane_id": pane}))
+        rows = 'awk \'BEGIN { for (i = 0; i < 12; i++) printf "%3000s\\n", "" }\''
+        partial = 'awk \'BEGIN { printf "%4990s", "" }\''
+        # Twelve rows, then one left open: cat holds the cursor after it.
+        command = f"{rows} | tr ' ' '\"'; {partial} | tr ' ' '\"'; cat"
+        private_tmux.bare("send-keys", "-t", pane, command, "Enter")
+        await private_tmux.wait_for_screen(pane, '"' * 4990)
+        with trio.fail_after(10):
+            while private_tmux.pane_command(pane) != "cat":
+                await trio.sleep(0.02)
+        results: list[dict[str, Any]] = []
+        cursor = first["cursor"]
+        while not results or results[-1]["more"]:
+            got = structured(
+                await session.call_tool("capture_since", {"pane_id": pane, "cursor": cursor})
+            )
+            results.append(got)
+            cursor = got["cursor"]
+    for got in results:
+        assert len(_json(got)) <= INLINE_LIMIT
+        assert got["gap"] is None
+    assert results[0]["more"] is True
+    assert results[0]["partial_omitted"] is True
+    assert results[0]["partial"] == ""
+    assert results[-1]["partial_omitted"] is False
+    assert results[-1]["partial"] == '"' * 4990
+    assert sum(line == '"' * 3000 for got in results for line in got["lines"]) == 12
+
+
+async def test_capture_since_on_a_wide_pane_resumes_after_a_far_window(
+    private_tmux: PrivateTmux,
+) -> None:
+    """Before: an internal error. On a 5,000-column pane a result holds 8 full rows, so
+    a cursor 200 rows up is found in a far window; when the rows returned reached that
+    window's end, the next cursor was marked in the screen's rows, which do not hold the
+    two rows above it (``mark_at``: ValueError)."""
+    pane = _big_pane(private_tmux, "far", 5000, 40)
+    async with serve(private_tmux) as session:
+        await _at_prompt(private_tmux, pane)
+        first = structured(await session.call_tool("capture_since", {"pane_id": pane}))
+        command = "awk 'BEGIN { for (i = 0; i < 200; i++) print \"row\" i }'; echo DO''NE"
+        private_tmux.bare("send-keys", "-t", pane, command, "Enter")
+        await private_tmux.wait_for_screen(pane, "\nDONE\n")
+        results: list[dict[str, Any]] = []
+        cursor = first["cursor"]
+        while not results or results[-1]["more"]:
+            got = structured(
+                await session.call_tool("capture_since", {"pane_id": pane, "cursor": cursor})
+            )
+            results.append(got)
+            cursor = got["cursor"]
+    assert [r["gap"] for r in results] == [None] * len(results)
+    rows = [line for got in results for line in got["lines"] if line.startswith("row")]
+    assert rows == [f"row{i}" for i in range(200)]
