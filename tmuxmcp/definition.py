@@ -12,6 +12,7 @@ from __future__ import annotations
 from tmuxmcp.capability.model import ResourceSpec, ToolSpec
 from tmuxmcp.capability.vocabulary import Effect, OutputClass, Reach, Toolset
 from tmuxmcp.tools import (
+    capture,
     commands,
     execute,
     inspect,
@@ -19,6 +20,7 @@ from tmuxmcp.tools import (
     options,
     resources,
     search,
+    server_info,
     since,
     snapshot,
     teardown,
@@ -94,9 +96,9 @@ DEFINITION: tuple[ToolSpec, ...] = (
             "A pane's visible screen or lines start..end: the last max_lines that fit "
             "max_chars (truncation reported)."
         ),
-        args=inspect.CapturePaneArgs,
-        handler=inspect.capture_pane,
-        result=inspect.CapturePaneResult,
+        args=capture.CapturePaneArgs,
+        handler=capture.capture_pane,
+        result=capture.CapturePaneResult,
     ),
     ToolSpec(
         name="list_buffers",
@@ -138,9 +140,9 @@ DEFINITION: tuple[ToolSpec, ...] = (
             "The socket, provenance, tmux version, verify status, toolsets on and off (and "
             "why), tool names; detail adds each tool's properties."
         ),
-        args=inspect.ServerInfoArgs,
-        handler=inspect.server_info,
-        result=inspect.ServerInfoResult,
+        args=server_info.ServerInfoArgs,
+        handler=server_info.server_info,
+        result=server_info.ServerInfoResult,
     ),
 )
 

@@ -15,7 +15,7 @@ from tests.bounds_support import (
     new_long_pane,
 )
 from tests.support import PrivateTmux, error_text, serve, structured
-from tmuxmcp.tools.inspect import DEFAULT_CAPTURE_LINES, MAX_CAPTURE_BYTES, WINDOW_MARGIN
+from tmuxmcp.tools.capture import DEFAULT_CAPTURE_LINES, MAX_CAPTURE_BYTES, WINDOW_MARGIN
 
 
 async def test_a_small_cap_reads_a_small_window_of_a_long_history(

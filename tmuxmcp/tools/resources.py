@@ -28,8 +28,9 @@ from tmuxmcp.capability.results import Terminal, TmuxId
 from tmuxmcp.errors import InvalidArguments
 from tmuxmcp.sinks import Encoding, Sink
 from tmuxmcp.sinks.target import ID_PATTERNS, IdKind
-from tmuxmcp.tools import inspect
+from tmuxmcp.tools import capture, inspect
 from tmuxmcp.tools.context import ToolContext
+from tmuxmcp.tools.records import PaneInfo
 
 PANE_TEMPLATE = "tmux://pane/{n}"
 _PREFIX = "tmux://pane/"
@@ -92,12 +93,12 @@ async def read_pane_resource(ctx: ToolContext, args: PaneResourceArgs) -> PaneSc
     screen cut to its last lines opens with capture_pane's marker saying so.
     ``args.n`` has been encoded into the pane id ``%n``.
     """
-    capture = encode_arguments(inspect.CapturePaneArgs(pane_id=args.n))
-    result = await inspect.capture_pane(ctx, capture)
+    defaults = encode_arguments(capture.CapturePaneArgs(pane_id=args.n))
+    result = await capture.capture_pane(ctx, defaults)
     return PaneScreen(pane_id=result.pane_id, text=result.text_form())
 
 
-async def list_pane_ids(ctx: ToolContext) -> list[inspect.PaneInfo]:
+async def list_pane_ids(ctx: ToolContext) -> list[PaneInfo]:
     """Every pane on the socket: list_panes with its defaults."""
     result = await inspect.list_panes(ctx, inspect.ListPanesArgs())
     return list(result.panes)

@@ -36,6 +36,7 @@ from tmuxmcp.errors import ObjectNotFound
 from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.inline import DEFAULT_INLINE_CHARS, line_cost, record_cost
 from tmuxmcp.tools.query import list_records
+from tmuxmcp.tools.records import PANE_RECORD_FIELDS, PaneRecord
 
 MAX_SNAPSHOT_CONTENT_BYTES = 1024 * 1024
 """The most screen content one call reads, whatever ``max_chars`` allows (issue 13.2)."""
@@ -45,17 +46,9 @@ MAX_SNAPSHOT_CHARS = 4 * 1024 * 1024
 LEVELS = ("list_sessions", "list_windows", "list_panes", "capture_pane")
 
 
-class SnapshotPane(msgspec.Struct, kw_only=True):
-    """A pane and, when capture_pane is allowed, its visible screen."""
+class SnapshotPane(PaneRecord, frozen=True, kw_only=True):
+    """The pane record and, when capture_pane is allowed, its visible screen."""
 
-    pane_id: TmuxId
-    index: int
-    active: bool
-    width: int
-    height: int
-    title: Name
-    current_command: Process
-    current_path: Process
     content: Terminal | None = None
 
 
@@ -153,16 +146,7 @@ class _Row(msgspec.Struct, frozen=True, kw_only=True):
 
 _SESSION = ("session_id", "session_name")
 _WINDOW = ("window_id", "window_index", "window_name", "window_active", "window_layout")
-_PANE = (
-    "pane_id",
-    "pane_index",
-    "pane_active",
-    "pane_width",
-    "pane_height",
-    "pane_title",
-    "pane_current_command",
-    "pane_current_path",
-)
+_PANE = tuple(PANE_RECORD_FIELDS.values())
 
 
 def _listing(depth: int, session: str | None) -> tuple[Command, tuple[str, ...]]:
@@ -243,14 +227,7 @@ class _Tree:
         if self.depth < 3:
             return
         pane = SnapshotPane(
-            pane_id=row.pane_id,
-            index=row.pane_index,
-            active=row.pane_active,
-            width=row.pane_width,
-            height=row.pane_height,
-            title=row.pane_title,
-            current_command=row.pane_current_command,
-            current_path=row.pane_current_path,
+            **{name: getattr(row, variable) for name, variable in PANE_RECORD_FIELDS.items()}
         )
         if self._take(pane, row.pane_id, under=w is not None):
             assert w is not None and w.panes is not None
@@ -285,13 +262,16 @@ def _screens_to_read(panes: list[SnapshotPane], budget: int) -> tuple[list[int],
     return chosen, len(chosen) < len(panes)
 
 
-async def _fill_content(ctx: ToolContext, panes: list[SnapshotPane], left: int) -> bool:
-    """Capture the visible screens that fit ``left`` characters of JSON and the content cap
-    (as few invocations as tmux's size limit allows); True if truncated."""
+async def _screens(
+    ctx: ToolContext, panes: list[SnapshotPane], left: int
+) -> tuple[dict[int, str], bool]:
+    """The visible screens that fit ``left`` characters of JSON and the content cap, by
+    index in ``panes`` (as few invocations as tmux's size limit allows); True if truncated."""
     budget = min(left, MAX_SNAPSHOT_CONTENT_BYTES)
     chosen, truncated = _screens_to_read(panes, budget)
+    screens: dict[int, str] = {}
     if not chosen:
-        return truncated
+        return screens, truncated
     marker = SectionMarker()
     groups = [
         [
@@ -311,8 +291,22 @@ async def _fill_content(ctx: ToolContext, panes: list[SnapshotPane], left: int) 
             truncated = True
             continue
         budget -= size
-        panes[index].content = text
-    return truncated
+        screens[index] = text
+    return screens, truncated
+
+
+def _with_screens(sessions: list[SnapshotSession], screens: dict[int, str]) -> None:
+    """Put each screen in its pane, numbered as ``_screens`` numbers them (tree order)."""
+    index = 0
+    for window in (w for s in sessions for w in s.windows or []):
+        if window.panes is None:
+            continue
+        filled = []
+        for pane in window.panes:
+            screen = screens.get(index)
+            filled.append(pane if screen is None else msgspec.structs.replace(pane, content=screen))
+            index += 1
+        window.panes = filled
 
 
 async def snapshot(ctx: ToolContext, args: SnapshotArgs) -> SnapshotResult:
@@ -337,11 +331,12 @@ async def snapshot(ctx: ToolContext, args: SnapshotArgs) -> SnapshotResult:
             return _result(sessions, omitted, tree, content_truncated=False)
         panes = [p for s in sessions for w in s.windows or [] for p in w.panes or []]
         try:
-            truncated = await _fill_content(ctx, panes, tree.left)
+            screens, truncated = await _screens(ctx, panes, tree.left)
         except ObjectNotFound:
             if attempt == 0:
                 continue  # a pane closed between the two invocations: list again
             raise
+        _with_screens(sessions, screens)
         # Panes left out of the tree have no screen returned either.
         return _result(sessions, omitted, tree, content_truncated=truncated or tree.full)
     raise AssertionError("unreachable")
