@@ -91,7 +91,7 @@ class SnapshotResult(msgspec.Struct, kw_only=True):
 
     omitted_operations: list[Own]
     content_truncated: bool
-    """Some listed pane's screen was not read or not returned (the budget)."""
+    """A screen was not returned: not read or cut by the budget, or its pane left out."""
     tree_truncated: bool
     """Sessions, windows or panes past ``max_chars`` were left out of the tree."""
     records_omitted: int
