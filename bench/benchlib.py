@@ -53,7 +53,8 @@ from mcp.types import CallToolResult  # noqa: E402
 
 from tests.raw_client import RawClient  # noqa: E402
 from tests.support import DEDICATED, PrivateTmux, temporary_tmux, tmux_wrapper  # noqa: E402
-from tmuxmcp.tools import inspect as inspect_tools  # noqa: E402
+from tmuxmcp.tools import capture as capture_tools  # noqa: E402
+from tmuxmcp.tools import records as inspect_records  # noqa: E402
 
 __all__ = [  # the shared helpers of tests/, offered to the benchmarks, and this module's own
     "DEDICATED",
@@ -309,7 +310,7 @@ def _template(table: str) -> str:
     Reading the tool's own field table keeps the baseline asking tmux for
     exactly the same fields (the tables were private before they were public).
     """
-    fields = getattr(inspect_tools, table, None) or getattr(inspect_tools, f"_{table}")
+    fields = getattr(inspect_records, table)
     return "\x1f".join(f"#{{{variable}}}" for variable in fields.values())
 
 
@@ -345,7 +346,8 @@ def cases(ids: dict[str, str], scrollback: int) -> list[Case]:
              lambda s: not s["truncated"] and s["lines"] > 0),
         Case("capture_pane scrollback", "capture_pane",
              {"pane_id": pane, "start": -scrollback,
-              "max_lines": inspect_tools.MAX_CAPTURE_LINES},  # the default keeps 500
+              "max_lines": capture_tools.MAX_CAPTURE_LINES,  # the default keeps 500
+              "max_chars": capture_tools.MAX_CAPTURE_BYTES},  # and 36,000 characters
              ("capture-pane", "-p", "-t", pane, "-S", str(-scrollback)),
              lambda s: not s["truncated"] and s["captured_lines"] >= scrollback),
         Case("server_info", "server_info", {},

@@ -24,7 +24,7 @@ from tests.raw_client import RawClient
 from tests.support import PrivateTmux, serve, structured
 from tmuxmcp.capability.vocabulary import EFFECT_ORDER, Reach
 from tmuxmcp.definition import BY_NAME, DEFINITION
-from tmuxmcp.tools.inspect import MAX_SERVER_INFO_BYTES
+from tmuxmcp.tools.server_info import MAX_SERVER_INFO_BYTES
 
 TOOL_LIST_BUDGET = 24_000
 """Bytes of the default full tool list as forwarded to a model (issues 14.1, 18.3)."""

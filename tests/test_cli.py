@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.raw_client import handshake, raw_exchange
-from tests.support import PrivateTmux
+from tests.support import PrivateTmux, serve, structured
 from tmuxmcp.capability.manifest import definition_manifest
 from tmuxmcp.definition import BY_NAME, DEFINITION, RESOURCES
 from tmuxmcp.settings import COMMANDS, Command
@@ -112,6 +112,28 @@ def test_manifest_prints_the_whole_definition(private_tmux: PrivateTmux) -> None
     assert [t["name"] for t in printed["tools"]] == [s.name for s in DEFINITION]
     assert [r["uri_template"] for r in printed["resources"]] == ["tmux://pane/{n}"]
     assert "host-command" in printed["vocabulary"]["prohibited_process_reach"]
+
+
+@pytest.mark.parametrize("toolsets", [(), ("--toolsets", "inspect")], ids=["default", "inspect"])
+async def test_the_manifest_annotations_are_what_tools_list_sends(
+    private_tmux: PrivateTmux, toolsets: tuple[str, ...]
+) -> None:
+    """CM-4, CM-5.2: each tool's title and four hints in ``tmuxmcp manifest`` (and so
+    in docs/capabilities.json) are those ``tools/list`` sends, in the case the start
+    met: cautious with a process tool served or no per-call check, else narrow."""
+    done = _run(private_tmux, "manifest")
+    assert done.returncode == 0, done.stderr
+    declared = {t["name"]: t["annotations"] for t in json.loads(done.stdout)["tools"]}
+    async with serve(private_tmux, *toolsets) as session:
+        listed = (await session.list_tools()).tools
+        info = structured(await session.call_tool("server_info", {"detail": True}))
+    narrow = info["info"]["annotation_evidence"]["narrow_hints_allowed"]
+    case = "with_evidence" if narrow else "cautious"
+    assert listed
+    for tool in listed:
+        assert tool.annotations is not None, tool.name
+        sent = tool.annotations.model_dump(by_alias=True, exclude_none=True)
+        assert sent == declared[tool.name][case]
 
 
 def test_surface_reports_without_starting_a_server(private_tmux: PrivateTmux) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 from tmuxmcp.capability.model import ResourceSpec, ToolSpec
 from tmuxmcp.capability.vocabulary import Effect, OutputClass, Reach, Toolset
 from tmuxmcp.tools import (
+    capture,
     execute,
     inspect,
     manage,
@@ -21,6 +22,7 @@ from tmuxmcp.tools import (
     resources,
     run,
     search,
+    server_info,
     since,
     snapshot,
     teardown,
@@ -99,12 +101,12 @@ DEFINITION += (
         effects=OBSERVE,
         outputs=frozenset({OutputClass.TERMINAL_CONTENT}),
         summary=(
-            "A pane's visible screen or lines start..end: the last max_lines, at most "
-            f"{inspect.MAX_CAPTURE_BYTES // 1024} KiB (truncation reported)."
+            "A pane's visible screen or lines start..end: the last max_lines that fit "
+            "max_chars (truncation reported)."
         ),
-        args=inspect.CapturePaneArgs,
-        handler=inspect.capture_pane,
-        result=inspect.CapturePaneResult,
+        args=capture.CapturePaneArgs,
+        handler=capture.capture_pane,
+        result=capture.CapturePaneResult,
     ),
     ToolSpec(
         name="list_buffers",
@@ -126,9 +128,9 @@ DEFINITION += (
         effects=OBSERVE,
         outputs=frozenset({OutputClass.TMUX_METADATA, OutputClass.TERMINAL_CONTENT}),
         summary=(
-            "Sessions, windows, panes and visible screens (at most "
-            f"{snapshot.MAX_SNAPSHOT_CONTENT_BYTES // 1024} KiB in all) in one call; a level the "
-            "operator excluded is named and not read, nor those below it."
+            "Sessions, windows, panes and visible screens in one call, as many as fit "
+            "max_chars (truncation reported); a level the operator excluded is named and "
+            "not read, nor those below it."
         ),
         args=snapshot.SnapshotArgs,
         handler=snapshot.snapshot,
@@ -146,9 +148,9 @@ DEFINITION += (
             "The socket, provenance, tmux version, verify status, toolsets on and off (and "
             "why), tool names; detail adds each tool's properties."
         ),
-        args=inspect.ServerInfoArgs,
-        handler=inspect.server_info,
-        result=inspect.ServerInfoResult,
+        args=server_info.ServerInfoArgs,
+        handler=server_info.server_info,
+        result=server_info.ServerInfoResult,
     ),
 )
 

@@ -29,7 +29,7 @@ from tmuxmcp.errors import UnsafeValue
 from tmuxmcp.runtime import start
 from tmuxmcp.sinks import Encoding
 from tmuxmcp.sinks.encoders import ENCODERS, Rule
-from tmuxmcp.tools import execute, inspect, manage, resources
+from tmuxmcp.tools import capture, execute, inspect, manage, resources
 
 SPECS = (*DEFINITION, *RESOURCES)
 
@@ -140,7 +140,7 @@ def test_the_real_encoders_hand_the_handler_what_the_sink_needs() -> None:
         (execute.SendTextArgs(pane_id="%1", text="x", enter=1), "enter"),  # type: ignore[arg-type]
         (execute.PasteBufferArgs(pane_id="%1", buffer="a\tb"), "buffer"),
         (manage.CreateSessionArgs(width=0), "width"),
-        (inspect.CapturePaneArgs(pane_id="%1", max_lines=10**9), "max_lines"),
+        (capture.CapturePaneArgs(pane_id="%1", max_lines=10**9), "max_lines"),
     ],
     ids=lambda v: v if isinstance(v, str) else type(v).__name__,
 )

@@ -17,7 +17,7 @@ from typing import Any
 
 from tmuxmcp.capability.model import ResourceSpec, ToolSpec
 from tmuxmcp.capability.vocabulary import Effect, OutputClass, Reach, Toolset
-from tmuxmcp.tools import inspect, manage, resources
+from tmuxmcp.tools import capture, inspect, manage, resources
 
 # What every spec below shares; only args, result and handler are under test.
 _SHARED: dict[str, Any] = {
@@ -68,7 +68,7 @@ def resource_with_a_tool_result() -> object:
         **_SHARED,
         summary="returns PaneScreen, declares CapturePaneResult",
         args=resources.PaneResourceArgs,
-        result=inspect.CapturePaneResult,
+        result=capture.CapturePaneResult,
         handler=resources.read_pane_resource,  # type: ignore[arg-type]
         uri_template=resources.PANE_TEMPLATE,
         variables=resources.args_of_uri,

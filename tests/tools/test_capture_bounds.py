@@ -15,7 +15,7 @@ from tests.bounds_support import (
     new_long_pane,
 )
 from tests.support import PrivateTmux, error_text, serve, structured
-from tmuxmcp.tools.inspect import DEFAULT_CAPTURE_LINES, MAX_CAPTURE_BYTES, WINDOW_MARGIN
+from tmuxmcp.tools.capture import DEFAULT_CAPTURE_LINES, MAX_CAPTURE_BYTES, WINDOW_MARGIN
 
 
 async def test_a_small_cap_reads_a_small_window_of_a_long_history(
@@ -90,11 +90,17 @@ async def test_a_wide_history_is_read_only_as_far_as_the_byte_cap(
         byte_counter.reset()
         got = structured(
             await session.call_tool(
-                "capture_pane", {"pane_id": pane, "start": -30000, "max_lines": 100000}
+                "capture_pane",
+                {
+                    "pane_id": pane,
+                    "start": -30000,
+                    "max_lines": 100000,
+                    "max_chars": MAX_CAPTURE_BYTES,
+                },
             )
         )
         total = byte_counter.total()
-    assert got["truncated_by"] == "max_bytes"
+    assert got["truncated_by"] == "max_chars"
     assert len(got["text"].encode()) <= MAX_CAPTURE_BYTES
     assert "DONE" in got["text"].split("\n")[-3:]
     assert total <= MAX_CAPTURE_BYTES + (WINDOW_MARGIN + 1) * FULL_ROW_BYTES + SLACK, total

@@ -179,3 +179,275 @@ async def test_default_capture_since_stays_inline_and_loses_no_row(
             assert len(_json(result)) <= INLINE_LIMIT
             assert result["gap"] is None
         assert _quote_rows(results) == 1500
+
+
+# -- the inspect tools: default budgets counted as JSON (issue 18.2) ------------------
+
+MIB = 1024 * 1024
+
+
+def _big_pane(tmux: PrivateTmux, name: str, columns: int, rows: int) -> str:
+    """A pane of ``columns`` x ``rows`` running sh; its id."""
+    size = ["-x", str(columns), "-y", str(rows)]
+    pane = tmux.new_session(name, "tmuxmcp", *size, "sh")["pane_id"]
+    tmux.bare("resize-window", "-t", pane, *size)
+    return pane
+
+
+async def _fill(tmux: PrivateTmux, pane: str, char: str, count: int, width: int) -> None:
+    """``clear``, then ``count`` rows of ``width`` copies of ``char``, then DONE."""
+    rows = f'awk \'BEGIN {{ for (i = 0; i < {count}; i++) printf "%{width}s\\n", "" }}\''
+    tmux.bare("send-keys", "-t", pane, f"clear; {rows} | tr ' ' '{char}'; echo DO''NE", "Enter")
+    await tmux.wait_for_screen(pane, "\nDONE\n")
+
+
+# Rows that double when escaped: every character of them is two in JSON.
+_ESCAPED = ['"', "\\"]
+
+
+async def _escaping_screen(tmux: PrivateTmux, char: str) -> str:
+    """A 400 x 100 screen of rows of 399 ``char``: about 80,000 characters as JSON."""
+    pane = _big_pane(tmux, "escapes", 400, 100)
+    await _fill(tmux, pane, char, 150, 399)
+    return pane
+
+
+def _screen_rows(tmux: PrivateTmux, pane: str) -> list[str]:
+    rows = tmux.bare("capture-pane", "-p", "-t", pane).stdout.rstrip("\n").split("\n")
+    while rows and not rows[-1].strip():
+        rows.pop()
+    return rows
+
+
+@pytest.mark.parametrize("char", _ESCAPED)
+async def test_default_capture_pane_stays_inline(private_tmux: PrivateTmux, char: str) -> None:
+    """Before: the whole screen, 100 rows of 798 characters as JSON, about 80,000."""
+    pane = await _escaping_screen(private_tmux, char)
+    async with serve(private_tmux) as session:
+        got = structured(await session.call_tool("capture_pane", {"pane_id": pane}))
+    text = _json(got)
+    assert len(text) <= INLINE_LIMIT
+    _before(text, ["lines", "captured_lines", "truncated", "truncated_by"], "text")
+    assert got["truncated"] is True
+    assert got["truncated_by"] == "max_chars"
+    kept = got["text"].split("\n")
+    assert (
+        got["lines"] == len(kept) < got["captured_lines"] == len(_screen_rows(private_tmux, pane))
+    )
+    assert kept == _screen_rows(private_tmux, pane)[-len(kept) :], "the last rows are kept"
+
+
+async def test_capture_pane_returns_the_whole_screen_on_request(private_tmux: PrivateTmux) -> None:
+    pane = await _escaping_screen(private_tmux, '"')
+    async with serve(private_tmux) as session:
+        got = structured(
+            await session.call_tool("capture_pane", {"pane_id": pane, "max_chars": MIB})
+        )
+    assert got["truncated"] is False
+    assert got["text"].split("\n") == _screen_rows(private_tmux, pane)
+    assert len(_json(got)) > INLINE_LIMIT
+
+
+@pytest.mark.parametrize("char", _ESCAPED)
+async def test_default_pane_resource_stays_inline(private_tmux: PrivateTmux, char: str) -> None:
+    """The resource reads the screen as capture_pane does; its text says what was cut."""
+    pane = await _escaping_screen(private_tmux, char)
+    async with serve(private_tmux) as session:
+        read = await session.read_resource(f"tmux://pane/{pane[1:]}")
+    (content,) = read.contents
+    text = getattr(content, "text", "")
+    assert len(json.dumps(text, ensure_ascii=False)) <= INLINE_LIMIT
+    marker, _, rest = text.partition("\n")
+    assert marker.startswith("[truncated by max_chars: last "), marker
+    rows = rest.split("\n")
+    assert rows == _screen_rows(private_tmux, pane)[-len(rows) :]
+
+
+async def _wide_matches(tmux: PrivateTmux) -> str:
+    """A 1,200-column pane whose 150 rows are 1,100 double quotes each: every row matches."""
+    pane = _big_pane(tmux, "wide", 1200, 50)
+    await _fill(tmux, pane, '"', 150, 1100)
+    return pane
+
+
+async def test_default_search_panes_stays_inline(private_tmux: PrivateTmux) -> None:
+    """Before: 100 matches of 1,000-character rows of quotes, over 200,000 characters."""
+    await _wide_matches(private_tmux)
+    async with serve(private_tmux) as session:
+        got = structured(await session.call_tool("search_panes", {"pattern": '"'}))
+    text = _json(got)
+    assert len(text) <= INLINE_LIMIT
+    _before(text, ["outcome", "panes_searched", "truncated", "truncated_by"], "matches")
+    assert got["truncated"] is True
+    assert got["truncated_by"] == "max_chars"
+    assert 0 < len(got["matches"]) < 100
+
+
+async def test_search_panes_returns_every_match_on_request(private_tmux: PrivateTmux) -> None:
+    await _wide_matches(private_tmux)
+    async with serve(private_tmux) as session:
+        got = structured(
+            await session.call_tool("search_panes", {"pattern": '"', "max_chars": MIB})
+        )
+    assert got["truncated_by"] == "max_matches"
+    assert len(got["matches"]) == 100
+    assert len(_json(got)) > INLINE_LIMIT
+
+
+def _panes(result: dict[str, Any]) -> list[dict[str, Any]]:
+    return [p for s in result["sessions"] for w in s["windows"] or [] for p in w["panes"] or []]
+
+
+@pytest.mark.parametrize("char", _ESCAPED)
+async def test_default_snapshot_of_a_large_screen_stays_inline(
+    private_tmux: PrivateTmux, char: str
+) -> None:
+    """Before: the 400 x 100 screen of escapes whole, about 80,000 characters."""
+    pane = await _escaping_screen(private_tmux, char)
+    async with serve(private_tmux) as session:
+        got = structured(await session.call_tool("snapshot", {}))
+    text = _json(got)
+    assert len(text) <= INLINE_LIMIT
+    _before(text, ["omitted_operations", "content_truncated", "tree_truncated"], "sessions")
+    assert got["content_truncated"] is True
+    (listed,) = _panes(got)
+    assert listed["pane_id"] == pane
+    assert listed["content"] is None
+
+
+SESSIONS = 250
+
+
+def _many_sessions(tmux: PrivateTmux) -> None:
+    """``SESSIONS`` sessions of one sh pane each, made in batches (one tmux call per 50)."""
+    for batch in range(SESSIONS // 50):
+        words: list[str] = []
+        for n in range(50):
+            words += ["new-session", "-d", "-s", f"s{batch}-{n}", "sh", ";"]
+        tmux.bare(*words[:-1])
+
+
+async def test_default_snapshot_of_many_sessions_stays_inline(private_tmux: PrivateTmux) -> None:
+    """Before: 250 sessions, their windows and panes, about 100,000 characters."""
+    _many_sessions(private_tmux)
+    async with serve(private_tmux) as session:
+        got = structured(await session.call_tool("snapshot", {}))
+    text = _json(got)
+    assert len(text) <= INLINE_LIMIT
+    _before(
+        text,
+        ["omitted_operations", "content_truncated", "tree_truncated", "records_omitted"],
+        "sessions",
+    )
+    assert got["tree_truncated"] is True
+    windows = [w for s in got["sessions"] for w in s["windows"]]
+    listed_records = len(got["sessions"]) + len(windows) + len(_panes(got))
+    assert got["records_omitted"] == 3 * SESSIONS - listed_records > 0
+    listed = private_tmux.bare("list-sessions", "-F", "#{session_id}").stdout.split()
+    assert [s["session_id"] for s in got["sessions"]] == listed[: len(got["sessions"])]
+
+
+async def test_snapshot_lists_every_pane_on_request(private_tmux: PrivateTmux) -> None:
+    _many_sessions(private_tmux)
+    async with serve(private_tmux) as session:
+        got = structured(await session.call_tool("snapshot", {"max_chars": 4 * MIB}))
+    assert got["tree_truncated"] is False
+    assert got["records_omitted"] == 0
+    assert len(_panes(got)) == SESSIONS
+    assert all(p["content"] is not None for p in _panes(got))
+    assert len(_json(got)) > INLINE_LIMIT
+
+
+async def test_default_wait_for_command_result_stays_inline(private_tmux: PrivateTmux) -> None:
+    """A run that outlived run_command's timeout, collected with default arguments."""
+    go = f"{private_tmux.directory}/go"
+    quotes = _LONG_OUTPUTS[1]
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("later")["pane_id"]
+        await _at_prompt(private_tmux, pane)
+        started = structured(
+            await session.call_tool(
+                "run_command",
+                {
+                    "pane_id": pane,
+                    "command": f"while [ ! -e {go} ]; do sleep 0.05; done; {quotes}",
+                    "timeout": 0.5,
+                },
+            )
+        )
+        assert started["completed"] is False
+        open(go, "w").close()
+        done = structured(
+            await session.call_tool(
+                "wait_for_command",
+                {"pane_id": pane, "run_id": started["run_id"], "timeout": 120},
+            )
+        )
+    text = _json(done)
+    assert done["completed"] is True
+    assert done["output_truncated"] is True
+    assert len(text) <= INLINE_LIMIT
+    _before(text, ["completed", "output_lines", "output_truncated", "lines_omitted"], "output")
+
+
+async def test_capture_since_counts_its_partial_row(private_tmux: PrivateTmux) -> None:
+    """Before: five rows of 3,000 quotes filled max_chars (30,010 characters) and the
+    cursor's row (4,990 quotes, 9,982 as JSON) came on top, over 40,000 in all. Now
+    the partial row is counted after the lines; left out, it comes once caught up."""
+    pane = _big_pane(private_tmux, "partial", 5000, 40)
+    async with serve(private_tmux) as session:
+        await _at_prompt(private_tmux, pane)
+        first = structured(await session.call_tool("capture_since", {"pane_id": pane}))
+        rows = 'awk \'BEGIN { for (i = 0; i < 12; i++) printf "%3000s\\n", "" }\''
+        partial = 'awk \'BEGIN { printf "%4990s", "" }\''
+        # Twelve rows, then one left open: cat holds the cursor after it.
+        command = f"{rows} | tr ' ' '\"'; {partial} | tr ' ' '\"'; cat"
+        private_tmux.bare("send-keys", "-t", pane, command, "Enter")
+        await private_tmux.wait_for_screen(pane, '"' * 4990)
+        with trio.fail_after(10):
+            while private_tmux.pane_command(pane) != "cat":
+                await trio.sleep(0.02)
+        results: list[dict[str, Any]] = []
+        cursor = first["cursor"]
+        while not results or results[-1]["more"]:
+            got = structured(
+                await session.call_tool("capture_since", {"pane_id": pane, "cursor": cursor})
+            )
+            results.append(got)
+            cursor = got["cursor"]
+    for got in results:
+        assert len(_json(got)) <= INLINE_LIMIT
+        assert got["gap"] is None
+    assert results[0]["more"] is True
+    assert results[0]["partial_omitted"] is True
+    assert results[0]["partial"] == ""
+    assert results[-1]["partial_omitted"] is False
+    assert results[-1]["partial"] == '"' * 4990
+    assert sum(line == '"' * 3000 for got in results for line in got["lines"]) == 12
+
+
+async def test_capture_since_on_a_wide_pane_resumes_after_a_far_window(
+    private_tmux: PrivateTmux,
+) -> None:
+    """Before: an internal error. On a 5,000-column pane a result holds 8 full rows, so
+    a cursor 200 rows up is found in a far window; when the rows returned reached that
+    window's end, the next cursor was marked in the screen's rows, which do not hold the
+    two rows above it (``mark_at``: ValueError)."""
+    pane = _big_pane(private_tmux, "far", 5000, 40)
+    async with serve(private_tmux) as session:
+        await _at_prompt(private_tmux, pane)
+        first = structured(await session.call_tool("capture_since", {"pane_id": pane}))
+        command = "awk 'BEGIN { for (i = 0; i < 200; i++) print \"row\" i }'; echo DO''NE"
+        private_tmux.bare("send-keys", "-t", pane, command, "Enter")
+        await private_tmux.wait_for_screen(pane, "\nDONE\n")
+        results: list[dict[str, Any]] = []
+        cursor = first["cursor"]
+        while not results or results[-1]["more"]:
+            got = structured(
+                await session.call_tool("capture_since", {"pane_id": pane, "cursor": cursor})
+            )
+            results.append(got)
+            cursor = got["cursor"]
+    assert [r["gap"] for r in results] == [None] * len(results)
+    rows = [line for got in results for line in got["lines"] if line.startswith("row")]
+    assert rows == [f"row{i}" for i in range(200)]

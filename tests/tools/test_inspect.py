@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.support import PrivateTmux, error_text, serve, structured
-from tmuxmcp.tools import inspect
+from tmuxmcp.tools import capture
 from tmuxmcp.verify import proven_in_ci
 
 
@@ -122,7 +122,7 @@ async def test_capture_escapes_and_joined_lines(private_tmux: PrivateTmux) -> No
 
 
 async def test_capture_is_capped_in_bytes(private_tmux: PrivateTmux) -> None:
-    from tmuxmcp.tools.inspect import MAX_CAPTURE_BYTES
+    from tmuxmcp.tools.capture import MAX_CAPTURE_BYTES
 
     async with serve(private_tmux) as session:
         private_tmux.bare("set-option", "-g", "history-limit", "30000")
@@ -133,11 +133,17 @@ async def test_capture_is_capped_in_bytes(private_tmux: PrivateTmux) -> None:
         await private_tmux.wait_for_screen(pane, "\nDONE\n")
         result = structured(
             await session.call_tool(
-                "capture_pane", {"pane_id": pane, "start": -30000, "max_lines": 100_000}
+                "capture_pane",
+                {
+                    "pane_id": pane,
+                    "start": -30000,
+                    "max_lines": 100_000,
+                    "max_chars": MAX_CAPTURE_BYTES,
+                },
             )
         )
         assert result["truncated"] is True
-        assert result["truncated_by"] == "max_bytes"
+        assert result["truncated_by"] == "max_chars"
         assert len(result["text"].encode()) + 1 <= MAX_CAPTURE_BYTES
         kept = result["text"].split("\n")
         assert result["lines"] == len(kept) < result["captured_lines"]
@@ -171,7 +177,7 @@ def _captured_by_walking_lines(raw: str, max_lines: int | None) -> tuple[str, in
     lines = raw.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    kept, by = inspect._cap(lines, max_lines)
+    kept, by = capture._cap(lines, max_lines)
     return "\n".join(kept), len(kept), len(lines), by
 
 
@@ -184,16 +190,16 @@ def test_capture_fast_path_agrees_with_walking_every_line(
     raw: str, max_lines: int | None, cap: int
 ) -> None:
     """Same text, counts and truncation for any output, line limit and byte cap."""
-    with mock.patch.object(inspect, "MAX_CAPTURE_BYTES", cap):
-        assert inspect._captured(raw, max_lines) == _captured_by_walking_lines(raw, max_lines)
+    with mock.patch.object(capture, "MAX_CAPTURE_BYTES", cap):
+        assert capture._captured(raw, max_lines) == _captured_by_walking_lines(raw, max_lines)
 
 
 def test_capture_just_under_and_at_the_byte_cap() -> None:
-    cap = inspect.MAX_CAPTURE_BYTES
-    under = "x" * (cap - 2) + "\n"  # cap - 1 bytes: one line of cap - 1 bytes with its newline
-    assert inspect._captured(under, None) == ("x" * (cap - 2), 1, 1, None)
-    over = "y\n" + "x" * (cap - 1) + "\n"  # the last line alone fills the cap
-    assert inspect._captured(over, None) == ("x" * (cap - 1), 1, 2, "max_bytes")
+    cap = capture.MAX_CAPTURE_BYTES
+    under = "x" * (cap - 2) + "\n"  # one line whose JSON string is cap characters
+    assert capture._captured(under, None) == ("x" * (cap - 2), 1, 1, None)
+    over = "y\n" + "x" * (cap - 2) + "\n"  # the last line alone fills the cap as JSON
+    assert capture._captured(over, None) == ("x" * (cap - 2), 1, 2, "max_chars")
 
 
 async def test_server_info_reports_whether_the_sink_claims_were_verified(

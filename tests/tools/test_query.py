@@ -10,8 +10,8 @@ import msgspec
 import pytest
 
 from tmuxmcp.tools import query
-from tmuxmcp.tools.inspect import PANE_FIELDS, PaneInfo
 from tmuxmcp.tools.query import typed_record
+from tmuxmcp.tools.records import PANE_FIELDS, PaneInfo
 
 
 class Sample(msgspec.Struct, frozen=True, kw_only=True):

@@ -80,6 +80,7 @@ async def test_rows_at_the_top_of_a_long_history_are_found_when_the_caps_allow(
                     "regex": True,
                     "max_matches": 1000,
                     "max_scan_bytes": 16384,
+                    "max_chars": 1024 * 1024,  # room for the 1,000 matches (issue 18.2)
                     **scope,
                 },
             )

@@ -238,7 +238,13 @@ async def test_catastrophic_patterns_over_a_pane_of_as_return_promptly(
             )
             search = await session.call_tool(
                 "search_panes",
-                {"pattern": "(a+)+$", "regex": True, "scrollback": 400, "max_matches": 1000},
+                {
+                    "pattern": "(a+)+$",
+                    "regex": True,
+                    "scrollback": 400,
+                    "max_matches": 1000,
+                    "max_chars": 1024 * 1024,  # room for every match (issue 18.2)
+                },
             )
         assert structured(hit)["outcome"] == "matched"
         body = structured(miss)

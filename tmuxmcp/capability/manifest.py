@@ -12,7 +12,12 @@ from collections.abc import Sequence
 from typing import Any
 
 import tmuxmcp
-from tmuxmcp.capability.annotations import Evidence, Hints, whole_call_hints
+from tmuxmcp.capability.annotations import (
+    Evidence,
+    Hints,
+    gather_evidence,
+    whole_call_hints,
+)
 from tmuxmcp.capability.describe import describe
 from tmuxmcp.capability.model import ResourceSpec, ToolSpec, params_of
 from tmuxmcp.capability.results import Content, contents_of
@@ -71,6 +76,26 @@ def tool_annotations(spec: ToolSpec[Any, Any], evidence: Evidence) -> dict[str, 
     return {"title": spec.title, **hints_json(whole_call_hints(spec, evidence))}
 
 
+def declared_annotations(spec: ToolSpec[Any, Any]) -> dict[str, Any]:
+    """The annotations a tool is sent with, in each of the two cases a start can meet.
+
+    ``cautious``: without evidence (any surface with a tool that reaches a
+    process, a server tmuxmcp did not start, or a tmux with no per-call
+    check). ``with_evidence``: on a surface where the evidence is sufficient
+    (rule 3 of ``annotations``); a tool that reaches a process is never on
+    such a surface, so it is cautious in both. Both are ``tool_annotations``,
+    the form every surface sends (CM-4).
+    """
+    evidence = gather_evidence([spec], minimal_provenance=True, per_call_check=True)
+    without = Evidence(
+        minimal_provenance=False, surface_has_process_tools=True, per_call_check=False
+    )
+    return {
+        "cautious": tool_annotations(spec, without),
+        "with_evidence": tool_annotations(spec, evidence),
+    }
+
+
 def resource_properties(spec: ResourceSpec[Any, Any]) -> dict[str, Any]:
     """A resource's declared authority, as for a tool (CM-2, CM-7)."""
     entry = declared_properties(spec)
@@ -110,6 +135,7 @@ def definition_manifest(
             summary=spec.summary,
             repeat_safe=spec.repeat_safe,
             additive=spec.additive,
+            annotations=declared_annotations(spec),
             description=describe(spec),
             parameters=_parameters(spec),
             result_content={

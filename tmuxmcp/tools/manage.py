@@ -43,8 +43,8 @@ from tmuxmcp.driver.versions import version_tuple
 from tmuxmcp.errors import TmuxCommandFailed
 from tmuxmcp.sinks import Sink
 from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.inspect import PANE_FIELDS, WINDOW_FIELDS, PaneInfo, WindowInfo
 from tmuxmcp.tools.query import list_records, typed_record, with_format
+from tmuxmcp.tools.records import PANE_FIELDS, WINDOW_FIELDS, PaneInfo, WindowInfo
 from tmuxmcp.tools.render import record_line
 
 R = TypeVar("R", bound=msgspec.Struct)

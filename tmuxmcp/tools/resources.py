@@ -30,7 +30,7 @@ from tmuxmcp.capability.results import Terminal, TmuxId
 from tmuxmcp.errors import InvalidArguments
 from tmuxmcp.sinks import Encoding, Sink
 from tmuxmcp.sinks.target import ID_PATTERNS, IdKind
-from tmuxmcp.tools import inspect
+from tmuxmcp.tools import capture, inspect
 from tmuxmcp.tools.context import ToolContext
 
 PANE_TEMPLATE = "tmux://pane/{n}"
@@ -88,13 +88,15 @@ def args_of_uri(uri: str) -> PaneResourceArgs:
 
 
 async def read_pane_resource(ctx: ToolContext, args: PaneResourceArgs) -> PaneScreen:
-    """The visible screen of the pane: capture_pane with its defaults.
+    """The visible screen of the pane: capture_pane with its defaults, in its text form.
 
+    So the inline budget of capture_pane holds here too (issue 18.2), and a
+    screen cut to its last lines opens with capture_pane's marker saying so.
     ``args.n`` has been encoded into the pane id ``%n``.
     """
-    capture = encode_arguments(inspect.CapturePaneArgs(pane_id=args.n))
-    result = await inspect.capture_pane(ctx, capture)
-    return PaneScreen(pane_id=result.pane_id, text=result.text)
+    defaults = encode_arguments(capture.CapturePaneArgs(pane_id=args.n))
+    result = await capture.capture_pane(ctx, defaults)
+    return PaneScreen(pane_id=result.pane_id, text=result.text_form())
 
 
 async def list_pane_resources(ctx: ToolContext) -> list[ListedResource]:

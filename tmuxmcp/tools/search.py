@@ -4,6 +4,8 @@ Each pane in scope is read newest row first in bounded windows
 (``tools.windows``): the first windows of as many panes as the byte cap can
 fill share one tmux invocation, a deeper range gets more windows, and reading
 stops once ``max_scan_bytes`` is spent or ``max_matches`` + 1 rows matched.
+The matches returned are the first that fit ``max_chars``, counted as JSON
+(``inline``), so a default result stays inline (issue 18.2).
 So one call holds at most ``max_scan_bytes`` of rows plus one batch of
 windows planned to fill it (issue 13, item 2). Matching runs here
 (``observation.scan``), never in tmux.
@@ -21,6 +23,7 @@ from tmuxmcp.capability.results import TmuxId
 from tmuxmcp.driver.records import SectionMarker
 from tmuxmcp.errors import ObjectNotFound
 from tmuxmcp.tools.context import ToolContext
+from tmuxmcp.tools.inline import DEFAULT_INLINE_CHARS, record_cost
 from tmuxmcp.tools.matches import Match
 from tmuxmcp.tools.matching import (
     Hit,
@@ -30,6 +33,7 @@ from tmuxmcp.tools.matching import (
 from tmuxmcp.tools.observation import (
     DEFAULT_MATCH_BUDGET_MS,
     DEFAULT_SCAN_BYTES,
+    MAX_RESULT_BYTES,
     MatchBudget,
     Pattern,
     Regex,
@@ -57,6 +61,15 @@ class SearchPanesArgs(Arguments):
     ] = 1000
     match_budget_ms: MatchBudget = DEFAULT_MATCH_BUDGET_MS
     max_scan_bytes: ScanBytes = DEFAULT_SCAN_BYTES
+    max_chars: Annotated[
+        int,
+        local_int(
+            "Most characters the returned matches take in the result's JSON (escapes"
+            " counted); the first in pane and row order are kept.",
+            ge=1_000,
+            le=MAX_RESULT_BYTES,
+        ),
+    ] = DEFAULT_INLINE_CHARS
 
     def __post_init__(self) -> None:
         not_together(self, "session_id", "window_id", neither="every pane")
@@ -70,13 +83,18 @@ class PaneMatch(Match, frozen=True, kw_only=True):
     window_id: TmuxId
 
 
+Truncation = Literal["max_matches", "max_chars", "max_scan_bytes"]
+"""Which cap left matches out: of the returned ones (``max_chars``, counted as
+JSON), of the rows that matched (``max_matches``), or of the rows read."""
+
+
 class SearchPanesResult(msgspec.Struct, frozen=True, kw_only=True):
     """Matching rows, first match per row, in pane order then row order."""
 
     outcome: Literal["complete", "match-timeout"]
     panes_searched: int
     truncated: bool
-    truncated_by: Literal["max_matches", "max_scan_bytes"] | None
+    truncated_by: Truncation | None
     scanned_bytes: int
     match_ms: float
     # Bulk last, so a head-only preview still shows the truncation (issue 18).
@@ -243,20 +261,27 @@ class _Search:
         by_matches = len(self.hits) > self.args.max_matches
         kept = sorted(self.hits[: self.args.max_matches], key=lambda h: (h[0], h[1].row))
         matches = []
+        left = self.args.max_chars
+        by_chars = False
         for index, line, hit in kept:
             pane = self.panes[index]
-            matches.append(
-                PaneMatch.found(
-                    line.row,
-                    line.text,
-                    hit,
-                    pane_id=pane.pane_id,
-                    session_id=pane.session_id,
-                    window_id=pane.window_id,
-                )
+            match = PaneMatch.found(
+                line.row,
+                line.text,
+                hit,
+                pane_id=pane.pane_id,
+                session_id=pane.session_id,
+                window_id=pane.window_id,
             )
-        truncated_by: Literal["max_matches", "max_scan_bytes"] | None = None
-        if by_matches:
+            left -= record_cost(match)
+            if left < 0:
+                by_chars = True
+                break
+            matches.append(match)
+        truncated_by: Truncation | None = None
+        if by_chars:
+            truncated_by = "max_chars"
+        elif by_matches:
             truncated_by = "max_matches"
         elif self.by_bytes:
             truncated_by = "max_scan_bytes"

@@ -19,6 +19,7 @@ from tmuxmcp.capability.results import Own, Terminal, TmuxId
 from tmuxmcp.driver.argv import Command
 from tmuxmcp.driver.records import RecordFormat
 from tmuxmcp.tools.context import ToolContext
+from tmuxmcp.tools.inline import DEFAULT_INLINE_CHARS, line_cost
 from tmuxmcp.tools.observation import (
     MAX_RESULT_BYTES,
     cursor_param,
@@ -27,7 +28,6 @@ from tmuxmcp.tools.observation import (
     observe_history,
     parse_view,
 )
-from tmuxmcp.tools.run import line_cost
 from tmuxmcp.tools.scrollback import (
     Frame,
     Gap,
@@ -44,7 +44,7 @@ from tmuxmcp.tools.scrollback import (
 
 # -- capture_since -----------------------------------------------------------------
 
-DEFAULT_SINCE_CHARS = 36_000
+DEFAULT_SINCE_CHARS = DEFAULT_INLINE_CHARS
 """The default ``max_chars``: with the other fields the result's JSON stays under
 the 40,000 characters a client keeps inline (issue 18.2). Rows are counted by
 ``line_cost``, their length as JSON strings, so any text is bounded."""
@@ -71,8 +71,8 @@ class CaptureSinceArgs(Arguments):
     max_chars: Annotated[
         int,
         local_int(
-            "Most characters the returned lines take in the result's JSON (escapes counted);"
-            " rows past it wait behind the cursor.",
+            "Most characters the returned lines and partial row take in the result's JSON"
+            " (escapes counted); rows past it wait behind the cursor.",
             ge=1_000,
             le=MAX_RESULT_BYTES,
         ),
@@ -92,6 +92,9 @@ class CaptureSinceResult(msgspec.Struct, frozen=True, kw_only=True):
     first_row: int | None
     """Row number of ``lines[0]`` as capture_pane counts it (negative: scrollback)."""
     cursor: Own
+    partial_omitted: bool
+    """The partial row did not fit ``max_chars`` after the lines: it is returned empty
+    (it comes again once complete)."""
     # Bulk last, so a head-only preview still shows more/gap (issue 18).
     lines: list[Terminal]
     partial: Terminal
@@ -238,17 +241,23 @@ async def capture_since(ctx: ToolContext, args: CaptureSinceArgs) -> CaptureSinc
         text = view.row(r)
         size += line_cost(text)
         if len(lines) >= args.max_lines or size > args.max_chars:
+            size -= line_cost(text)
             break
         lines.append(text)
     following = start + len(lines)
+    # The partial row is counted in the budget too, after the lines: complete
+    # rows are what the cursor moves past, the partial row comes again.
+    partial = screen.row(cursor_row) if cursor_row >= screen.top else ""
+    partial_omitted = size + line_cost(partial) > args.max_chars
+    # The mark needs the two rows above ``following``: ``view`` holds them, up to
+    # and including its end (the screen may not, when ``view`` is a far window).
     return CaptureSinceResult(
         pane_id=pane,
         lines=lines,
         first_row=view.relative(start) if lines else None,
-        partial=screen.row(cursor_row) if cursor_row >= screen.top else "",
-        cursor=encode_cursor(
-            server, pane, mark_at(view if following < view.end else screen, following)
-        ),
+        partial="" if partial_omitted else partial,
+        partial_omitted=partial_omitted,
+        cursor=encode_cursor(server, pane, mark_at(view, following)),
         more=following < end,
         gap=None if gap is None else gap.reason,
         lines_lost=0 if gap is None else gap.lines_lost,

@@ -16,7 +16,6 @@ PUBLIC = {
     "RunCommandArgs": commands.RunCommandArgs,
     "RunCommandResult": commands.RunCommandResult,
     "WaitForCommandArgs": commands.WaitForCommandArgs,
-    "line_cost": commands.line_cost,
     "run_command": handlers.run_command,
     "wait_for_command": handlers.wait_for_command,
     "RunRegistry": registry.RunRegistry,

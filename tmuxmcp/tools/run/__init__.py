@@ -55,7 +55,6 @@ pins the names).
 from tmuxmcp.tools.run.commands import RunCommandArgs as RunCommandArgs
 from tmuxmcp.tools.run.commands import RunCommandResult as RunCommandResult
 from tmuxmcp.tools.run.commands import WaitForCommandArgs as WaitForCommandArgs
-from tmuxmcp.tools.run.commands import line_cost as line_cost
 from tmuxmcp.tools.run.handlers import run_command as run_command
 from tmuxmcp.tools.run.handlers import wait_for_command as wait_for_command
 from tmuxmcp.tools.run.registry import RunRegistry as RunRegistry

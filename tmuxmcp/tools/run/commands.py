@@ -1,8 +1,9 @@
-"""What ``run_command`` and ``wait_for_command`` take and return, and the budget's measure.
+"""What ``run_command`` and ``wait_for_command`` take and return.
 
 Declarations only: the argument and result Structs the capability
-definition names, their bounds, and ``line_cost``, the measure the
-``max_output_bytes`` bound is counted in (as JSON-encoded). How a run works
+definition names and their bounds; ``max_output_bytes`` is counted as the
+output is encoded in JSON (``tools.inline.line_cost``, shared by every tool's
+inline budget). How a run works
 is the package's docstring (``tmuxmcp.tools.run``); the handlers are in
 ``handlers``.
 """
@@ -18,15 +19,15 @@ from tmuxmcp.capability.params import PaneId, flag, sink
 from tmuxmcp.capability.results import Own, Terminal, TmuxId
 from tmuxmcp.sinks import Encoding, Sink
 from tmuxmcp.sinks.text import MAX_COMMAND_BYTES
+from tmuxmcp.tools.inline import DEFAULT_INLINE_CHARS
 
 DEFAULT_TIMEOUT = 30.0
 MAX_TIMEOUT = 600.0
-DEFAULT_OUTPUT_BYTES = 36_000
-"""With it a default result's structured JSON stays under 40,000 characters
-whatever the output holds (``line_cost`` counts lines as they are encoded;
-the other fields and the markers take well under 4,000): a client such as
-Claude Code keeps a result of up to about 50,000 characters inline and moves
-a longer one out of the model's view (issue 18)."""
+DEFAULT_OUTPUT_BYTES = DEFAULT_INLINE_CHARS
+"""The shared inline budget (``tools.inline``): with it a default result's
+structured JSON stays under 40,000 characters whatever the output holds (the
+other fields and the markers take well under 4,000), so a client such as
+Claude Code keeps it inline (issue 18)."""
 MAX_OUTPUT_BYTES = 1024 * 1024
 
 
@@ -126,15 +127,3 @@ class WaitForCommandArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True
     run_id: RunId
     timeout: Timeout = DEFAULT_TIMEOUT
     max_output_bytes: OutputBytes = DEFAULT_OUTPUT_BYTES
-
-
-def line_cost(line: str) -> int:
-    """What ``line`` and its separator take of the output budget.
-
-    Its length as a JSON string: that is an upper bound of both its UTF-8
-    bytes plus a newline and its characters in the encoded result (each
-    escape counted as written, ``\\n`` 2, ``\\u001b`` 6, the two quotes for
-    the separator's 2), so a budget of N keeps the encoded output under N
-    characters for any text (issue 18).
-    """
-    return len(msgspec.json.encode(line))

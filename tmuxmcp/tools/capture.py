@@ -1,0 +1,276 @@
+"""``capture_pane`` (inspect): a pane's screen or a range of its history, bounded.
+
+Every read is bounded before tmux is asked: a range within the visible
+screen is one read of at most ``max_lines + WINDOW_MARGIN`` rows; a taller
+screen, and a range into history, is read in bounded windows from its bottom
+(``_history_rows``). The result keeps the last ``max_lines`` that fit
+``max_chars``, counted as JSON (``inline``), and says what cut it. The pane
+resource (``resources``) reads the screen through it.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+
+from tmuxmcp.capability.arguments import Arguments, conflict
+from tmuxmcp.capability.params import LineNumber, PaneId, flag, local_int
+from tmuxmcp.capability.results import Own, Terminal, TmuxId
+from tmuxmcp.driver.argv import cmd
+from tmuxmcp.errors import InvalidArguments
+from tmuxmcp.tools.context import ToolContext
+from tmuxmcp.tools.inline import DEFAULT_INLINE_CHARS, line_cost
+
+MAX_CAPTURE_BYTES = 1024 * 1024
+"""The largest ``max_chars``: the most a capture returns, counted as JSON (``inline``);
+longer captures keep their last lines."""
+MAX_CAPTURE_LINES = 100_000
+DEFAULT_CAPTURE_LINES = 500
+"""The default ``max_lines``: about 40 KB of 80-column text, a screenful of a model's context."""
+WINDOW_MARGIN = 64
+"""Rows read beyond ``max_lines`` in each window, to absorb blank rows at the bottom."""
+
+
+class CapturePaneArgs(Arguments):
+    """Arguments of capture_pane."""
+
+    pane_id: PaneId
+    start: LineNumber | None = None
+    end: LineNumber | None = None
+    max_lines: Annotated[
+        int,
+        local_int(
+            "Most lines returned (the last); blank rows below the text are not returned "
+            "or counted.",
+            ge=1,
+            le=MAX_CAPTURE_LINES,
+        ),
+    ] = DEFAULT_CAPTURE_LINES
+    join_wrapped: Annotated[bool, flag("Join wrapped lines (tmux -J).")] = False
+    include_escapes: Annotated[bool, flag("Keep colour and attribute escapes (tmux -e).")] = False
+    max_chars: Annotated[
+        int,
+        local_int(
+            "Most characters the returned text takes in the result's JSON (escapes counted);"
+            " the last lines are kept.",
+            ge=1_000,
+            le=MAX_CAPTURE_BYTES,
+        ),
+    ] = DEFAULT_INLINE_CHARS
+
+    def __post_init__(self) -> None:
+        if self.start is not None and self.end is not None and self.start > self.end:
+            conflict(
+                "`start`: start must not be greater than end (0 is the top visible row)",
+                "start",
+                "end",
+            )
+        if self.start is None and self.end is not None and self.end < 0:
+            # tmux would read from end down to the top visible row, however far up end
+            # is, outside the bounded history windows; refuse it like any end above start.
+            conflict(
+                "`end`: end must not be above start, which defaults to 0 (the top visible "
+                "row); give start too to read scrollback",
+                "end",
+                "start",
+            )
+
+
+class CapturePaneResult(msgspec.Struct, frozen=True, kw_only=True):
+    """Text captured from a pane, possibly truncated to the last lines."""
+
+    pane_id: TmuxId
+    lines: int
+    captured_lines: int
+    truncated: bool
+    truncated_by: Own | None
+    # Bulk last, so a head-only preview still shows the truncation (issue 18).
+    text: Terminal
+
+    def text_form(self) -> str:
+        """Readable form: the captured text, with a note when truncated."""
+        if not self.truncated:
+            return self.text
+        return (
+            f"[truncated by {self.truncated_by}: last {self.lines} of "
+            f"{self.captured_lines} lines]\n{self.text}"
+        )
+
+
+def _cap(
+    lines: list[str], max_lines: int | None, budget: int | None = None
+) -> tuple[list[str], str | None]:
+    """The last ``max_lines`` of ``lines`` whose ``line_cost`` fits ``budget``, and what cut.
+
+    ``budget`` defaults to ``MAX_CAPTURE_BYTES``.
+    """
+    budget = MAX_CAPTURE_BYTES if budget is None else budget
+    by: str | None = None
+    if max_lines is not None and len(lines) > max_lines:
+        lines, by = lines[-max_lines:], "max_lines"
+    if sum(line_cost(line) for line in lines) > budget:
+        keep = 0
+        for line in reversed(lines):
+            budget -= line_cost(line)
+            if budget < 0:
+                break
+            keep += 1
+        lines, by = lines[len(lines) - keep :], "max_chars"
+    return lines, by
+
+
+def _cost_of_lines(raw: str) -> int:
+    """The ``line_cost`` of every line of ``raw`` together, from one encoding of it.
+
+    Each line costs its escaped characters plus 2; in ``raw`` encoded whole
+    each newline is 2 (``\\n``) and the quotes are 2, so the sum is the
+    encoding's length, less 2 when ``raw`` ends with a newline.
+    """
+    if raw == "":
+        return 0
+    return len(msgspec.json.encode(raw)) - (2 if raw.endswith("\n") else 0)
+
+
+def _captured(
+    raw: str, max_lines: int | None, budget: int | None = None
+) -> tuple[str, int, int, str | None]:
+    """tmux's output as (text, lines kept, lines captured, truncated by)."""
+    budget = MAX_CAPTURE_BYTES if budget is None else budget
+    # Lines are the pieces of raw.split("\n") less a final empty one.
+    count = raw.count("\n") + (0 if raw == "" or raw.endswith("\n") else 1)
+    if (max_lines is None or count <= max_lines) and _cost_of_lines(raw) <= budget:
+        # Nothing is cut. Splitting 10,000 lines and measuring each cost more
+        # than the rest of the call; the text is the output less its final
+        # newline, exactly what joining the lines gives.
+        return (raw[:-1] if raw.endswith("\n") else raw), count, count, None
+    lines = raw.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    kept, by = _cap(lines, max_lines, budget)
+    return "\n".join(kept), len(kept), len(lines), by
+
+
+def _rows(raw: str) -> list[str]:
+    rows = raw.split("\n")
+    if rows and rows[-1] == "":
+        rows.pop()
+    return rows
+
+
+def _blank(row: str) -> bool:
+    return not row.strip()
+
+
+async def _history_rows(
+    ctx: ToolContext, pane_id: str, flags: list[str], args: CapturePaneArgs
+) -> tuple[list[str], int]:
+    """The last rows of a range reaching into history, read in bounded windows.
+
+    Windows of at most ``max_lines + WINDOW_MARGIN`` rows are read from the
+    bottom of the range upwards, only as far as needed to fill ``max_lines``
+    with rows above the last non-blank one, and no further once the rows kept
+    cost ``max_chars`` (the result keeps no more): a window is also at most
+    the rows that would fill the characters still wanted if every row were
+    full. So one call holds at most ``max_lines + WINDOW_MARGIN`` rows, and
+    about ``max_chars`` plus one window, however long and wide the history.
+    Returns the rows kept (trailing blank rows dropped) and how many rows the
+    range holds down to its last non-blank row.
+    """
+    frame = (
+        await ctx.client.run(
+            cmd(
+                "display-message",
+                "-p",
+                t=pane_id,
+                args=["#{history_size} #{pane_height} #{pane_width}"],
+            )
+        )
+    ).stdout.split()
+    if len(frame) != 3 or not all(part.isdigit() for part in frame):
+        raise InvalidArguments(f"tmux did not report the geometry of pane {pane_id}")
+    history, height, width = int(frame[0]), int(frame[1]), int(frame[2])
+    assert args.start is not None
+    top = max(args.start, -history)
+    bottom = min(height - 1 if args.end is None else args.end, height - 1)
+    kept: list[str] = []
+    last_text: int | None = None  # the relative number of the last non-blank row
+    window_bottom = bottom
+    held = 0  # the line_cost of the rows kept
+    while window_bottom >= top and len(kept) < args.max_lines and held <= args.max_chars:
+        # A full row costs at least its width and 2 (its quotes).
+        by_chars = -(-(args.max_chars - held) // (width + 2))
+        rows_wanted = min(args.max_lines - len(kept), by_chars)
+        window_top = max(top, window_bottom - rows_wanted - WINDOW_MARGIN + 1)
+        out = await ctx.client.run(
+            cmd("capture-pane", *flags, t=pane_id, S=window_top, E=window_bottom)
+        )
+        rows = _rows(out.stdout)[: window_bottom - window_top + 1]
+        if last_text is None:
+            while rows and _blank(rows[-1]):
+                rows.pop()
+            if rows:
+                last_text = window_top + len(rows) - 1
+        kept = rows + kept
+        held += sum(line_cost(row) for row in rows)
+        window_bottom = window_top - 1
+    if last_text is None:
+        return [], 0
+    return kept[-args.max_lines :], last_text - top + 1
+
+
+async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneResult:
+    """Handler for capture_pane.
+
+    A range within the visible screen is one read of at most ``max_lines +
+    WINDOW_MARGIN`` rows, with the pane's height; a taller screen, and a
+    range into history, is read in bounded windows from its bottom
+    (``_history_rows``). Either way blank rows below the last text are
+    dropped before ``max_lines`` counts.
+    """
+    pane_id = args.pane_id
+    flags = ["-p"]
+    if args.join_wrapped:
+        flags.append("-J")
+    if args.include_escapes:
+        flags.append("-e")
+    if args.start is not None and args.start < 0:
+        rows, in_range = await _history_rows(ctx, pane_id, flags, args)
+        text, kept, _, by = _captured("\n".join(rows), None, args.max_chars)
+        if by is None and kept < in_range:
+            by = "max_lines"
+        captured = in_range
+    else:
+        # One read of at most one window from the top of the range, with the
+        # pane's height: a screen can be 10,000 rows (tmux's largest window).
+        first = args.start or 0
+        window_end = first + args.max_lines + WINDOW_MARGIN - 1
+        end = window_end if args.end is None else min(args.end, window_end)
+        out = await ctx.client.run(
+            cmd("display-message", "-p", t=pane_id, args=["#{pane_height}"]),
+            cmd("capture-pane", *flags, t=pane_id, S=first, E=end),
+        )
+        height_text, _, body = out.stdout.partition("\n")
+        if not height_text.isdigit():
+            raise InvalidArguments(f"tmux did not report the geometry of pane {pane_id}")
+        bottom = int(height_text) - 1 if args.end is None else min(args.end, int(height_text) - 1)
+        if bottom > end:  # a range taller than one window: from its bottom up, bounded
+            rows, captured = await _history_rows(
+                ctx, pane_id, flags, msgspec.structs.replace(args, start=first)
+            )
+            text, kept, _, by = _captured("\n".join(rows), None, args.max_chars)
+            if by is None and kept < captured:
+                by = "max_lines"
+        else:
+            rows = _rows(body)
+            while rows and _blank(rows[-1]):
+                rows.pop()
+            text, kept, captured, by = _captured("\n".join(rows), args.max_lines, args.max_chars)
+    return CapturePaneResult(
+        pane_id=pane_id,
+        text=text,
+        lines=kept,
+        captured_lines=captured,
+        truncated=by is not None,
+        truncated_by=by,
+    )

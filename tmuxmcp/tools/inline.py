@@ -1,0 +1,42 @@
+"""The inline budget: how much bulk a result may carry so a client keeps it in view.
+
+Issue 18 item 2. Claude Code keeps a tool result of up to about 50,000
+characters of JSON in the model's view and moves a longer one to a file,
+showing the model a 2,000-character preview. So every call with default
+arguments produces structured JSON of at most ``INLINE_LIMIT`` characters.
+
+Rule 1: bulk is counted as JSON, escapes included. A line or text costs its
+  length as an encoded JSON string (``line_cost``): ``"`` and ``\\`` take 2,
+  a control character 6 (``\\u001b``), a non-ASCII character its UTF-8
+  bytes (msgspec writes it as is, a client may too), and the two quotes
+  stand for the separator (a comma, or a ``\\n`` inside a joined text). That
+  is an upper bound of both the text's UTF-8 bytes plus a newline and of the
+  characters it takes in the compact encoded result, for any text.
+Rule 2: a budget of ``DEFAULT_INLINE_CHARS`` (36,000) keeps a whole default
+  result under ``INLINE_LIMIT`` (40,000): what is not bulk (ids, counts,
+  flags, a cursor, the truncation marker) takes well under the 4,000 left.
+  A record that is bulk itself (a match, a pane of a snapshot) is counted
+  whole, by ``record_cost``.
+Rule 3: callers can still ask for more, up to each tool's own maximum; the
+  facts (truncation, counts) come first in every result, so a preview of a
+  longer one still says what was cut.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+INLINE_LIMIT = 40_000
+"""Most characters of structured JSON a default call returns (Rule 2)."""
+DEFAULT_INLINE_CHARS = 36_000
+"""The default budget of a result's bulk, counted by ``line_cost`` and ``record_cost``."""
+
+
+def line_cost(line: str) -> int:
+    """What ``line`` and its separator take of a budget (Rule 1): its length as a JSON string."""
+    return len(msgspec.json.encode(line))
+
+
+def record_cost(record: msgspec.Struct) -> int:
+    """What ``record`` and the comma after it take of a budget: its compact JSON, plus one."""
+    return len(msgspec.json.encode(record)) + 1
