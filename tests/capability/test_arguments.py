@@ -18,10 +18,8 @@ from tmuxmcp.capability.decode import decode_arguments
 from tmuxmcp.definition import BY_NAME, DEFINITION, RESOURCES
 from tmuxmcp.errors import ArgumentConflict, InvalidArguments
 
+
 # Moved by the run wing (issue 21.1); converted to the base when it lands.
-NOT_YET_CONVERTED = frozenset({"RunCommandArgs", "WaitForCommandArgs"})
-
-
 class _Sample(Arguments):
     first: int = 1
     # A required field after one with a default is legal only when keyword-only.
@@ -76,8 +74,6 @@ def _declared_args() -> list[type[msgspec.Struct]]:
 
 @pytest.mark.parametrize("args", _declared_args(), ids=lambda a: a.__name__)
 def test_every_declared_argument_struct_derives_from_the_base(args: type[Any]) -> None:
-    if args.__name__ in NOT_YET_CONVERTED:
-        pytest.skip("converted when the run wing lands (issue 21.1)")
     assert issubclass(args, Arguments)
 
 

@@ -106,9 +106,6 @@ ZSH_CONTEXTS = (
 )
 """The parser contexts zsh names in its continuation prompt (``%_> ``)."""
 
-GUARD_REFUSED = Refusal.PANE_CHANGED.value
-"""The typing guard's refusal name, as ``tools.runs`` still looks for it (moved
-to ``except GuardRefused`` when the run wing lands)."""
 
 CONTINUATION_ROW = rf"^(>|(({ZSH_CONTEXTS}) )*({ZSH_CONTEXTS})>)"
 """A POSIX extended regular expression for tmux's ``#{C/r:...}``: a row that begins

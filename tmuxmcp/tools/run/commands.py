@@ -15,6 +15,7 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta
 
+from tmuxmcp.capability.arguments import Arguments
 from tmuxmcp.capability.params import PaneId, flag, sink
 from tmuxmcp.capability.results import Own, Terminal, TmuxId
 from tmuxmcp.sinks import Encoding, Sink
@@ -62,7 +63,7 @@ RunId = Annotated[
 ]
 
 
-class RunCommandArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class RunCommandArgs(Arguments):
     """Arguments of run_command."""
 
     pane_id: PaneId
@@ -120,7 +121,7 @@ class RunCommandResult(msgspec.Struct, frozen=True, kw_only=True):
         return head + "\n" + self.output
 
 
-class WaitForCommandArgs(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class WaitForCommandArgs(Arguments):
     """Arguments of wait_for_command."""
 
     pane_id: PaneId

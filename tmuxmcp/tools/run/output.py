@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import msgspec
 
-from tmuxmcp.tools.observation import cells
 from tmuxmcp.tools.inline import line_cost
+from tmuxmcp.tools.observation import cells
 
 HEAD_SHARE = 4
 """The head keeps 1/HEAD_SHARE of an output budget, the tail the rest (Rule 2)."""

@@ -14,7 +14,7 @@ import secrets
 
 from tmuxmcp.driver import guards
 from tmuxmcp.driver.argv import cmd
-from tmuxmcp.errors import PaneNotReady, TmuxCommandFailed
+from tmuxmcp.errors import PaneNotReady
 from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.run import runscript, screen, settle
 from tmuxmcp.tools.run.state import Checked, Run, Typed
@@ -57,8 +57,10 @@ async def type_line(
             cmd("paste-buffer", "-d", "-r", b=name, t=run.pane),
             stdin=line.encode("utf-8"),
         )
-    except TmuxCommandFailed as exc:
-        if guards.GUARD_REFUSED in str(exc):
+    except guards.GuardRefused as refused:
+        # The typing guard, told by its typed refusal (driver.guards Rule 2),
+        # never by searching an error's text.
+        if refused.refusal is guards.Refusal.PANE_CHANGED:
             return False
         raise
     _, _, rest = out.stdout.partition("\n")  # the guard's option value

@@ -14,7 +14,7 @@ can write the FIFO) is dropped.
 
 Rules, checked each second while no status has come:
 
-Rule 1: a shell that is no longer alive (``_alive``: gone, or a zombie)
+Rule 1: a shell that is no longer alive (``driver.proc.running``: gone, or a zombie)
   ends the run with ``ShellExited``, saying what became of the pane.
 Rule 2: a shell that started the script and no longer holds its release
   FIFO open, ``ABANDONED_CHECKS`` polls in a row, has left the script (C-c
@@ -32,6 +32,7 @@ import os
 
 import trio
 
+from tmuxmcp.driver import proc
 from tmuxmcp.driver.argv import cmd
 from tmuxmcp.errors import (
     CommandInterrupted,
@@ -114,7 +115,7 @@ async def _wait_for_status(ctx: ToolContext, run: Run) -> None:
             with contextlib.suppress(BlockingIOError):
                 take_status(run, os.read(run.files.status_fd, 4096))
             continue
-        if not _alive(run.shell_pid or run.pane_pid):
+        if not proc.running(run.shell_pid or run.pane_pid):
             run.handle(ShellExited(await _shell_exited(ctx, run)))
             return
         if run.started and run.shell_pid is not None:
@@ -220,20 +221,3 @@ async def _shell_exited(ctx: ToolContext, run: Run) -> TmuxMcpError:
         f"{what}. Pane {run.pane} now runs another process (respawned); check it with "
         "capture_pane before running commands in it"
     )
-
-
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` still runs; a zombie (exited, not yet reaped) does not."""
-    if pid <= 0:
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rpartition(")")[2].split()[0] not in ("Z", "X")
-    except (OSError, IndexError):
-        return True  # no /proc (not Linux): kill(0) said it exists
