@@ -49,6 +49,8 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import CallToolResult
 
+from tmuxmcp.tools.capture import MAX_CAPTURE_BYTES
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 # Shorter than bench_inspect's lines: libtmux-mcp refuses results over 1 MB, and
@@ -85,8 +87,13 @@ def tmuxmcp_tools(scrollback: int, name: str) -> dict[str, Any]:
         "capture visible": lambda p: ("capture_pane", {"pane_id": p["pane"]}),
         "capture 10,000 lines": lambda p: (
             "capture_pane",
-            # Its default keeps the last 500 lines; ask for all of them.
-            {"pane_id": p["pane"], "start": -scrollback, "max_lines": scrollback + HEIGHT},
+            # Its defaults keep the last 500 lines and 36,000 characters; ask for all of them.
+            {
+                "pane_id": p["pane"],
+                "start": -scrollback,
+                "max_lines": scrollback + HEIGHT,
+                "max_chars": MAX_CAPTURE_BYTES,
+            },
         ),
         "run echo hi": lambda p: (
             "run_command",
