@@ -20,7 +20,7 @@ from tmuxmcp.capability.results import Own, Terminal, TmuxId
 from tmuxmcp.driver.argv import cmd
 from tmuxmcp.errors import InvalidArguments
 from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.inline import DEFAULT_INLINE_CHARS, line_cost
+from tmuxmcp.tools.inline import DEFAULT_INLINE_CHARS, line_cost, lines_cost
 
 MAX_CAPTURE_BYTES = 1024 * 1024
 """The largest ``max_chars``: the most a capture returns, counted as JSON (``inline``);
@@ -109,7 +109,7 @@ def _cap(
     by: str | None = None
     if max_lines is not None and len(lines) > max_lines:
         lines, by = lines[-max_lines:], "max_lines"
-    if sum(line_cost(line) for line in lines) > budget:
+    if lines_cost(lines) > budget:
         keep = 0
         for line in reversed(lines):
             budget -= line_cost(line)
@@ -212,7 +212,7 @@ async def _history_rows(
             if rows:
                 last_text = window_top + len(rows) - 1
         kept = rows + kept
-        held += sum(line_cost(row) for row in rows)
+        held += lines_cost(rows)
         window_bottom = window_top - 1
     if last_text is None:
         return [], 0

@@ -17,12 +17,16 @@ Rule 2: a budget of ``DEFAULT_INLINE_CHARS`` (36,000) keeps a whole default
   flags, a cursor, the truncation marker) takes well under the 4,000 left.
   A record that is bulk itself (a match, a pane of a snapshot) is counted
   whole, by ``record_cost``.
+  Many lines are counted together by ``lines_cost``, from one encoding of
+  their joined text: the same number, without a string per line.
 Rule 3: callers can still ask for more, up to each tool's own maximum; the
   facts (truncation, counts) come first in every result, so a preview of a
   longer one still says what was cut.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import msgspec
 
@@ -35,6 +39,19 @@ DEFAULT_INLINE_CHARS = 36_000
 def line_cost(line: str) -> int:
     """What ``line`` and its separator take of a budget (Rule 1): its length as a JSON string."""
     return len(msgspec.json.encode(line))
+
+
+def lines_cost(lines: Sequence[str]) -> int:
+    """The ``line_cost`` of every line of ``lines`` together, from one encoding of them.
+
+    Joined by ``\\n``, each separator encodes as 2 characters and the quotes
+    as 2, so the joined text encodes to the sum of the lines' costs: one
+    encoder call, not one per line (10,000 of them were a capture's largest
+    Python cost). A line must not itself hold a newline; split output never does.
+    """
+    if not lines:
+        return 0
+    return len(msgspec.json.encode("\n".join(lines)))
 
 
 def record_cost(record: msgspec.Struct) -> int:
