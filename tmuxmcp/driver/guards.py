@@ -4,7 +4,7 @@ A guard is a ``show-options`` whose option name is a format tmux expands in
 the very invocation that acts: to an option that exists while its condition
 holds, and to a ``Refusal`` name otherwise. No option has that name, so
 ``show-options`` fails ("invalid option: <name>") and tmux drops the rest of
-the command list; nothing after the guard runs. tmuxmcp has three guards,
+the command list; nothing after the guard runs. tmuxmcp has four guards,
 all built here and all told apart here:
 
 * the **gate** of every call (``driver.client.gate_name``): the bound server,
@@ -12,7 +12,10 @@ all built here and all told apart here:
 * the **typing guard** of ``run_command`` (``guard_name`` below): the pane is
   still what readiness saw (``PANE_CHANGED``);
 * the **zoom guard** of ``kill_session`` on tmux 3.4 (``tools.teardown``): no
-  window of the session is zoomed (``WINDOW_ZOOMED``).
+  window of the session is zoomed (``WINDOW_ZOOMED``);
+* the **geometry guard** of a capture into history (``geometry_guard_name``
+  below, ``tools.geometry``): the pane still has the width and height its
+  first window was planned for (``GEOMETRY_CHANGED``).
 
 Rules kept here:
 
@@ -60,6 +63,7 @@ class Refusal(StrEnum):
     HOOK_SET = "tmuxmcp-hook-set"
     PANE_CHANGED = "tmuxmcp-pane-changed"
     WINDOW_ZOOMED = "tmuxmcp-window-zoomed"
+    GEOMETRY_CHANGED = "tmuxmcp-geometry-changed"
 
 
 class GuardRefused(TmuxCommandFailed):
@@ -134,3 +138,16 @@ def guard_name(marker: str, pane: str, pane_pid: int, *, rows: bool) -> str:
         seen += ".#{C/r:" + CONTINUATION_ROW + "}"
         want += ".0"
     return choose(f"#{{==:{seen},{want}}}", marker, Refusal.PANE_CHANGED)
+
+
+def geometry_guard_name(marker: str, pane: str, width: int, height: int) -> str:
+    """The geometry guard: a ``show-options`` option name that is ``marker`` only while
+    ``pane`` is ``width`` columns by ``height`` rows, otherwise
+    ``Refusal.GEOMETRY_CHANGED`` (Rule 3: an id and integers). Expanded by tmux in the
+    pane's context (``show-options -t pane``), so the read after it in the same
+    invocation sees that geometry."""
+    if not _PANE_ID.fullmatch(pane) or not marker.startswith("@tmuxmcp_"):
+        raise ValueError("geometry_guard_name takes a pane id and tmuxmcp's marker option")
+    seen = "#{pane_id}.#{pane_width}.#{pane_height}"
+    want = f"{pane}.{int(width)}.{int(height)}"
+    return choose(f"#{{==:{seen},{want}}}", marker, Refusal.GEOMETRY_CHANGED)

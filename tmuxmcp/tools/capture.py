@@ -18,6 +18,7 @@ from tmuxmcp.capability.arguments import Arguments, conflict
 from tmuxmcp.capability.params import LineNumber, PaneId, flag, local_int
 from tmuxmcp.capability.results import Own, Terminal, TmuxId
 from tmuxmcp.driver.argv import cmd
+from tmuxmcp.driver.guards import GuardRefused, Refusal, geometry_guard_name, guard
 from tmuxmcp.errors import InvalidArguments
 from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.inline import DEFAULT_INLINE_CHARS, line_cost, lines_cost
@@ -162,6 +163,65 @@ def _blank(row: str) -> bool:
     return not row.strip()
 
 
+def _geometry(text: str, pane_id: str, fields: int) -> list[int]:
+    """The ``fields`` integers of a probe's line, or the error naming the pane."""
+    frame = text.split()
+    if len(frame) != fields or not all(part.isdigit() for part in frame):
+        raise InvalidArguments(f"tmux did not report the geometry of pane {pane_id}")
+    return [int(part) for part in frame]
+
+
+def _window_top(top: int, bottom: int, rows_wanted: int) -> int:
+    return max(top, bottom - rows_wanted - WINDOW_MARGIN + 1)
+
+
+def _rows_for(max_chars: int, held: int, width: int) -> int:
+    """The rows that would fill the characters still wanted if every row were full."""
+    # A full row costs at least its width and 2 (its quotes).
+    return -(-(max_chars - held) // (width + 2))
+
+
+async def _hinted_first_window(
+    ctx: ToolContext, pane_id: str, flags: list[str], args: CapturePaneArgs
+) -> tuple[int, int, int, str] | None:
+    """The first window read with the probe, from the remembered geometry (``geometry``).
+
+    Returns ``(history size, height, width, the window's output)``, or ``None``
+    when no geometry is remembered or the pane's differs (the guard refused:
+    nothing was read). The window is the one ``_history_rows`` plans first:
+    its top is planned from ``start``, and tmux's clamp of ``-S`` to the top
+    of the history gives what ``max(start, -history)`` would.
+    """
+    known = ctx.geometry.get(pane_id)
+    if known is None:
+        return None
+    width, height = known
+    assert args.start is not None
+    bottom = min(height - 1 if args.end is None else args.end, height - 1)
+    rows_wanted = min(args.max_lines, _rows_for(args.max_chars, 0, width))
+    try:
+        out = await ctx.client.run(
+            guard(geometry_guard_name(ctx.client.marker, pane_id, width, height), pane_id),
+            cmd("display-message", "-p", t=pane_id, args=["#{history_size}"]),
+            cmd(
+                "capture-pane",
+                *flags,
+                t=pane_id,
+                S=_window_top(args.start, bottom, rows_wanted),
+                E=bottom,
+            ),
+        )
+    except GuardRefused as refused:
+        if refused.refusal is not Refusal.GEOMETRY_CHANGED:
+            raise
+        ctx.geometry.forget(pane_id)
+        return None
+    _, _, rest = out.stdout.partition("\n")  # the guard's option value
+    history_text, _, body = rest.partition("\n")
+    (history,) = _geometry(history_text, pane_id, 1)
+    return history, height, width, body
+
+
 async def _history_rows(
     ctx: ToolContext, pane_id: str, flags: list[str], args: CapturePaneArgs
 ) -> tuple[list[str], int]:
@@ -174,11 +234,15 @@ async def _history_rows(
     the rows that would fill the characters still wanted if every row were
     full. So one call holds at most ``max_lines + WINDOW_MARGIN`` rows, and
     about ``max_chars`` plus one window, however long and wide the history.
+    The pane's geometry comes from a probe, or with the first window when the
+    pane's last seen geometry still holds (``_hinted_first_window``).
     Returns the rows kept (trailing blank rows dropped) and how many rows the
     range holds down to its last non-blank row.
     """
-    frame = (
-        await ctx.client.run(
+    hinted = await _hinted_first_window(ctx, pane_id, flags, args)
+    pending: str | None = None
+    if hinted is None:
+        probe = await ctx.client.run(
             cmd(
                 "display-message",
                 "-p",
@@ -186,10 +250,10 @@ async def _history_rows(
                 args=["#{history_size} #{pane_height} #{pane_width}"],
             )
         )
-    ).stdout.split()
-    if len(frame) != 3 or not all(part.isdigit() for part in frame):
-        raise InvalidArguments(f"tmux did not report the geometry of pane {pane_id}")
-    history, height, width = int(frame[0]), int(frame[1]), int(frame[2])
+        history, height, width = _geometry(probe.stdout, pane_id, 3)
+        ctx.geometry.remember(pane_id, width, height)
+    else:
+        history, height, width, pending = hinted
     assert args.start is not None
     top = max(args.start, -history)
     bottom = min(height - 1 if args.end is None else args.end, height - 1)
@@ -198,14 +262,16 @@ async def _history_rows(
     window_bottom = bottom
     held = 0  # the line_cost of the rows kept
     while window_bottom >= top and len(kept) < args.max_lines and held <= args.max_chars:
-        # A full row costs at least its width and 2 (its quotes).
-        by_chars = -(-(args.max_chars - held) // (width + 2))
-        rows_wanted = min(args.max_lines - len(kept), by_chars)
-        window_top = max(top, window_bottom - rows_wanted - WINDOW_MARGIN + 1)
-        out = await ctx.client.run(
-            cmd("capture-pane", *flags, t=pane_id, S=window_top, E=window_bottom)
-        )
-        rows = _rows(out.stdout)[: window_bottom - window_top + 1]
+        rows_wanted = min(args.max_lines - len(kept), _rows_for(args.max_chars, held, width))
+        window_top = _window_top(top, window_bottom, rows_wanted)
+        if pending is None:
+            out = await ctx.client.run(
+                cmd("capture-pane", *flags, t=pane_id, S=window_top, E=window_bottom)
+            )
+            stdout = out.stdout
+        else:  # the first window, already read with the probe
+            stdout, pending = pending, None
+        rows = _rows(stdout)[: window_bottom - window_top + 1]
         if last_text is None:
             while rows and _blank(rows[-1]):
                 rows.pop()

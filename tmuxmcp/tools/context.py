@@ -13,6 +13,7 @@ import msgspec
 
 from tmuxmcp.driver.binding import ServerFacts
 from tmuxmcp.driver.client import TmuxClient
+from tmuxmcp.tools.geometry import PaneGeometry
 
 if TYPE_CHECKING:
     from tmuxmcp.tools.run import RunRegistry
@@ -50,6 +51,8 @@ class ToolContext(msgspec.Struct, frozen=True, kw_only=True):
     """True when ``progress`` reaches a client (it sent a progressToken)."""
     runs: RunRegistry = msgspec.field(default_factory=_new_run_registry)
     """This process's run_command runs (shared by every copy of the context)."""
+    geometry: PaneGeometry = msgspec.field(default_factory=PaneGeometry)
+    """The panes' last seen geometry, a hint for captures (shared by every copy)."""
 
 
 Handler = Callable[[ToolContext, Any], Awaitable[msgspec.Struct]]

@@ -1,0 +1,45 @@
+"""A pane's last seen geometry: the hint that lets a capture into history skip its probe.
+
+A capture into history plans its windows from the pane's width and height
+(``tools.capture``): the width bounds how many rows can fit ``max_chars``, the
+height places the bottom window. Asking tmux for them first is one tmux
+invocation of its own, about a fifth of a 10,000-line capture's time and
+half of a short one's. ``PaneGeometry`` remembers what the last probe of
+each pane said, so the next capture of that pane can send its first window
+in the same invocation as the probe, behind the geometry guard
+(``driver.guards.geometry_guard_name``).
+
+Rule 1: a hint, never a fact. No read rests on it alone: the guard runs
+  first in the invocation that reads, and a pane of another width or height
+  refuses it, so nothing after it runs and the capture probes afresh. The
+  bound of every read is the one planned from the pane's real geometry.
+Rule 2: bounded. At most ``MAX_PANES`` panes are remembered; past that the
+  table starts over (a miss costs one probe, as without the table).
+Rule 3: one table a process, shared by every copy of the ``ToolContext``.
+"""
+
+from __future__ import annotations
+
+MAX_PANES = 1024
+"""The most panes whose geometry is remembered (Rule 2)."""
+
+
+class PaneGeometry:
+    """The last width and height seen for each pane id (a hint, Rule 1)."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, tuple[int, int]] = {}
+
+    def get(self, pane_id: str) -> tuple[int, int] | None:
+        """``(width, height)`` of ``pane_id`` as last seen, or ``None``."""
+        return self._seen.get(pane_id)
+
+    def remember(self, pane_id: str, width: int, height: int) -> None:
+        """Note what a probe of ``pane_id`` said (Rule 2: the table stays bounded)."""
+        if pane_id not in self._seen and len(self._seen) >= MAX_PANES:
+            self._seen.clear()
+        self._seen[pane_id] = (width, height)
+
+    def forget(self, pane_id: str) -> None:
+        """Drop ``pane_id``: its guard refused, so what was seen no longer holds."""
+        self._seen.pop(pane_id, None)
