@@ -71,6 +71,39 @@ def test_a_single_line_over_the_budget_keeps_its_end() -> None:
     assert output.shape(_outcome(["ab\x1b"]), budget=9).text == "b\x1b"
 
 
+def test_a_line_over_the_budget_keeps_its_start_and_end_with_a_marker_between() -> None:
+    """Issue 22.4: `echo short; head -c 100000 /dev/zero | tr '\\0' x` kept `short` and
+    "1 lines omitted". Budget 400: the head (100) keeps "short" (7); the long line
+    (1,002) fits neither end, so it is cut within the 393 left. The marker is costed
+    as if all 1,000 characters were cut: '[... 1,000 of this line's 1,000 characters
+    cut ...]' is 51 characters, 53 as JSON, leaving 340: a quarter (85, so 83 x's)
+    for its start, the other 255 (253 x's) for its end; 1,000 - 83 - 253 = 664 cut."""
+    shaped = output.shape(_outcome(["short", "x" * 1000]), budget=400)
+    assert shaped.text == (
+        "short\n" + "x" * 83 + "\n[... 664 of this line's 1,000 characters cut ...]\n" + "x" * 253
+    )
+    assert (shaped.output_lines, shaped.lines_omitted) == (2, 0)
+    assert shaped.output_truncated is True
+
+
+def test_a_long_first_line_is_cut_too_and_the_lines_after_it_kept() -> None:
+    # Budget 400: "end" (5) goes to the tail; 395 are left for the long line: 342
+    # after the marker, 85 (83 x's) for its start, 257 (255 x's) for its end.
+    shaped = output.shape(_outcome(["x" * 1000, "end"]), budget=400)
+    assert shaped.text == (
+        "x" * 83 + "\n[... 662 of this line's 1,000 characters cut ...]\n" + "x" * 255 + "\nend"
+    )
+    assert shaped.output_truncated is True
+
+
+def test_lines_of_ordinary_length_are_never_cut() -> None:
+    # Forty lines of 60 characters (62 each) in a budget of 1,000: whole lines only.
+    lines = [f"{n:02d}" + "y" * 58 for n in range(40)]
+    shaped = output.shape(_outcome(lines), budget=1000)
+    assert "characters cut" not in shaped.text
+    assert all(line in lines or "lines omitted" in line for line in shaped.text.split("\n"))
+
+
 def test_rows_unread_between_head_and_tail_are_counted_as_lines() -> None:
     shaped = output.shape(_outcome(["a"], ["z"], omitted=1000), budget=100)
     assert shaped.text == "a\n[... 1,000 lines omitted ...]\nz"

@@ -17,14 +17,19 @@ Rule 1 (where the output starts): the output begins on the row after the
 Rule 2 (what is kept): the output budget is counted by ``line_cost`` (a
   line's length as a JSON string, so a budget of N keeps the encoded output
   under N characters); the first 1/``HEAD_SHARE`` of it keeps the head, the
-  rest the tail, with a marker saying how many lines are left out between;
-  a single line over the budget keeps its end.
+  rest the tail, with a marker saying how many lines are left out between.
+  A line longer than the tail's whole share is cut, not dropped (issue
+  22.4): its start and its end are kept with a marker between saying how
+  many of its characters were cut (``cut_line``), whenever at least
+  ``CUT_ROOM`` characters of the budget are left for it; below that, a
+  single line keeps its end.
 Rule 3 (the counts): ``output_lines`` counts every line the command printed
   that tmuxmcp saw or counted (kept, omitted or unread between head and
   tail); ``lines_omitted`` those left out of ``output``; ``lines_lost`` the
   lines that scrolled out of the history before they were read (at least
   that many; None when some were lost and how many is unknown; 0 when the
-  start was read); ``output_truncated`` is true when any line is missing.
+  start was read); ``output_truncated`` is true when any line is missing
+  or was cut.
   A start that is gone opens the output with a marker saying why.
 """
 
@@ -37,6 +42,9 @@ from tmuxmcp.tools.observation import cells
 
 HEAD_SHARE = 4
 """The head keeps 1/HEAD_SHARE of an output budget, the tail the rest (Rule 2)."""
+CUT_ROOM = 128
+"""Budget characters a line must have left to be cut rather than dropped (Rule 2): room
+for the marker and for some characters of each end."""
 
 
 class Outcome(msgspec.Struct, frozen=True, kw_only=True):
@@ -228,6 +236,35 @@ def _end_within(line: str, budget: int) -> str:
     return line[len(line) - low :]
 
 
+def _cut_marker(cut: int, length: int) -> str:
+    return f"[... {cut:,} of this line's {length:,} characters cut ...]"
+
+
+def cut_line(line: str, budget: int) -> list[str]:
+    """``line`` cut to fit ``budget`` (Rule 2): its start, a marker, its end.
+
+    The start gets 1/HEAD_SHARE of what the marker leaves, the end the rest,
+    as the lines of an output do. The marker is costed as if the whole line
+    were cut, so the three parts stay within ``budget`` whatever is kept.
+    """
+    room = budget - line_cost(_cut_marker(len(line), len(line)))
+    start = _start_within(line, room // HEAD_SHARE)
+    end = _end_within(line[len(start) :], room - line_cost(start))
+    return [start, _cut_marker(len(line) - len(start) - len(end), len(line)), end]
+
+
+def _start_within(line: str, budget: int) -> str:
+    """The longest start of ``line`` whose ``line_cost`` fits ``budget``."""
+    low, high = 0, len(line)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if line_cost(line[:mid]) <= budget:
+            low = mid
+        else:
+            high = mid - 1
+    return line[:low]
+
+
 def shape(outcome: Outcome, budget: int) -> Shaped:
     """The result's ``output`` and its counts for ``outcome``, within ``budget`` (Rules 2, 3).
 
@@ -238,6 +275,7 @@ def shape(outcome: Outcome, budget: int) -> Shaped:
     head, tail, omitted = list(outcome.head), list(outcome.tail), outcome.lines_omitted
     total = len(head) + len(tail) + omitted
     size = sum(line_cost(line) for line in head + tail)
+    cut = False
     if size > budget:
         lines = head + tail
         keep_head: list[str] = []
@@ -256,10 +294,19 @@ def shape(outcome: Outcome, budget: int) -> Shaped:
             keep_tail.append(line)
             used += cost
         keep_tail.reverse()
-        if not keep_head and not keep_tail and lines:
-            # One line longer than the budget: keep its end.
+        gap = lines[len(keep_head) : len(lines) - len(keep_tail)]
+        room = budget - used - (line_cost(_omitted(omitted + len(gap))) if len(gap) > 1 else 0)
+        if gap and room >= CUT_ROOM and line_cost(gap[-1]) > budget - budget // HEAD_SHARE:
+            # The line the tail stopped at is longer than the tail's whole share:
+            # keep its start and its end rather than drop it (issue 22.4).
+            keep_tail = cut_line(gap.pop(), room) + keep_tail
+            cut = True
+        elif not keep_head and not keep_tail and lines:
+            # One line longer than a budget too small to cut it: keep its end.
             keep_tail = [_end_within(lines[-1], budget)]
-        omitted += len(lines) - len(keep_head) - len(keep_tail)
+            gap = lines[:-1]
+            cut = True
+        omitted += len(gap)
         head, tail = keep_head, keep_tail
     parts = list(head)
     if omitted:
@@ -271,6 +318,6 @@ def shape(outcome: Outcome, budget: int) -> Shaped:
         text="\n".join(parts),
         output_lines=total,
         lines_omitted=omitted,
-        output_truncated=bool(omitted) or outcome.start_lost,
+        output_truncated=bool(omitted) or outcome.start_lost or cut,
         lines_lost=outcome.lines_lost if outcome.start_lost else 0,
     )

@@ -1,0 +1,58 @@
+"""run_command's output against the cases of issue 22 that break where it starts or what it keeps.
+
+Real tmux on a private socket, real bash, the SDK client over stdio. Each
+test names its item of issue 22; each failed on main at 84eb450. Panes are
+200x50 with history-limit 2000 unless the item names another size.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import trio
+from mcp import ClientSession
+
+from tests.support import PrivateTmux, serve, structured
+
+BASH = ("bash", "--norc", "--noprofile")
+
+
+async def _bash_pane(tmux: PrivateTmux, name: str, width: int = 200, height: int = 50) -> str:
+    """A bash pane ``width`` x ``height`` with history-limit 2000, at its prompt."""
+    tmux.bare("set-option", "-g", "history-limit", "2000")
+    ids = tmux.new_session(name, "tmuxmcp", *BASH)
+    tmux.bare("resize-window", "-t", ids["window_id"], "-x", str(width), "-y", str(height))
+    pane = ids["pane_id"]
+    with trio.fail_after(10):
+        while tmux.bare("display-message", "-p", "-t", pane, "#{cursor_x}").stdout.strip() in (
+            "",
+            "0",
+        ):
+            await trio.sleep(0.02)
+    return pane
+
+
+async def _run(session: ClientSession, pane: str, command: str, **extra: object) -> dict[str, Any]:
+    return structured(
+        await session.call_tool("run_command", {"pane_id": pane, "command": command, **extra})
+    )
+
+
+async def test_a_line_longer_than_the_budget_keeps_its_start_and_its_end(
+    private_tmux: PrivateTmux,
+) -> None:
+    # Issue 22.4: `short` and "[... 1 lines omitted ...]", output_truncated false.
+    async with serve(private_tmux) as session:
+        pane = await _bash_pane(private_tmux, "longline")
+        done = await _run(session, pane, "echo short; head -c 100000 /dev/zero | tr '\\0' x; echo")
+        assert (done["exit_status"], done["output_truncated"], done["lines_omitted"]) == (
+            0,
+            True,
+            0,
+        )
+        first, start, marker, end = done["output"].split("\n")
+        assert first == "short"
+        assert set(start) == set(end) == {"x"}
+        cut = 100_000 - len(start) - len(end)
+        assert marker == f"[... {cut:,} of this line's 100,000 characters cut ...]"
+        assert len(start) < len(end)
