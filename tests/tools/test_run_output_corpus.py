@@ -56,3 +56,54 @@ async def test_a_line_longer_than_the_budget_keeps_its_start_and_its_end(
         cut = 100_000 - len(start) - len(end)
         assert marker == f"[... {cut:,} of this line's 100,000 characters cut ...]"
         assert len(start) < len(end)
+
+
+def _lines(done: dict[str, Any]) -> list[str]:
+    text: str = done["output"]
+    return text.split("\n")
+
+
+async def test_a_scroll_region_left_set_gives_every_line_and_no_false_clear(
+    private_tmux: PrivateTmux,
+) -> None:
+    # Issue 22.6: "screen and history cleared" (false), the typed line, then 2..17.
+    # The region's reset homes the cursor to the top row, above lines 18-20, and
+    # "1" was written over the prompt row.
+    async with serve(private_tmux) as session:
+        pane = await _bash_pane(private_tmux, "region")
+        done = await _run(session, pane, "printf '\\033[1;5r'; seq 1 20; printf '\\033[r'")
+        assert done["exit_status"] == 0
+        assert _lines(done) == [str(n) for n in range(1, 21)]
+        assert (done["output_truncated"], done["lines_lost"]) == (False, 0)
+
+
+async def test_a_cursor_moved_to_the_top_row_leaks_no_typed_line_and_no_false_clear(
+    private_tmux: PrivateTmux,
+) -> None:
+    # Issue 22.7: "cleared" (false), then `TOP{ : 'echo first…`.
+    async with serve(private_tmux) as session:
+        pane = await _bash_pane(private_tmux, "cup")
+        done = await _run(session, pane, "echo first; tput cup 0 0; echo TOP")
+        assert done["exit_status"] == 0
+        # The screen's order: TOP is on the prompt row, above `first`.
+        assert _lines(done) == ["TOP", "first"]
+        assert done["output_truncated"] is False
+        after = await _run(session, pane, "echo next")
+        assert _lines(after) == ["next"]
+
+
+async def test_output_written_above_the_typed_line_is_said_not_read(
+    private_tmux: PrivateTmux,
+) -> None:
+    # A neighbour of 22.6: with the prompt on row 30, a region over rows 1-5
+    # takes all of seq's output above the typed line. On main: "" and nothing said.
+    async with serve(private_tmux) as session:
+        pane = await _bash_pane(private_tmux, "above")
+        await _run(session, pane, "seq 1 30")
+        done = await _run(session, pane, "printf '\\033[1;5r'; seq 1 20; printf '\\033[r'")
+        assert done["exit_status"] == 0
+        assert done["output_truncated"] is True
+        assert _lines(done) == [
+            "[... the command moved the cursor above its typed line and wrote there; "
+            "rows above it were on the screen before and are not read ...]"
+        ]

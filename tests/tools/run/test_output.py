@@ -191,3 +191,40 @@ def test_the_copy_of_the_typed_line_that_set_v_prints_is_dropped() -> None:
     assert output.without_verbose_echo([" { : 'true'; . /r; }", "x"], [], typed) == (["x"], [])
     assert output.without_verbose_echo([], ["{ : 'true'; . /r; }", "y"], typed) == ([], ["y"])
     assert output.without_verbose_echo(["x"], ["y"], typed) == (["x"], ["y"])
+
+
+def test_text_written_over_the_prompt_row_is_the_commands_first_line() -> None:
+    """Issue 22.7: `tput cup 0 0; echo TOP` writes TOP over "bas" of the prompt."""
+    typed = " { : 'echo first'; . /r1; }"
+    row = "TOPh-5.2# " + typed
+    assert output.written_over(row, typed, "bash-5.2# ") == ["TOP"]
+    # The prompt as it was drawn: nothing was written over it.
+    assert output.written_over("bash-5.2# " + typed, typed, "bash-5.2# ") == []
+    # A character written equal to the one under it cannot be told from the prompt.
+    assert output.written_over("1ash-5.2# " + typed, typed, "bash-5.2# ") == ["1"]
+    # Not the prompt row tmuxmcp saw (a redrawn, longer prompt): nothing is guessed.
+    assert output.written_over("[user] bash-5.2# " + typed, typed, "bash-5.2# ") == []
+
+
+def test_the_screen_at_typing_keeps_the_prompt_with_its_trailing_blank() -> None:
+    # capture-pane drops the row's trailing space; the cursor column (10) keeps it.
+    seen = output.at_typing(["old", "bash-5.2#", "", ""], cursor=1, column=10)
+    assert seen == output.AtTyping(prompt="bash-5.2# ", clear_below=True)
+    assert output.at_typing(["bash-5.2#", "stale"], cursor=0, column=10).clear_below is False
+    # Wide characters take two cells each: column 4 ends after "あい".
+    assert output.at_typing(["あいう"], cursor=0, column=4).prompt == "あい"
+
+
+def test_a_cursor_left_above_the_typed_line_is_said_first() -> None:
+    outcome = Outcome(
+        exit_status=0,
+        head=["x"],
+        tail=[],
+        lines_omitted=0,
+        lines_lost=0,
+        start_lost=False,
+        above_start=True,
+    )
+    shaped = output.shape(outcome, budget=1000)
+    assert shaped.text.split("\n")[0].startswith("[... the command moved the cursor above")
+    assert shaped.output_truncated is True

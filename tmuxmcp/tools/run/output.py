@@ -13,7 +13,14 @@ Rule 1 (where the output starts): the output begins on the row after the
   below such a line is not (``editor_rows``); a line typed with echo off
   leaves the output on the prompt row, right of the prompt's column
   (``after_prompt``). ``set -v`` has the shell print the typed line once more
-  first: that copy is dropped (``without_verbose_echo``).
+  first: that copy is dropped (``without_verbose_echo``). A command that moves
+  the cursor up to its prompt row writes over the prompt: what differs from
+  the prompt as it was at typing (``AtTyping``) is its first line
+  (``written_over``); one that leaves the cursor above its typed line wrote
+  over rows that were there before, which are not read, and the output says
+  so first. Where the start is, is decided by tmux's counters and the typed
+  line's own text, never by the rows around it alone (``collect``): a start
+  is "gone" only when the history shrank or the typed line left its rows.
 Rule 2 (what is kept): the output budget is counted by ``line_cost`` (a
   line's length as a JSON string, so a budget of N keeps the encoded output
   under N characters); the first 1/``HEAD_SHARE`` of it keeps the head, the
@@ -61,6 +68,9 @@ class Outcome(msgspec.Struct, frozen=True, kw_only=True):
     start_lost: bool
     gap_reason: str | None = None
     """Why the start is gone: ``scrollback.GapReason`` (history-limit, history-cleared, ...)."""
+    above_start: bool = False
+    """The command left the cursor above its typed line: what it wrote there, over
+    rows that were on the screen before it ran, is not read (Rule 1)."""
 
 
 class TypedLine(msgspec.Struct, frozen=True, kw_only=True):
@@ -74,6 +84,36 @@ class TypedLine(msgspec.Struct, frozen=True, kw_only=True):
     """The cursor's column when it was typed (where the prompt ended)."""
     width: int
     """The pane's width then."""
+
+
+class AtTyping(msgspec.Struct, frozen=True, kw_only=True):
+    """What the screen showed around the prompt row when the line was typed (Rule 1)."""
+
+    prompt: str
+    """The prompt row's text left of the cursor (what the typed line follows)."""
+    clear_below: bool
+    """Every screen row below the cursor was blank: anything written there since is
+    the command's, even where it moved the cursor back up before it ended."""
+
+
+def at_typing(rows: list[str], cursor: int, column: int) -> AtTyping:
+    """``AtTyping`` from the screen ``rows`` captured at typing, the cursor on row ``cursor``."""
+    prompt = left_of(rows[cursor], column) if 0 <= cursor < len(rows) else ""
+    # capture-pane drops a row's trailing blanks: the prompt's own end space too.
+    return AtTyping(
+        prompt=prompt + " " * max(0, column - cells(prompt)),
+        clear_below=not any(row.strip() for row in rows[cursor + 1 :]),
+    )
+
+
+def left_of(row: str, column: int) -> str:
+    """The characters of ``row`` in its first ``column`` cells."""
+    used = 0
+    for index, ch in enumerate(row):
+        if used >= column:
+            return row[:index]
+        used += cells(ch)
+    return row
 
 
 class Shaped(msgspec.Struct, frozen=True, kw_only=True):
@@ -187,6 +227,30 @@ def after_start(
     return [], first_line + both[dropped:]
 
 
+def written_over(row: str, typed: str, prompt: str) -> list[str]:
+    """What the command wrote over the start of its own prompt row, as its first line.
+
+    A command that moves the cursor up to its prompt row (``tput cup 0 0``, a
+    scroll region's home) writes over the prompt there, and a line feed leaves
+    the rest of the row as it was: the row is then the command's text followed
+    by the tail of the prompt and the typed line. What differs from the prompt
+    is the command's; a character it wrote equal to the one under it cannot be
+    told from the prompt, so the text is cut where the row agrees with it again.
+    """
+    at = row.find(typed.strip())
+    if at < 0:
+        return []
+    expected = prompt + typed[: len(typed) - len(typed.lstrip())]
+    before = row[:at]
+    if len(before) != len(expected) or before == expected:
+        return []  # not the prompt as it was drawn (a wrapped or redrawn prompt)
+    agree = len(before)
+    while agree > 0 and before[agree - 1] == expected[agree - 1]:
+        agree -= 1
+    written = before[:agree].rstrip()
+    return [written] if written else []
+
+
 def without_verbose_echo(
     head: list[str], tail: list[str], typed: str
 ) -> tuple[list[str], list[str]]:
@@ -208,9 +272,19 @@ def _omitted(count: int) -> str:
 
 _GAPS = {
     "history-cleared": "the screen and its history were cleared (clear, tmux clear-history)",
+    "overwritten": (
+        "the rows where it began were cleared or written over (clear, cursor moves), "
+        "and the history did not shrink, so how many lines went is unknown"
+    ),
     "screen-switched": "a full-screen program took over the screen",
     "reflowed": "the pane was resized, so its rows were rewrapped",
 }
+
+
+_ABOVE_START = (
+    "[... the command moved the cursor above its typed line and wrote there; "
+    "rows above it were on the screen before and are not read ...]"
+)
 
 
 def _lost(outcome: Outcome) -> str:
@@ -312,12 +386,14 @@ def shape(outcome: Outcome, budget: int) -> Shaped:
     if omitted:
         parts.append(_omitted(omitted))
     parts += tail
+    if outcome.above_start:
+        parts.insert(0, _ABOVE_START)
     if outcome.start_lost:
         parts.insert(0, _lost(outcome))
     return Shaped(
         text="\n".join(parts),
         output_lines=total,
         lines_omitted=omitted,
-        output_truncated=bool(omitted) or outcome.start_lost or cut,
+        output_truncated=bool(omitted) or outcome.start_lost or outcome.above_start or cut,
         lines_lost=outcome.lines_lost if outcome.start_lost else 0,
     )
