@@ -107,3 +107,36 @@ async def test_output_written_above_the_typed_line_is_said_not_read(
             "[... the command moved the cursor above its typed line and wrote there; "
             "rows above it were on the screen before and are not read ...]"
         ]
+
+
+async def test_lines_lost_to_the_history_limit_are_counted_from_the_typed_line(
+    private_tmux: PrivateTmux,
+) -> None:
+    # Issue 22.9: after 161 lines the prompt is row 162; `seq 1 2040` needs
+    # 162 + 1 + 2040 + 1 rows of the 2,050 the pane holds, so tmux trims 200
+    # once: rows 0-161 (earlier output), 162 (the typed line) and 1..37 of seq
+    # go. main said 38: it counted the typed line as output.
+    async with serve(private_tmux) as session:
+        pane = await _bash_pane(private_tmux, "lost")
+        await _run(session, pane, "seq 1 161")
+        done = await _run(session, pane, "seq 1 2040", timeout=60)
+        assert done["lines_lost"] == 37
+        lines = _lines(done)
+        assert lines[0] == "[... at least 37 earlier lines scrolled out of the pane's history ...]"
+        assert (lines[1], lines[-1]) == ("38", "2040")
+
+
+async def test_lines_lost_in_more_trims_than_the_counters_show_are_a_true_lower_bound(
+    private_tmux: PrivateTmux,
+) -> None:
+    # Issue 22.9: `seq 1 2500` in a fresh pane loses 599 lines (three trims of
+    # 200, less the typed line's row); tmux's counters show only that at least
+    # one trim reached the typed line, so the bound is 200 - 1 = 199, never
+    # more than was lost (main said "at least 200").
+    async with serve(private_tmux) as session:
+        pane = await _bash_pane(private_tmux, "bound")
+        done = await _run(session, pane, "seq 1 2500", timeout=60)
+        lines = _lines(done)
+        first_kept = int(lines[1])
+        assert done["lines_lost"] == 199 <= first_kept - 1
+        assert lines[0] == "[... at least 199 earlier lines scrolled out of the pane's history ...]"

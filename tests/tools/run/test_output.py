@@ -228,3 +228,24 @@ def test_a_cursor_left_above_the_typed_line_is_said_first() -> None:
     shaped = output.shape(outcome, budget=1000)
     assert shaped.text.split("\n")[0].startswith("[... the command moved the cursor above")
     assert shaped.output_truncated is True
+
+
+def _typed(text: str, column: int = 10, width: int = 200) -> TypedLine:
+    return TypedLine(text=text, shell="bash", column=column, width=width)
+
+
+def test_the_typed_line_takes_its_rows_counted_one_cell_short() -> None:
+    assert output.typed_rows(_typed("x" * 50)) == 1
+    # 10 + 190 = 200 cells: one full row of 200, but two of 199.
+    assert output.typed_rows(_typed("x" * 190)) == 2
+    # Wide characters: 10 + 2 * 100 = 210 cells, two rows of 199.
+    assert output.typed_rows(_typed("あ" * 100)) == 2
+
+
+def test_lines_lost_count_whole_trims_less_the_rows_that_were_not_output() -> None:
+    # Mark on row 162, one typed row, trims of 200: one trim, 200 - 162 - 1 = 37.
+    assert output.lost_at_least(162, _typed("seq 1 2040"), 200) == 37
+    # Mark on row 0: 200 - 0 - 1.
+    assert output.lost_at_least(0, _typed("seq 1 2500"), 200) == 199
+    # Mark on row 450: its fingerprint rows (448, 449) are gone only after three trims.
+    assert output.lost_at_least(450, _typed("x"), 200) == 600 - 450 - 1

@@ -295,7 +295,12 @@ async def _read_output(
     else:
         if start is None:
             gap = explain_gap(mark, View(frame, []))
-            lines_lost = gap.lines_lost if gap.reason == "history-limit" else None
+            trim = max(1, frame.history_limit // 10)
+            lines_lost = (
+                output.lost_at_least(mark.row, typed, trim)
+                if gap.reason == "history-limit"
+                else None
+            )
             gap_reason = gap.reason
             first = 0
         else:

@@ -34,8 +34,9 @@ Rule 3 (the counts): ``output_lines`` counts every line the command printed
   that tmuxmcp saw or counted (kept, omitted or unread between head and
   tail); ``lines_omitted`` those left out of ``output``; ``lines_lost`` the
   lines that scrolled out of the history before they were read (at least
-  that many; None when some were lost and how many is unknown; 0 when the
-  start was read); ``output_truncated`` is true when any line is missing
+  that many, ``lost_at_least``: the typed line's rows are not output;
+  None when some were lost and how many is unknown; 0 when the start was
+  read); ``output_truncated`` is true when any line is missing
   or was cut.
   A start that is gone opens the output with a marker saying why.
 """
@@ -264,6 +265,29 @@ def without_verbose_echo(
 
 
 # -- Rules 2 and 3: what is kept, and the counts ---------------------------------------------
+
+
+def typed_rows(typed: TypedLine) -> int:
+    """Rows the prompt and the typed line took at most: a wide character that
+    does not fit a row's last cell moves to the next row, so each row is counted
+    one cell short."""
+    used = typed.column + cells(typed.text.strip("\n"))
+    return max(1, -(-used // max(1, typed.width - 1)))
+
+
+def lost_at_least(mark_row: int, typed: TypedLine, trim: int) -> int:
+    """Output lines certainly trimmed from the history when the start mark is gone (Rule 3).
+
+    tmux drops ``trim`` rows at a time from the top; the mark is found again
+    wherever fewer than ``mark_row - 1`` rows went (its fingerprint rows are
+    above it), so at least the smallest number of whole trims reaching past
+    them went. Of those rows, the ones above the mark and the prompt's and
+    typed line's own rows are not output. How many more trims there were, no
+    counter of tmux tells: tmux keeps the history's size, not the rows ever
+    written, so this is a lower bound.
+    """
+    trims = max(0, mark_row - 2) // max(1, trim) + 1
+    return max(0, trims * trim - mark_row - typed_rows(typed))
 
 
 def _omitted(count: int) -> str:
