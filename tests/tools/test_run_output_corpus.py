@@ -140,3 +140,30 @@ async def test_lines_lost_in_more_trims_than_the_counters_show_are_a_true_lower_
         first_kept = int(lines[1])
         assert done["lines_lost"] == 199 <= first_kept - 1
         assert lines[0] == "[... at least 199 earlier lines scrolled out of the pane's history ...]"
+
+
+WIDE = "x" + "あ" * 40
+
+
+async def test_a_wide_character_on_the_wrap_column_leaks_no_typed_line(
+    private_tmux: PrivateTmux,
+) -> None:
+    # Issue 22.3: in an 80x24 pane the wrapper line ` { : …; . …/r5; }…` came first:
+    # a wide character that does not fit a row's last cell leaves it blank, and
+    # the joined rows then hold a space the typed line does not have.
+    async with serve(private_tmux) as session:
+        pane = await _bash_pane(private_tmux, "wide", width=80, height=24)
+        done = await _run(session, pane, f"echo '{WIDE}'")
+        assert (done["exit_status"], _lines(done)) == (0, [WIDE])
+
+
+async def test_wide_characters_at_the_edge_of_narrow_and_wide_panes(
+    private_tmux: PrivateTmux,
+) -> None:
+    # The width neighbours of 22.3: 20 columns (every row of the typed line ends
+    # on a wide character's edge) and 500 (the line fits one row).
+    async with serve(private_tmux) as session:
+        for width in (20, 21, 500):
+            pane = await _bash_pane(private_tmux, f"w{width}", width=width, height=50)
+            done = await _run(session, pane, f"echo '{WIDE}'; echo 'あい'")
+            assert (done["exit_status"], _lines(done)) == (0, [WIDE, "あい"]), width

@@ -249,3 +249,13 @@ def test_lines_lost_count_whole_trims_less_the_rows_that_were_not_output() -> No
     assert output.lost_at_least(0, _typed("seq 1 2500"), 200) == 199
     # Mark on row 450: its fingerprint rows (448, 449) are gone only after three trims.
     assert output.lost_at_least(450, _typed("x"), 200) == 600 - 450 - 1
+
+
+def test_the_typed_line_is_found_with_the_blank_a_wide_character_left_at_a_row_end() -> None:
+    """Issue 22.3: an 80-column row of "…ああ" ends one cell short when the next
+    あ does not fit; joined, that blank cell is a space before the あ."""
+    typed = " { : 'echo x" + "あ" * 40 + "'; . /r1; }"
+    joined = "bash-5.2# " + typed[:40] + " " + typed[40:]
+    assert output.typed_index(["", joined, "xあ"], typed) == 1
+    # A space before an ASCII character is not a wide character's blank.
+    assert output.typed_index(["bash-5.2# { : 'echo  x'; }"], "{ : 'echo x'; }") is None

@@ -12,8 +12,10 @@ Rule 1 (where the output starts): the output begins on the row after the
   row exactly is output (``glued``); the blank row zsh's line editor leaves
   below such a line is not (``editor_rows``); a line typed with echo off
   leaves the output on the prompt row, right of the prompt's column
-  (``after_prompt``). ``set -v`` has the shell print the typed line once more
-  first: that copy is dropped (``without_verbose_echo``). A command that moves
+  (``after_prompt``); the text is matched as joined rows show it, a blank
+  before a wide character allowed (``typed_pattern``). ``set -v`` has the
+  shell print the typed line once more first: that copy is dropped
+  (``without_verbose_echo``). A command that moves
   the cursor up to its prompt row writes over the prompt: what differs from
   the prompt as it was at typing (``AtTyping``) is its first line
   (``written_over``); one that leaves the cursor above its typed line wrote
@@ -42,6 +44,9 @@ Rule 3 (the counts): ``output_lines`` counts every line the command printed
 """
 
 from __future__ import annotations
+
+import functools
+import re
 
 import msgspec
 
@@ -130,6 +135,26 @@ class Shaped(msgspec.Struct, frozen=True, kw_only=True):
 # -- Rule 1: where the output starts ------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=16)
+def typed_pattern(text: str) -> re.Pattern[str]:
+    """``text`` as the screen shows it when rows are joined (``capture-pane -J``).
+
+    A wide character that does not fit the last cell of a row moves to the
+    next row and leaves that cell blank; joined, the blank is a space before
+    the character (issue 22.3: `echo 'x` and forty あ in an 80-column pane).
+    So each wide character may follow one space the text does not have.
+    """
+    parts = [(" ?" if cells(ch) == 2 else "") + re.escape(ch) for ch in text]
+    return re.compile("".join(parts))
+
+
+def _last_match(line: str, text: str) -> re.Match[str] | None:
+    found = None
+    for found in typed_pattern(text).finditer(line):  # noqa: B007 -- the last one is kept
+        pass
+    return found
+
+
 def typed_index(lines: list[str], typed: str) -> int | None:
     """Index of the last joined line of the prompt and the typed line.
 
@@ -138,15 +163,17 @@ def typed_index(lines: list[str], typed: str) -> int | None:
     together.
     """
     needle = typed.strip()
-    # Only the last len(needle) characters before a line can hold the start of
-    # a match ending in it: keeping just those makes the search linear (it was
-    # quadratic in the rows captured, about a millisecond per call).
-    keep = len(needle)
+    pattern = typed_pattern(needle)
+    # Only the last characters before a line that a match can span can hold
+    # the start of a match ending in it: keeping just those makes the search
+    # linear (it was quadratic in the rows captured, about a millisecond per
+    # call). A match is at most one blank longer per wide character.
+    keep = len(needle) + sum(1 for ch in needle if cells(ch) == 2)
     exact = stripped = ""
     for index, line in enumerate(lines):
         exact = exact[max(0, len(exact) - keep) :] + line
         stripped = stripped[max(0, len(stripped) - keep) :] + line.rstrip()
-        if needle in exact or needle in stripped:
+        if pattern.search(exact) or pattern.search(stripped):
             return index
     return None
 
@@ -161,11 +188,10 @@ def glued(line: str, typed: str, width: int) -> list[str]:
     that starts a row counts: right of a typed line that ends mid-row is the
     line editor's (zsh's RPROMPT), not output.
     """
-    end = typed.strip()[-32:]
-    at = line.rfind(end)
-    if at < 0 or width <= 0:
+    found = _last_match(line, typed.strip()[-32:])
+    if found is None or width <= 0:
         return []
-    stop = at + len(end)
+    stop = found.end()
     rest = line[stop:].rstrip()
     return [rest] if rest and cells(line[:stop]) % width == 0 else []
 
@@ -238,9 +264,10 @@ def written_over(row: str, typed: str, prompt: str) -> list[str]:
     is the command's; a character it wrote equal to the one under it cannot be
     told from the prompt, so the text is cut where the row agrees with it again.
     """
-    at = row.find(typed.strip())
-    if at < 0:
+    found = typed_pattern(typed.strip()).search(row)
+    if found is None:
         return []
+    at = found.start()
     expected = prompt + typed[: len(typed) - len(typed.lstrip())]
     before = row[:at]
     if len(before) != len(expected) or before == expected:
