@@ -13,6 +13,7 @@ import trio
 from mcp import ClientSession
 
 from tests.support import PrivateTmux, serve, structured
+from tmuxmcp.driver.versions import version_tuple
 
 BASH = ("bash", "--norc", "--noprofile")
 
@@ -167,3 +168,21 @@ async def test_wide_characters_at_the_edge_of_narrow_and_wide_panes(
             pane = await _bash_pane(private_tmux, f"w{width}", width=width, height=50)
             done = await _run(session, pane, f"echo '{WIDE}'; echo 'あい'")
             assert (done["exit_status"], _lines(done)) == (0, [WIDE, "あい"]), width
+
+
+async def test_bytes_the_screen_replaced_are_said_not_dropped_silently(
+    private_tmux: PrivateTmux,
+) -> None:
+    # Issue 22.11: the bytes vanished without a trace. tmux 3.6 draws U+FFFD for
+    # each byte that is not UTF-8; before 3.6 it drops them, and nothing on the
+    # screen shows that any were there (docs/patterns.md says so).
+    async with serve(private_tmux) as session:
+        pane = await _bash_pane(private_tmux, "bytes")
+        done = await _run(session, pane, "printf '\\xff\\xfe ok\\n'")
+        lines = _lines(done)
+        version = version_tuple(private_tmux.bare("-V").stdout)
+        if version is not None and version >= (3, 6):
+            assert lines[0].startswith("[... 2 characters of this output are U+FFFD")
+            assert lines[1:] == ["\ufffd\ufffd ok"]
+        else:
+            assert lines == [" ok"]

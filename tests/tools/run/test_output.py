@@ -259,3 +259,12 @@ def test_the_typed_line_is_found_with_the_blank_a_wide_character_left_at_a_row_e
     assert output.typed_index(["", joined, "xあ"], typed) == 1
     # A space before an ASCII character is not a wide character's blank.
     assert output.typed_index(["bash-5.2# { : 'echo  x'; }"], "{ : 'echo x'; }") is None
+
+
+def test_characters_the_screen_replaced_are_said_first() -> None:
+    """Issue 22.11: `printf '\\xff\\xfe ok'` on tmux 3.6 shows '\ufffd\ufffd ok'."""
+    shaped = output.shape(_outcome(["\ufffd\ufffd ok", "fine"]), budget=1000)
+    first, *rest = shaped.text.split("\n")
+    assert first.startswith("[... 2 characters of this output are U+FFFD")
+    assert rest == ["\ufffd\ufffd ok", "fine"]
+    assert output.shape(_outcome(["ok"]), budget=1000).text == "ok"

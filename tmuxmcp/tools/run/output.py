@@ -41,6 +41,12 @@ Rule 3 (the counts): ``output_lines`` counts every line the command printed
   read); ``output_truncated`` is true when any line is missing
   or was cut.
   A start that is gone opens the output with a marker saying why.
+Rule 4 (what the screen cannot keep): the output is what the screen holds,
+  not the bytes written. tmux 3.6 draws U+FFFD for each byte that is not
+  UTF-8: when the kept output holds any, a marker says how many and that
+  the bytes are gone. tmux before 3.6 drops such bytes without a trace,
+  and every version drops control characters; tabs become spaces before
+  3.6. Nothing on the screen tells tmuxmcp of those (``docs/patterns.md``).
 """
 
 from __future__ import annotations
@@ -338,6 +344,19 @@ _ABOVE_START = (
 )
 
 
+REPLACEMENT = "\ufffd"
+"""What tmux 3.6 and later draw for each byte that is not UTF-8 (earlier versions drop it)."""
+
+
+def _replaced(count: int) -> str:
+    """The marker that says the screen replaced bytes it could not hold (Rule 4)."""
+    return (
+        f"[... {count:,} characters of this output are U+FFFD: the screen shows each byte "
+        "that is not UTF-8 so, the bytes themselves are not kept (pipe through `od -c` "
+        "to see them) ...]"
+    )
+
+
 def _lost(outcome: Outcome) -> str:
     """The marker that opens an output whose start is gone, saying why."""
     if outcome.gap_reason in _GAPS:
@@ -437,6 +456,9 @@ def shape(outcome: Outcome, budget: int) -> Shaped:
     if omitted:
         parts.append(_omitted(omitted))
     parts += tail
+    replaced = sum(line.count(REPLACEMENT) for line in head + tail)
+    if replaced:
+        parts.insert(0, _replaced(replaced))
     if outcome.above_start:
         parts.insert(0, _ABOVE_START)
     if outcome.start_lost:
