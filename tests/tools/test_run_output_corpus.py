@@ -1,27 +1,39 @@
 """run_command's output against the cases of issue 22 that break where it starts or what it keeps.
 
-Real tmux on a private socket, real bash, the SDK client over stdio. Each
+Real tmux on a private socket, real shells (bash; dash and zsh too where the
+shell's line editor matters), the SDK client over stdio. Each
 test names its item of issue 22; each failed on main at 84eb450. Panes are
 200x50 with history-limit 2000 unless the item names another size.
 """
 
 from __future__ import annotations
 
+import shutil
 from typing import Any
 
+import pytest
 import trio
 from mcp import ClientSession
 
 from tests.support import PrivateTmux, serve, structured
 from tmuxmcp.driver.versions import version_tuple
 
-BASH = ("bash", "--norc", "--noprofile")
+SHELLS = {
+    "bash": ("bash", "--norc", "--noprofile"),
+    "dash": ("dash",),
+    "zsh": ("zsh", "-f"),
+}
+"""The shells where the shell matters: bash, dash (no line editor) and zsh (its own)."""
 
 
-async def _bash_pane(tmux: PrivateTmux, name: str, width: int = 200, height: int = 50) -> str:
-    """A bash pane ``width`` x ``height`` with history-limit 2000, at its prompt."""
+async def _bash_pane(
+    tmux: PrivateTmux, name: str, width: int = 200, height: int = 50, shell: str = "bash"
+) -> str:
+    """A ``shell`` pane ``width`` x ``height`` with history-limit 2000, at its prompt."""
+    if shutil.which(SHELLS[shell][0]) is None:
+        pytest.skip(f"{shell} is not installed")
     tmux.bare("set-option", "-g", "history-limit", "2000")
-    ids = tmux.new_session(name, "tmuxmcp", *BASH)
+    ids = tmux.new_session(name, "tmuxmcp", *SHELLS[shell])
     tmux.bare("resize-window", "-t", ids["window_id"], "-x", str(width), "-y", str(height))
     pane = ids["pane_id"]
     with trio.fail_after(10):
@@ -64,26 +76,28 @@ def _lines(done: dict[str, Any]) -> list[str]:
     return text.split("\n")
 
 
+@pytest.mark.parametrize("shell", sorted(SHELLS))
 async def test_a_scroll_region_left_set_gives_every_line_and_no_false_clear(
-    private_tmux: PrivateTmux,
+    private_tmux: PrivateTmux, shell: str
 ) -> None:
     # Issue 22.6: "screen and history cleared" (false), the typed line, then 2..17.
     # The region's reset homes the cursor to the top row, above lines 18-20, and
     # "1" was written over the prompt row.
     async with serve(private_tmux) as session:
-        pane = await _bash_pane(private_tmux, "region")
+        pane = await _bash_pane(private_tmux, "region", shell=shell)
         done = await _run(session, pane, "printf '\\033[1;5r'; seq 1 20; printf '\\033[r'")
         assert done["exit_status"] == 0
         assert _lines(done) == [str(n) for n in range(1, 21)]
         assert (done["output_truncated"], done["lines_lost"]) == (False, 0)
 
 
+@pytest.mark.parametrize("shell", sorted(SHELLS))
 async def test_a_cursor_moved_to_the_top_row_leaks_no_typed_line_and_no_false_clear(
-    private_tmux: PrivateTmux,
+    private_tmux: PrivateTmux, shell: str
 ) -> None:
     # Issue 22.7: "cleared" (false), then `TOP{ : 'echo first…`.
     async with serve(private_tmux) as session:
-        pane = await _bash_pane(private_tmux, "cup")
+        pane = await _bash_pane(private_tmux, "cup", shell=shell)
         done = await _run(session, pane, "echo first; tput cup 0 0; echo TOP")
         assert done["exit_status"] == 0
         # The screen's order: TOP is on the prompt row, above `first`.
@@ -146,14 +160,15 @@ async def test_lines_lost_in_more_trims_than_the_counters_show_are_a_true_lower_
 WIDE = "x" + "あ" * 40
 
 
+@pytest.mark.parametrize("shell", sorted(SHELLS))
 async def test_a_wide_character_on_the_wrap_column_leaks_no_typed_line(
-    private_tmux: PrivateTmux,
+    private_tmux: PrivateTmux, shell: str
 ) -> None:
     # Issue 22.3: in an 80x24 pane the wrapper line ` { : …; . …/r5; }…` came first:
     # a wide character that does not fit a row's last cell leaves it blank, and
     # the joined rows then hold a space the typed line does not have.
     async with serve(private_tmux) as session:
-        pane = await _bash_pane(private_tmux, "wide", width=80, height=24)
+        pane = await _bash_pane(private_tmux, "wide", width=80, height=24, shell=shell)
         done = await _run(session, pane, f"echo '{WIDE}'")
         assert (done["exit_status"], _lines(done)) == (0, [WIDE])
 
