@@ -201,3 +201,19 @@ async def test_bytes_the_screen_replaced_are_said_not_dropped_silently(
             assert lines[1:] == ["\ufffd\ufffd ok"]
         else:
             assert lines == [" ok"]
+
+
+async def test_a_scroll_region_over_rows_above_the_prompt_says_they_are_not_read(
+    private_tmux: PrivateTmux,
+) -> None:
+    # A neighbour of 22.6: with the prompt on row 4, seq writes 1-4 over the
+    # rows above it and 5 over the prompt. On main "5".."20" came back, and
+    # nothing said 1-4 were missing.
+    async with serve(private_tmux) as session:
+        pane = await _bash_pane(private_tmux, "over")
+        await _run(session, pane, "seq 1 3")
+        done = await _run(session, pane, "printf '\\033[1;5r'; seq 1 20; printf '\\033[r'")
+        lines = _lines(done)
+        assert lines[0].startswith("[... the command moved the cursor above its typed line")
+        assert lines[1:] == [str(n) for n in range(5, 21)]
+        assert done["output_truncated"] is True

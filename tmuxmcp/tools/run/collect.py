@@ -273,8 +273,13 @@ async def _read_output(
     # that moved the cursor up wrote there): when the counters prove no row
     # left the top, the start is where it was, if the typed line is still there.
     by_counters = start is None and _nothing_left_the_top(mark, frame)
+    # Found by the counters while the rows just above it differ from what they
+    # were: the command wrote there, above its typed line.
+    above_changed = False
     if by_counters:
         start = mark.row
+        now = fingerprint(view, mark.row) if mark.row >= view.top + 2 else None
+        above_changed = now is not None and now != mark.fingerprint
     lines_lost: int | None = 0
     gap_reason: str | None = None
     omitted = 0
@@ -322,5 +327,6 @@ async def _read_output(
         lines_lost=lines_lost,
         start_lost=start is None,
         gap_reason=gap_reason,
-        above_start=start is not None and frame.history_size + frame.cursor_y < start,
+        above_start=start is not None
+        and (above_changed or frame.history_size + frame.cursor_y < start),
     )
