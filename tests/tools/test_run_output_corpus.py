@@ -119,8 +119,8 @@ async def test_output_written_above_the_typed_line_is_said_not_read(
         assert done["exit_status"] == 0
         assert done["output_truncated"] is True
         assert _lines(done) == [
-            "[... the command moved the cursor above its typed line and wrote there; "
-            "rows above it were on the screen before and are not read ...]"
+            "[... the command moved the cursor above its typed line or wrote above it; rows "
+            "there were on the screen before it ran, so what it wrote there is not read ...]"
         ]
 
 

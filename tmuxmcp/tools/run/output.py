@@ -339,8 +339,8 @@ _GAPS = {
 
 
 _ABOVE_START = (
-    "[... the command moved the cursor above its typed line and wrote there; "
-    "rows above it were on the screen before and are not read ...]"
+    "[... the command moved the cursor above its typed line or wrote above it; rows "
+    "there were on the screen before it ran, so what it wrote there is not read ...]"
 )
 
 
