@@ -71,6 +71,39 @@ def test_a_single_line_over_the_budget_keeps_its_end() -> None:
     assert output.shape(_outcome(["ab\x1b"]), budget=9).text == "b\x1b"
 
 
+def test_a_line_over_the_budget_keeps_its_start_and_end_with_a_marker_between() -> None:
+    """Issue 22.4: `echo short; head -c 100000 /dev/zero | tr '\\0' x` kept `short` and
+    "1 lines omitted". Budget 400: the head (100) keeps "short" (7); the long line
+    (1,002) fits neither end, so it is cut within the 393 left. The marker is costed
+    as if all 1,000 characters were cut: '[... 1,000 of this line's 1,000 characters
+    cut ...]' is 51 characters, 53 as JSON, leaving 340: a quarter (85, so 83 x's)
+    for its start, the other 255 (253 x's) for its end; 1,000 - 83 - 253 = 664 cut."""
+    shaped = output.shape(_outcome(["short", "x" * 1000]), budget=400)
+    assert shaped.text == (
+        "short\n" + "x" * 83 + "\n[... 664 of this line's 1,000 characters cut ...]\n" + "x" * 253
+    )
+    assert (shaped.output_lines, shaped.lines_omitted) == (2, 0)
+    assert shaped.output_truncated is True
+
+
+def test_a_long_first_line_is_cut_too_and_the_lines_after_it_kept() -> None:
+    # Budget 400: "end" (5) goes to the tail; 395 are left for the long line: 342
+    # after the marker, 85 (83 x's) for its start, 257 (255 x's) for its end.
+    shaped = output.shape(_outcome(["x" * 1000, "end"]), budget=400)
+    assert shaped.text == (
+        "x" * 83 + "\n[... 662 of this line's 1,000 characters cut ...]\n" + "x" * 255 + "\nend"
+    )
+    assert shaped.output_truncated is True
+
+
+def test_lines_of_ordinary_length_are_never_cut() -> None:
+    # Forty lines of 60 characters (62 each) in a budget of 1,000: whole lines only.
+    lines = [f"{n:02d}" + "y" * 58 for n in range(40)]
+    shaped = output.shape(_outcome(lines), budget=1000)
+    assert "characters cut" not in shaped.text
+    assert all(line in lines or "lines omitted" in line for line in shaped.text.split("\n"))
+
+
 def test_rows_unread_between_head_and_tail_are_counted_as_lines() -> None:
     shaped = output.shape(_outcome(["a"], ["z"], omitted=1000), budget=100)
     assert shaped.text == "a\n[... 1,000 lines omitted ...]\nz"
@@ -158,3 +191,80 @@ def test_the_copy_of_the_typed_line_that_set_v_prints_is_dropped() -> None:
     assert output.without_verbose_echo([" { : 'true'; . /r; }", "x"], [], typed) == (["x"], [])
     assert output.without_verbose_echo([], ["{ : 'true'; . /r; }", "y"], typed) == ([], ["y"])
     assert output.without_verbose_echo(["x"], ["y"], typed) == (["x"], ["y"])
+
+
+def test_text_written_over_the_prompt_row_is_the_commands_first_line() -> None:
+    """Issue 22.7: `tput cup 0 0; echo TOP` writes TOP over "bas" of the prompt."""
+    typed = " { : 'echo first'; . /r1; }"
+    row = "TOPh-5.2# " + typed
+    assert output.written_over(row, typed, "bash-5.2# ") == ["TOP"]
+    # The prompt as it was drawn: nothing was written over it.
+    assert output.written_over("bash-5.2# " + typed, typed, "bash-5.2# ") == []
+    # A character written equal to the one under it cannot be told from the prompt.
+    assert output.written_over("1ash-5.2# " + typed, typed, "bash-5.2# ") == ["1"]
+    # Not the prompt row tmuxmcp saw (a redrawn, longer prompt): nothing is guessed.
+    assert output.written_over("[user] bash-5.2# " + typed, typed, "bash-5.2# ") == []
+
+
+def test_the_screen_at_typing_keeps_the_prompt_with_its_trailing_blank() -> None:
+    # capture-pane drops the row's trailing space; the cursor column (10) keeps it.
+    seen = output.at_typing(["old", "bash-5.2#", "", ""], cursor=1, column=10)
+    assert seen == output.AtTyping(prompt="bash-5.2# ", clear_below=True)
+    assert output.at_typing(["bash-5.2#", "stale"], cursor=0, column=10).clear_below is False
+    # Wide characters take two cells each: column 4 ends after "あい".
+    assert output.at_typing(["あいう"], cursor=0, column=4).prompt == "あい"
+
+
+def test_a_cursor_left_above_the_typed_line_is_said_first() -> None:
+    outcome = Outcome(
+        exit_status=0,
+        head=["x"],
+        tail=[],
+        lines_omitted=0,
+        lines_lost=0,
+        start_lost=False,
+        above_start=True,
+    )
+    shaped = output.shape(outcome, budget=1000)
+    assert shaped.text.split("\n")[0].startswith("[... the command moved the cursor above")
+    assert shaped.output_truncated is True
+
+
+def _typed(text: str, column: int = 10, width: int = 200) -> TypedLine:
+    return TypedLine(text=text, shell="bash", column=column, width=width)
+
+
+def test_the_typed_line_takes_its_rows_counted_one_cell_short() -> None:
+    assert output.typed_rows(_typed("x" * 50)) == 1
+    # 10 + 190 = 200 cells: one full row of 200, but two of 199.
+    assert output.typed_rows(_typed("x" * 190)) == 2
+    # Wide characters: 10 + 2 * 100 = 210 cells, two rows of 199.
+    assert output.typed_rows(_typed("あ" * 100)) == 2
+
+
+def test_lines_lost_count_whole_trims_less_the_rows_that_were_not_output() -> None:
+    # Mark on row 162, one typed row, trims of 200: one trim, 200 - 162 - 1 = 37.
+    assert output.lost_at_least(162, _typed("seq 1 2040"), 200) == 37
+    # Mark on row 0: 200 - 0 - 1.
+    assert output.lost_at_least(0, _typed("seq 1 2500"), 200) == 199
+    # Mark on row 450: its fingerprint rows (448, 449) are gone only after three trims.
+    assert output.lost_at_least(450, _typed("x"), 200) == 600 - 450 - 1
+
+
+def test_the_typed_line_is_found_with_the_blank_a_wide_character_left_at_a_row_end() -> None:
+    """Issue 22.3: an 80-column row of "…ああ" ends one cell short when the next
+    あ does not fit; joined, that blank cell is a space before the あ."""
+    typed = " { : 'echo x" + "あ" * 40 + "'; . /r1; }"
+    joined = "bash-5.2# " + typed[:40] + " " + typed[40:]
+    assert output.typed_index(["", joined, "xあ"], typed) == 1
+    # A space before an ASCII character is not a wide character's blank.
+    assert output.typed_index(["bash-5.2# { : 'echo  x'; }"], "{ : 'echo x'; }") is None
+
+
+def test_characters_the_screen_replaced_are_said_first() -> None:
+    """Issue 22.11: `printf '\\xff\\xfe ok'` on tmux 3.6 shows '\ufffd\ufffd ok'."""
+    shaped = output.shape(_outcome(["\ufffd\ufffd ok", "fine"]), budget=1000)
+    first, *rest = shaped.text.split("\n")
+    assert first.startswith("[... 2 characters of this output are U+FFFD")
+    assert rest == ["\ufffd\ufffd ok", "fine"]
+    assert output.shape(_outcome(["ok"]), budget=1000).text == "ok"

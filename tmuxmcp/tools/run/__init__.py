@@ -43,7 +43,8 @@ Where each rule of the wing lives (each module's docstring states its own):
   and when another process's is removed: ``sweep``; one run per pane: ``panelock``;
 * the phases of a run and their moves: ``state`` Rules 1-4;
 * a shell that exited, left the script or did not run the line: ``watch`` Rules 1-3;
-* where the output starts, what is kept and the counts: ``output`` Rules 1-3;
+* where the output starts, what is kept, the counts and what the screen cannot keep:
+  ``output`` Rules 1-4;
 * bounded reads of a long output: ``collect``.
 
 The names below are the wing's public face: every other module of

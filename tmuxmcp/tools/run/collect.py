@@ -6,6 +6,15 @@ cursor at the fence, read while the script still holds the shell back from
 drawing its prompt. This module reads the rows; ``output`` (pure) decides
 where the output starts in them and what is kept.
 
+Where it starts (issue 22.6/22.7): a mark not found by its fingerprint (a
+command wrote over the rows above the prompt, or over the prompt row) is
+still where it was when tmux's counters prove that no row left the top
+(``_nothing_left_the_top``) and the typed line's text is still in its rows;
+only then is the start said to be gone, and "cleared" only when the history
+shrank. Where it ends: the cursor's row, or the last row written below it
+when the screen there was blank at typing (a scroll region's reset homes
+the cursor above the output's last lines).
+
 Bounded reads (issue 13.2), whatever the pane's width: the end frame reads
 ``speculative_rows`` history rows, and a longer output is read a window at a
 time from both ends (head and tail) until the run's byte budget is met; rows
@@ -214,6 +223,41 @@ async def last_line(ctx: ToolContext, pane: str) -> str:
     return rows[-1] if rows else ""
 
 
+def _nothing_left_the_top(mark: Mark, frame: Frame) -> bool:
+    """Whether tmux's counters prove that no row left the top since ``mark`` was taken.
+
+    Rows leave only by a trim, which leaves at least ``limit - limit/10`` rows of
+    history, or by a clear, which empties it; the history only grows otherwise.
+    A history no smaller than at the mark and still below what a trim leaves
+    had neither, unless a clear was followed by as many rows as it removed:
+    the typed line's own text, which no clear leaves, then tells (``_read_output``).
+    """
+    trim = max(1, frame.history_limit // 10)
+    return (
+        mark.alternate == frame.alternate
+        and mark.width == frame.width
+        and mark.history_size <= frame.history_size < frame.history_limit - trim
+    )
+
+
+def _end_y(run: Run, frame: Frame, view: View) -> int:
+    """The last screen row of the output (relative; -1 when it ends above the screen).
+
+    The cursor's row, unless the cursor is at the start of a blank row; or, when
+    the screen below the prompt was blank at typing, the last row written, if the
+    command moved the cursor above it (a scroll region's reset homes the cursor).
+    """
+    end_row = frame.history_size + frame.cursor_y
+    cursor_text = view.row(end_row) if view.top <= end_row < view.end else ""
+    end_y = frame.cursor_y if frame.cursor_x > 0 or cursor_text.strip() else frame.cursor_y - 1
+    if run.at_typing.clear_below:
+        screen_rows = view.rows[-frame.height :] if frame.height else []
+        written = [y for y, row in enumerate(screen_rows) if row.strip()]
+        if written and written[-1] > end_y:
+            end_y = written[-1]
+    return end_y
+
+
 async def _read_output(
     ctx: ToolContext, run: Run, found: PathFrame, phys: list[str], joined: list[str]
 ) -> Outcome:
@@ -222,33 +266,58 @@ async def _read_output(
     assert mark is not None
     typed = output.TypedLine(text=run.typed, shell=run.shell, column=mark.column, width=mark.width)
     view = View(frame, phys)
-    end_row = frame.history_size + frame.cursor_y
-    cursor_text = view.row(end_row) if view.top <= end_row < view.end else ""
-    keep_cursor_row = frame.cursor_x > 0 or bool(cursor_text.strip())
-    last = end_row if keep_cursor_row else end_row - 1
+    end_y = _end_y(run, frame, view)
+    last = frame.history_size + end_y
     start = await _locate(ctx, run, frame, view)
+    # The rows above the prompt, or the prompt row itself, changed (a command
+    # that moved the cursor up wrote there): when the counters prove no row
+    # left the top, the start is where it was, if the typed line is still there.
+    by_counters = start is None and _nothing_left_the_top(mark, frame)
+    # Found by the counters while the rows just above it differ from what they
+    # were: the command wrote there, above its typed line.
+    above_changed = False
+    if by_counters:
+        start = mark.row
+        now = fingerprint(view, mark.row) if mark.row >= view.top + 2 else None
+        above_changed = now is not None and now != mark.fingerprint
     lines_lost: int | None = 0
     gap_reason: str | None = None
     omitted = 0
     typed_at = (
         output.typed_index(joined, run.typed) if start is not None and start >= view.top else None
     )
+    prompt = run.at_typing.prompt
     if typed_at is not None:
         # All of it was in the first capture: drop the rows below the output.
-        below = frame.height - 1 - frame.cursor_y + (0 if keep_cursor_row else 1)
-        head = output.below_typed_line(joined, typed_at, below, typed, frame.width)
+        below = frame.height - 1 - end_y
+        head = output.written_over(joined[typed_at], run.typed, prompt)
+        head += output.below_typed_line(joined, typed_at, below, typed, frame.width)
         tail: list[str] = []
+    elif by_counters and start is not None and start >= view.top:
+        # The typed line is gone from its rows: cleared or written over.
+        start, gap_reason, lines_lost = None, "overwritten", None
+        head, tail, omitted = await _read_long(ctx, run, frame, 0, last)
     else:
         if start is None:
             gap = explain_gap(mark, View(frame, []))
-            lines_lost = gap.lines_lost if gap.reason == "history-limit" else None
+            trim = max(1, frame.history_limit // 10)
+            lines_lost = (
+                output.lost_at_least(mark.row, typed, trim)
+                if gap.reason == "history-limit"
+                else None
+            )
             gap_reason = gap.reason
             first = 0
         else:
             first = start
         head, tail, omitted = await _read_long(ctx, run, frame, first, last)
         if start is not None:
+            both = head + tail if not omitted else head
+            at = output.typed_index(both[:64], run.typed)
+            over = output.written_over(both[at], run.typed, prompt) if at is not None else []
             head, tail = output.after_start(head, tail, omitted, typed, frame.width)
+            if over:
+                head, tail = (over + head, tail) if head else (head, over + tail)
     head, tail = output.without_verbose_echo(head, tail, run.typed)
     return Outcome(
         exit_status=run.status,
@@ -258,4 +327,6 @@ async def _read_output(
         lines_lost=lines_lost,
         start_lost=start is None,
         gap_reason=gap_reason,
+        above_start=start is not None
+        and (above_changed or frame.history_size + frame.cursor_y < start),
     )

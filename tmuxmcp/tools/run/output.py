@@ -12,23 +12,47 @@ Rule 1 (where the output starts): the output begins on the row after the
   row exactly is output (``glued``); the blank row zsh's line editor leaves
   below such a line is not (``editor_rows``); a line typed with echo off
   leaves the output on the prompt row, right of the prompt's column
-  (``after_prompt``). ``set -v`` has the shell print the typed line once more
-  first: that copy is dropped (``without_verbose_echo``).
+  (``after_prompt``); the text is matched as joined rows show it, a blank
+  before a wide character allowed (``typed_pattern``). ``set -v`` has the
+  shell print the typed line once more first: that copy is dropped
+  (``without_verbose_echo``). A command that moves
+  the cursor up to its prompt row writes over the prompt: what differs from
+  the prompt as it was at typing (``AtTyping``) is its first line
+  (``written_over``); one that leaves the cursor above its typed line wrote
+  over rows that were there before, which are not read, and the output says
+  so first. Where the start is, is decided by tmux's counters and the typed
+  line's own text, never by the rows around it alone (``collect``): a start
+  is "gone" only when the history shrank or the typed line left its rows.
 Rule 2 (what is kept): the output budget is counted by ``line_cost`` (a
   line's length as a JSON string, so a budget of N keeps the encoded output
   under N characters); the first 1/``HEAD_SHARE`` of it keeps the head, the
-  rest the tail, with a marker saying how many lines are left out between;
-  a single line over the budget keeps its end.
+  rest the tail, with a marker saying how many lines are left out between.
+  A line longer than the tail's whole share is cut, not dropped (issue
+  22.4): its start and its end are kept with a marker between saying how
+  many of its characters were cut (``cut_line``), whenever at least
+  ``CUT_ROOM`` characters of the budget are left for it; below that, a
+  single line keeps its end.
 Rule 3 (the counts): ``output_lines`` counts every line the command printed
   that tmuxmcp saw or counted (kept, omitted or unread between head and
   tail); ``lines_omitted`` those left out of ``output``; ``lines_lost`` the
   lines that scrolled out of the history before they were read (at least
-  that many; None when some were lost and how many is unknown; 0 when the
-  start was read); ``output_truncated`` is true when any line is missing.
+  that many, ``lost_at_least``: the typed line's rows are not output;
+  None when some were lost and how many is unknown; 0 when the start was
+  read); ``output_truncated`` is true when any line is missing
+  or was cut.
   A start that is gone opens the output with a marker saying why.
+Rule 4 (what the screen cannot keep): the output is what the screen holds,
+  not the bytes written. tmux 3.6 draws U+FFFD for each byte that is not
+  UTF-8: when the kept output holds any, a marker says how many and that
+  the bytes are gone. tmux before 3.6 drops such bytes without a trace,
+  and every version drops control characters; tabs become spaces before
+  3.6. Nothing on the screen tells tmuxmcp of those (``docs/patterns.md``).
 """
 
 from __future__ import annotations
+
+import functools
+import re
 
 import msgspec
 
@@ -37,6 +61,9 @@ from tmuxmcp.tools.observation import cells
 
 HEAD_SHARE = 4
 """The head keeps 1/HEAD_SHARE of an output budget, the tail the rest (Rule 2)."""
+CUT_ROOM = 128
+"""Budget characters a line must have left to be cut rather than dropped (Rule 2): room
+for the marker and for some characters of each end."""
 
 
 class Outcome(msgspec.Struct, frozen=True, kw_only=True):
@@ -53,6 +80,9 @@ class Outcome(msgspec.Struct, frozen=True, kw_only=True):
     start_lost: bool
     gap_reason: str | None = None
     """Why the start is gone: ``scrollback.GapReason`` (history-limit, history-cleared, ...)."""
+    above_start: bool = False
+    """The command left the cursor above its typed line: what it wrote there, over
+    rows that were on the screen before it ran, is not read (Rule 1)."""
 
 
 class TypedLine(msgspec.Struct, frozen=True, kw_only=True):
@@ -68,6 +98,36 @@ class TypedLine(msgspec.Struct, frozen=True, kw_only=True):
     """The pane's width then."""
 
 
+class AtTyping(msgspec.Struct, frozen=True, kw_only=True):
+    """What the screen showed around the prompt row when the line was typed (Rule 1)."""
+
+    prompt: str
+    """The prompt row's text left of the cursor (what the typed line follows)."""
+    clear_below: bool
+    """Every screen row below the cursor was blank: anything written there since is
+    the command's, even where it moved the cursor back up before it ended."""
+
+
+def at_typing(rows: list[str], cursor: int, column: int) -> AtTyping:
+    """``AtTyping`` from the screen ``rows`` captured at typing, the cursor on row ``cursor``."""
+    prompt = left_of(rows[cursor], column) if 0 <= cursor < len(rows) else ""
+    # capture-pane drops a row's trailing blanks: the prompt's own end space too.
+    return AtTyping(
+        prompt=prompt + " " * max(0, column - cells(prompt)),
+        clear_below=not any(row.strip() for row in rows[cursor + 1 :]),
+    )
+
+
+def left_of(row: str, column: int) -> str:
+    """The characters of ``row`` in its first ``column`` cells."""
+    used = 0
+    for index, ch in enumerate(row):
+        if used >= column:
+            return row[:index]
+        used += cells(ch)
+    return row
+
+
 class Shaped(msgspec.Struct, frozen=True, kw_only=True):
     """The result's ``output`` and its counts (Rule 3)."""
 
@@ -81,6 +141,26 @@ class Shaped(msgspec.Struct, frozen=True, kw_only=True):
 # -- Rule 1: where the output starts ------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=16)
+def typed_pattern(text: str) -> re.Pattern[str]:
+    """``text`` as the screen shows it when rows are joined (``capture-pane -J``).
+
+    A wide character that does not fit the last cell of a row moves to the
+    next row and leaves that cell blank; joined, the blank is a space before
+    the character (issue 22.3: `echo 'x` and forty あ in an 80-column pane).
+    So each wide character may follow one space the text does not have.
+    """
+    parts = [(" ?" if cells(ch) == 2 else "") + re.escape(ch) for ch in text]
+    return re.compile("".join(parts))
+
+
+def _last_match(line: str, text: str) -> re.Match[str] | None:
+    found = None
+    for found in typed_pattern(text).finditer(line):  # noqa: B007 -- the last one is kept
+        pass
+    return found
+
+
 def typed_index(lines: list[str], typed: str) -> int | None:
     """Index of the last joined line of the prompt and the typed line.
 
@@ -89,15 +169,17 @@ def typed_index(lines: list[str], typed: str) -> int | None:
     together.
     """
     needle = typed.strip()
-    # Only the last len(needle) characters before a line can hold the start of
-    # a match ending in it: keeping just those makes the search linear (it was
-    # quadratic in the rows captured, about a millisecond per call).
-    keep = len(needle)
+    pattern = typed_pattern(needle)
+    # Only the last characters before a line that a match can span can hold
+    # the start of a match ending in it: keeping just those makes the search
+    # linear (it was quadratic in the rows captured, about a millisecond per
+    # call). A match is at most one blank longer per wide character.
+    keep = len(needle) + sum(1 for ch in needle if cells(ch) == 2)
     exact = stripped = ""
     for index, line in enumerate(lines):
         exact = exact[max(0, len(exact) - keep) :] + line
         stripped = stripped[max(0, len(stripped) - keep) :] + line.rstrip()
-        if needle in exact or needle in stripped:
+        if pattern.search(exact) or pattern.search(stripped):
             return index
     return None
 
@@ -112,11 +194,10 @@ def glued(line: str, typed: str, width: int) -> list[str]:
     that starts a row counts: right of a typed line that ends mid-row is the
     line editor's (zsh's RPROMPT), not output.
     """
-    end = typed.strip()[-32:]
-    at = line.rfind(end)
-    if at < 0 or width <= 0:
+    found = _last_match(line, typed.strip()[-32:])
+    if found is None or width <= 0:
         return []
-    stop = at + len(end)
+    stop = found.end()
     rest = line[stop:].rstrip()
     return [rest] if rest and cells(line[:stop]) % width == 0 else []
 
@@ -179,6 +260,31 @@ def after_start(
     return [], first_line + both[dropped:]
 
 
+def written_over(row: str, typed: str, prompt: str) -> list[str]:
+    """What the command wrote over the start of its own prompt row, as its first line.
+
+    A command that moves the cursor up to its prompt row (``tput cup 0 0``, a
+    scroll region's home) writes over the prompt there, and a line feed leaves
+    the rest of the row as it was: the row is then the command's text followed
+    by the tail of the prompt and the typed line. What differs from the prompt
+    is the command's; a character it wrote equal to the one under it cannot be
+    told from the prompt, so the text is cut where the row agrees with it again.
+    """
+    found = typed_pattern(typed.strip()).search(row)
+    if found is None:
+        return []
+    at = found.start()
+    expected = prompt + typed[: len(typed) - len(typed.lstrip())]
+    before = row[:at]
+    if len(before) != len(expected) or before == expected:
+        return []  # not the prompt as it was drawn (a wrapped or redrawn prompt)
+    agree = len(before)
+    while agree > 0 and before[agree - 1] == expected[agree - 1]:
+        agree -= 1
+    written = before[:agree].rstrip()
+    return [written] if written else []
+
+
 def without_verbose_echo(
     head: list[str], tail: list[str], typed: str
 ) -> tuple[list[str], list[str]]:
@@ -194,15 +300,61 @@ def without_verbose_echo(
 # -- Rules 2 and 3: what is kept, and the counts ---------------------------------------------
 
 
+def typed_rows(typed: TypedLine) -> int:
+    """Rows the prompt and the typed line took at most: a wide character that
+    does not fit a row's last cell moves to the next row, so each row is counted
+    one cell short."""
+    used = typed.column + cells(typed.text.strip("\n"))
+    return max(1, -(-used // max(1, typed.width - 1)))
+
+
+def lost_at_least(mark_row: int, typed: TypedLine, trim: int) -> int:
+    """Output lines certainly trimmed from the history when the start mark is gone (Rule 3).
+
+    tmux drops ``trim`` rows at a time from the top; the mark is found again
+    wherever fewer than ``mark_row - 1`` rows went (its fingerprint rows are
+    above it), so at least the smallest number of whole trims reaching past
+    them went. Of those rows, the ones above the mark and the prompt's and
+    typed line's own rows are not output. How many more trims there were, no
+    counter of tmux tells: tmux keeps the history's size, not the rows ever
+    written, so this is a lower bound.
+    """
+    trims = max(0, mark_row - 2) // max(1, trim) + 1
+    return max(0, trims * trim - mark_row - typed_rows(typed))
+
+
 def _omitted(count: int) -> str:
     return f"[... {count:,} lines omitted ...]"
 
 
 _GAPS = {
     "history-cleared": "the screen and its history were cleared (clear, tmux clear-history)",
+    "overwritten": (
+        "the rows where it began were cleared or written over (clear, cursor moves), "
+        "and the history did not shrink, so how many lines went is unknown"
+    ),
     "screen-switched": "a full-screen program took over the screen",
     "reflowed": "the pane was resized, so its rows were rewrapped",
 }
+
+
+_ABOVE_START = (
+    "[... the command moved the cursor above its typed line or wrote above it; rows "
+    "there were on the screen before it ran, so what it wrote there is not read ...]"
+)
+
+
+REPLACEMENT = "\ufffd"
+"""What tmux 3.6 and later draw for each byte that is not UTF-8 (earlier versions drop it)."""
+
+
+def _replaced(count: int) -> str:
+    """The marker that says the screen replaced bytes it could not hold (Rule 4)."""
+    return (
+        f"[... {count:,} characters of this output are U+FFFD: the screen shows each byte "
+        "that is not UTF-8 so, the bytes themselves are not kept (pipe through `od -c` "
+        "to see them) ...]"
+    )
 
 
 def _lost(outcome: Outcome) -> str:
@@ -228,6 +380,35 @@ def _end_within(line: str, budget: int) -> str:
     return line[len(line) - low :]
 
 
+def _cut_marker(cut: int, length: int) -> str:
+    return f"[... {cut:,} of this line's {length:,} characters cut ...]"
+
+
+def cut_line(line: str, budget: int) -> list[str]:
+    """``line`` cut to fit ``budget`` (Rule 2): its start, a marker, its end.
+
+    The start gets 1/HEAD_SHARE of what the marker leaves, the end the rest,
+    as the lines of an output do. The marker is costed as if the whole line
+    were cut, so the three parts stay within ``budget`` whatever is kept.
+    """
+    room = budget - line_cost(_cut_marker(len(line), len(line)))
+    start = _start_within(line, room // HEAD_SHARE)
+    end = _end_within(line[len(start) :], room - line_cost(start))
+    return [start, _cut_marker(len(line) - len(start) - len(end), len(line)), end]
+
+
+def _start_within(line: str, budget: int) -> str:
+    """The longest start of ``line`` whose ``line_cost`` fits ``budget``."""
+    low, high = 0, len(line)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if line_cost(line[:mid]) <= budget:
+            low = mid
+        else:
+            high = mid - 1
+    return line[:low]
+
+
 def shape(outcome: Outcome, budget: int) -> Shaped:
     """The result's ``output`` and its counts for ``outcome``, within ``budget`` (Rules 2, 3).
 
@@ -238,6 +419,7 @@ def shape(outcome: Outcome, budget: int) -> Shaped:
     head, tail, omitted = list(outcome.head), list(outcome.tail), outcome.lines_omitted
     total = len(head) + len(tail) + omitted
     size = sum(line_cost(line) for line in head + tail)
+    cut = False
     if size > budget:
         lines = head + tail
         keep_head: list[str] = []
@@ -256,21 +438,35 @@ def shape(outcome: Outcome, budget: int) -> Shaped:
             keep_tail.append(line)
             used += cost
         keep_tail.reverse()
-        if not keep_head and not keep_tail and lines:
-            # One line longer than the budget: keep its end.
+        gap = lines[len(keep_head) : len(lines) - len(keep_tail)]
+        room = budget - used - (line_cost(_omitted(omitted + len(gap))) if len(gap) > 1 else 0)
+        if gap and room >= CUT_ROOM and line_cost(gap[-1]) > budget - budget // HEAD_SHARE:
+            # The line the tail stopped at is longer than the tail's whole share:
+            # keep its start and its end rather than drop it (issue 22.4).
+            keep_tail = cut_line(gap.pop(), room) + keep_tail
+            cut = True
+        elif not keep_head and not keep_tail and lines:
+            # One line longer than a budget too small to cut it: keep its end.
             keep_tail = [_end_within(lines[-1], budget)]
-        omitted += len(lines) - len(keep_head) - len(keep_tail)
+            gap = lines[:-1]
+            cut = True
+        omitted += len(gap)
         head, tail = keep_head, keep_tail
     parts = list(head)
     if omitted:
         parts.append(_omitted(omitted))
     parts += tail
+    replaced = sum(line.count(REPLACEMENT) for line in head + tail)
+    if replaced:
+        parts.insert(0, _replaced(replaced))
+    if outcome.above_start:
+        parts.insert(0, _ABOVE_START)
     if outcome.start_lost:
         parts.insert(0, _lost(outcome))
     return Shaped(
         text="\n".join(parts),
         output_lines=total,
         lines_omitted=omitted,
-        output_truncated=bool(omitted) or outcome.start_lost,
+        output_truncated=bool(omitted) or outcome.start_lost or outcome.above_start or cut,
         lines_lost=outcome.lines_lost if outcome.start_lost else 0,
     )

@@ -44,7 +44,7 @@ import trio
 
 from tmuxmcp.errors import CommandInterrupted, InternalError, TmuxMcpError
 from tmuxmcp.tools.run.files import RunFiles
-from tmuxmcp.tools.run.output import Outcome
+from tmuxmcp.tools.run.output import AtTyping, Outcome
 from tmuxmcp.tools.scrollback import Mark
 
 
@@ -95,6 +95,8 @@ class Typed(msgspec.Struct, frozen=True):
     mark: Mark
     restore_path: str
     """``#{pane_path}`` before the run (the fence replaces it; the script puts it back)."""
+    at_typing: AtTyping = AtTyping(prompt="", clear_below=False)
+    """What the screen showed around the prompt row then (``output`` Rule 1)."""
 
 
 class Started(msgspec.Struct, frozen=True):
@@ -230,6 +232,7 @@ class Run:
         self.error: TmuxMcpError | None = None
         self.mark: Mark | None = None
         self.typed = ""
+        self.at_typing = AtTyping(prompt="", clear_below=False)
         self.restore_path: str | None = None
         self.pane_pid = 0
         self.shell_pid: int | None = None
@@ -249,8 +252,9 @@ class Run:
         match event:
             case Checked(pane_pid=pane_pid, shell_pid=shell_pid):
                 self.pane_pid, self.shell_pid = pane_pid, shell_pid
-            case Typed(line=line, mark=mark, restore_path=restore_path):
+            case Typed(line=line, mark=mark, restore_path=restore_path, at_typing=at_typing):
                 self.typed, self.mark, self.restore_path = line, mark, restore_path
+                self.at_typing = at_typing
             case Started():
                 self.started = True
             case Ended(status=status):

@@ -3,7 +3,8 @@
 One tmux invocation types the line (``runscript.typed_line``) and, before
 the paste, re-checks the pane inside tmux (Rule 4 of ``readiness``: the
 typing guard, ``driver.guards.guard_name``) and takes the start mark (the
-prompt row, a ``scrollback.Mark``) in the same instant. A refused guard
+prompt row, a ``scrollback.Mark``, with the prompt's text and whether the
+screen below it was blank, ``output.AtTyping``) in the same instant. A refused guard
 stops the invocation before anything is pasted; the pane is then checked
 again in full and typed once more, at most ``TYPING_ATTEMPTS`` times.
 """
@@ -16,7 +17,7 @@ from tmuxmcp.driver import guards
 from tmuxmcp.driver.argv import cmd
 from tmuxmcp.errors import PaneNotReady
 from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.run import runscript, screen, settle
+from tmuxmcp.tools.run import output, runscript, screen, settle
 from tmuxmcp.tools.run.state import Checked, Run, Typed
 from tmuxmcp.tools.scrollback import View, mark_at
 
@@ -70,7 +71,8 @@ async def type_line(
     rows = screen.rows(body)
     view = View(start, rows[-(start.history_size + start.height) :])
     mark = mark_at(view, view.cursor_row, start.cursor_x)
-    run.handle(Typed(line=line, mark=mark, restore_path=found.path))
+    screen_then = output.at_typing(view.rows, view.cursor_row - view.top, start.cursor_x)
+    run.handle(Typed(line=line, mark=mark, restore_path=found.path, at_typing=screen_then))
     return True
 
 
