@@ -46,7 +46,8 @@ directory (mode 0700), never on the screen:
 Rules:
 
 Rule 1: the command is never altered or re-quoted; names typed on screen
-  are shell-quoted words.
+  are shell-quoted words, and no control character is typed but the final
+  newline (the shown first line has its tabs as spaces: ``shown``).
 Rule 2: the descriptors the script holds (7, 8 and the release FIFO's 9)
   are closed for the command, so the command's programs do not inherit
   them. A consequence: an ``exec`` that redirects the command's stdout or
@@ -77,9 +78,16 @@ DISPLAY_CHARS = 60
 
 
 def shown(command: str) -> str:
-    """The part of the command a person sees typed: its first line, shortened."""
+    """The part of the command a person sees typed: its first line, shortened, each
+    tab shown as a space.
+
+    The typed line is pasted without bracketed paste, so a tab in it would be the
+    Tab key to the shell's line editor (bash, zsh: completion, which rewrites or
+    lists around the typed line); the command's own tabs are in its file.
+    """
     first = command.strip().split("\n", 1)[0]
     more = first != command.strip()
+    first = first.replace("\t", " ")
     if len(first) > DISPLAY_CHARS:
         first, more = first[:DISPLAY_CHARS], True
     return first + (" …" if more else "")
