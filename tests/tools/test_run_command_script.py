@@ -6,9 +6,8 @@ test names the defect it pins and failed on main before its fix:
 * item 1: a tab anywhere in the command was refused (``unsafe-value``,
   U+0009), although the command reaches the shell from a file and only its
   shown first line is typed;
-* item 2: a command that died of SIGINT itself (Python's KeyboardInterrupt,
-  ``kill -INT $$`` in a child shell) lost its status: the shell left the
-  script, and the run was ``command-interrupted`` with ``$?`` 0 afterwards.
+* item 2, a neighbour: ``$?`` at the start of a run was 0, not the status
+  the last command ended with.
 """
 
 from __future__ import annotations
@@ -60,3 +59,28 @@ async def test_a_tab_stripping_heredoc_and_a_makefile_recipe(
         assert (done["exit_status"], done["output"]) == (0, "indented\ntwice\nafter")
         made = await _run(session, pane, makefile)
         assert made["output"] == "made by make\nstatus 0", made["output"]
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+@pytest.mark.parametrize(
+    ("command", "status"),
+    [("(exit 7)", 7), ("false", 1), ("sh -c 'kill -TERM $$'", 143)],
+)
+async def test_the_next_command_finds_the_last_status_in_its_dollar_question(
+    private_tmux: PrivateTmux, shell: str, command: str, status: int
+) -> None:
+    """Item 2's neighbour: `$?` at the start of a run was 0 (the status of the typed
+    line's own `:`), so `echo $?` after a failed run printed 0 where a person gets the
+    failed command's status. A signal the shell does not take as an interrupt
+    (TERM) keeps its status, 128 + the signal's number."""
+    async with serve(private_tmux) as session:
+        pane = _shell_session(private_tmux, f"st-{shell}", shell)
+        await _at_prompt(private_tmux, pane)
+        done = await _run(session, pane, command)
+        assert done["exit_status"] == status, done
+        # No helper variable is left to the command, nor its shown line in `_` (an
+        # interactive shell sets `_` to the last argument of each command it runs).
+        again = await _run(
+            session, pane, 'echo "$?"; echo "${tmuxmcp_status-unset}"; env | grep "^_=echo"'
+        )
+        assert (again["exit_status"], again["output"]) == (1, f"{status}\nunset")
