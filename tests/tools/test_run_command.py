@@ -197,7 +197,7 @@ async def test_state_persists_and_status_is_exact_in_each_shell(
         after = await _run(session, pane, "(exit 6)")
         assert after["exit_status"] == 6
         seen = await _run(session, pane, 'echo "st=$? rel=${tmuxmcp_release-unset}"')
-        assert seen["output"] == "st=0 rel=unset"
+        assert seen["output"] == "st=6 rel=unset"
 
 
 @pytest.mark.parametrize("shell", sorted(SHELLS))

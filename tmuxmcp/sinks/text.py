@@ -21,7 +21,10 @@ lines as pasted text rather than as separate Enter presses). The pane
 receives CR, never LF: that is what a terminal sends for Enter, so raw
 programs, line-editing shells and REPLs all read it as the end of a line.
 
-Shell commands (``run_command``) may contain LF between lines, nothing else.
+Shell commands (``run_command``) may contain LF between lines and TAB, nothing
+else: a command reaches its shell from a file, so neither is ever a key to the
+shell's line editor (``runscript``: only a shown first line, tabs as spaces, is
+typed).
 """
 
 from __future__ import annotations
@@ -31,6 +34,10 @@ from tmuxmcp.sinks._text import require_argv_text
 
 MAX_TEXT_BYTES = 1024 * 1024
 MAX_COMMAND_BYTES = 64 * 1024
+COMMAND_CONTROLS = "\n\t"
+"""The control characters a shell command may hold: LF between lines, and TAB (a
+Makefile recipe, a ``<<-`` here-document, TSV data). The command reaches the shell
+from a file, never typed, so neither is a key there (see ``runscript``)."""
 
 
 def _controls(value: str, allowed: str) -> list[str]:
@@ -61,11 +68,11 @@ def encode_command(value: str, param: str) -> str:
     require_argv_text(value, param)
     if not value.strip():
         raise UnsafeValue(f"`{param}` is empty")
-    found = _controls(value, "\n")
+    found = _controls(value, COMMAND_CONTROLS)
     if found:
         raise UnsafeValue(
-            f"`{param}` contains control character U+{ord(found[0]):04X}; "
-            "only newlines may separate lines of a command"
+            f"`{param}` contains control character U+{ord(found[0]):04X}; a command may "
+            "hold tabs, and newlines between its lines, but no other control character"
         )
     if len(value.encode("utf-8")) > MAX_COMMAND_BYTES:
         raise UnsafeValue(f"`{param}` is longer than {MAX_COMMAND_BYTES} bytes")

@@ -8,7 +8,7 @@ How a run works, one module per phase:
    anything is typed;
 2. ``type_line`` writes the command into a file of this process's private
    directory (``files``, in ``directory``) and types one short line
-   (``runscript``: `` { : 'the command'; . /dev/shm/tmuxmcp-…/r7; } 7>&1 …``),
+   (``runscript``: `` { _='the command' . /dev/shm/tmuxmcp-…/r7; } 7>&1 …``),
    so a command of any length up to the cap runs exactly as written; the
    invocation that types first re-checks the pane inside tmux (Rule 4 of
    ``readiness``) and stops before the paste if it changed;

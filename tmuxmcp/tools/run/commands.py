@@ -73,7 +73,8 @@ class RunCommandArgs(Arguments):
             min_length=1,
             max_length=MAX_COMMAND_BYTES,
             description=(
-                "Command for the pane's shell; newlines allowed, no other control characters."
+                "Command for the pane's shell; tabs and newlines allowed, "
+                "no other control characters."
             ),
             extra=sink(Sink.SHELL, Encoding.PANE_SHELL_TEXT),
         ),

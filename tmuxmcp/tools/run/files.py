@@ -44,7 +44,7 @@ class RunFiles:
         """Create the command, status and script files and the two FIFOs."""
         f = self.paths
         _write(f["c"], command if command.endswith("\n") else command + "\n")
-        _write(f["t"], runscript.status_return(0, None, shell))
+        _write(f["t"], runscript.status_return(None, None, shell))
         os.mkfifo(f["s"], 0o600)
         os.mkfifo(f["g"], 0o600)
         # Read-write opens never block, and holding the release FIFO open is
@@ -62,7 +62,7 @@ class RunFiles:
                 return
             os.unlink(self.paths["r"])
             os.unlink(self.paths["t"])
-            _write(self.paths["t"], runscript.status_return(0, None, shell))
+            _write(self.paths["t"], runscript.status_return(None, None, shell))
         self.shell = shell
         _write(self.paths["r"], runscript.script(files=self.paths, fence=fence, shell=shell))
 

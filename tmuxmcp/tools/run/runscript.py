@@ -2,11 +2,13 @@
 
 Pure: text only. What is typed into the pane is one short line,
 
-    `` { : 'first line of the command'; . /dev/shm/tmuxmcp-k3j2/r7; } 7>&1 8>&2 >/dev/null 2>&1``
+    `` { _='the command' . /dev/shm/tmuxmcp-k3j2/r7; } 7>&1 8>&2 >/dev/null 2>&1``
 
-so a person watching sees their command (shown, never run, as the argument of
-the no-op ``:``) and a path (``run_directory.directory_base``: on Linux usually
-``$XDG_RUNTIME_DIR`` or /dev/shm, else the temporary directory). The group
+so a person watching sees their command (shown, never run: the value of an
+assignment to ``_`` on the ``.``, which runs no command, so the script finds
+``$?`` still the last command's status, and gives it back to the command) and a path
+(``run_directory.directory_base``: on Linux usually ``$XDG_RUNTIME_DIR`` or
+/dev/shm, else the temporary directory). The group
 keeps the shell's own stdout and stderr on descriptors 7 and 8 and runs
 tmuxmcp's steps with both on /dev/null, so nothing the shell prints *for
 them* reaches the screen: xtrace lines (``set -x``), a bash DEBUG trap's
@@ -28,7 +30,10 @@ directory (mode 0700), never on the screen:
   output is read: the end of the output is the cursor position at the fence,
   not a marker a program could print. Released, it sources ``t<k>``, which
   tmuxmcp writes at collection: it puts ``#{pane_path}`` back and returns the
-  command's status, so ``$?`` at the prompt is the command's.
+  command's status, so ``$?`` at the prompt is the command's. Until then
+  ``t<k>`` returns the status the typed line kept, and the script sources it
+  just before the command too, so the command's ``$?`` starts as the last
+  command's, as when typed.
 * shells that abandon a whole dot script on a syntax error in a nested one
   (dash, ash, ksh ...) source the command with ``command .``: POSIX takes the
   special-builtin error behaviour away from a builtin run by ``command``, so
@@ -46,7 +51,8 @@ directory (mode 0700), never on the screen:
 Rules:
 
 Rule 1: the command is never altered or re-quoted; names typed on screen
-  are shell-quoted words.
+  are shell-quoted words, and no control character is typed but the final
+  newline (the shown first line has its tabs as spaces: ``shown``).
 Rule 2: the descriptors the script holds (7, 8 and the release FIFO's 9)
   are closed for the command, so the command's programs do not inherit
   them. A consequence: an ``exec`` that redirects the command's stdout or
@@ -77,13 +83,26 @@ DISPLAY_CHARS = 60
 
 
 def shown(command: str) -> str:
-    """The part of the command a person sees typed: its first line, shortened."""
+    """The part of the command a person sees typed: its first line, shortened, each
+    tab shown as a space.
+
+    The typed line is pasted without bracketed paste, so a tab in it would be the
+    Tab key to the shell's line editor (bash, zsh: completion, which rewrites or
+    lists around the typed line); the command's own tabs are in its file.
+    """
     first = command.strip().split("\n", 1)[0]
     more = first != command.strip()
+    first = first.replace("\t", " ")
     if len(first) > DISPLAY_CHARS:
         first, more = first[:DISPLAY_CHARS], True
     return first + (" …" if more else "")
 
+
+PREVIOUS_STATUS = "tmuxmcp_status"
+"""The variable the script keeps ``$?`` in first, the status of the shell's last command
+(the typed line runs nothing before the script), so that the command starts with it, as
+when typed (the script gives it back by sourcing ``t`` before the command:
+``status_return``)."""
 
 SAVED_STDOUT = 7
 SAVED_STDERR = 8
@@ -102,7 +121,7 @@ def typed_line(command: str, script: str, *, suppress_history: bool) -> str:
     lead = " " if suppress_history else ""
     display = quote_word(shown(command), "command")
     return (
-        f"{lead}{{ : {display}; . {quote_word(script, 'script')}; }} "
+        f"{lead}{{ _={display} . {quote_word(script, 'script')}; }} "
         f"{SAVED_STDOUT}>&1 {SAVED_STDERR}>&2 >/dev/null 2>&1\n"
     )
 
@@ -161,7 +180,9 @@ def refused_options(shell: str, builtin: str, status_fifo: str) -> tuple[str, st
     """
 
     def refuse(option: str) -> str:
-        return f"{builtin} printf 'X {option}\\n' 1<>{status_fifo}"
+        return (
+            f"{builtin} printf 'X {option}\\n' 1<>{status_fifo}; {builtin} unset {PREVIOUS_STATUS}"
+        )
 
     if shell == "zsh":
         opening = (
@@ -194,9 +215,14 @@ def script(*, files: dict[str, str], fence: str, shell: str) -> str:
     # The status is kept meanwhile in the variable the release read sets anyway
     # (unset at the end). Under an option it refuses, the script runs nothing
     # (Rule 3).
+    # `. t && :` gives `$?` back to the command (the status the typed line kept:
+    # t returns it until the run is collected), and unsets the variable that kept
+    # it; in an AND-OR list, a non-zero status there runs no ERR trap of the user's.
     test, end = refused_options(shell, b, q["s"])
     return (
+        f"{PREVIOUS_STATUS}=$?\n"
         f"{test}{b} printf 'S\\n' 1<>{q['s']}\n"
+        f"{b} . {q['t']} && :\n"
         f"{{ {dot} {q['c']} 1>&{SAVED_STDOUT} 2>&{SAVED_STDERR} "
         f"{SAVED_STDOUT}>&- {SAVED_STDERR}>&- 9<&-\n"
         "tmuxmcp_release=$?\n"
@@ -212,10 +238,17 @@ def script(*, files: dict[str, str], fence: str, shell: str) -> str:
     )
 
 
-def status_return(status: int, restore_path: str | None, shell: str) -> str:
-    """The last file the script sources: it puts ``#{pane_path}`` back and makes
-    ``$?`` the command's status. Written when the run is collected; until then it
-    holds ``return 0`` alone (what a script released by a dead tmuxmcp finds)."""
+def status_return(status: int | None, restore_path: str | None, shell: str) -> str:
+    """The file ``t`` the script sources last: it puts ``#{pane_path}`` back and makes
+    ``$?`` the command's status. Written when the run is collected; until then
+    (``status`` None) it unsets ``PREVIOUS_STATUS`` and returns the status that kept:
+    the script sources it for that just before the command; a script released by a
+    dead tmuxmcp finds it again at its end, with the variable unset, and returns 0."""
     b = builtin_prefix(shell)
+    if status is None:
+        # Expanded before eval runs it: the helper variable is gone before the
+        # command starts, and `return` inside eval returns from this file.
+        keep = f"${{{PREVIOUS_STATUS}:-0}}"
+        return f'{b} eval "{b} unset {PREVIOUS_STATUS}; {b} return {keep}"\n'
     restore = "" if restore_path is None else osc7(restorable_path(restore_path), b) + "\n"
     return f"{restore}{b} return {int(status)}\n"
