@@ -454,6 +454,10 @@ DEFINITION += (
         args=run.RunCommandArgs,
         handler=run.run_command,
         result=run.RunCommandResult,
+        continues=run.continue_as_task,
+        disclosures=(
+            "Cancelling its task interrupts the command (C-c) and leaves the pane at its prompt.",
+        ),
     ),
     ToolSpec(
         name="wait_for_command",

@@ -25,6 +25,10 @@ DELIVERY = "What it sends acts with the tmux user's authority, even with other t
 UNTRUSTED = "Untrusted content."
 SECRETS = "May expose secrets."
 UNTRUSTED_SECRETS = "Untrusted content; may expose secrets."
+CONTINUES_AS_TASK = (
+    "With a client that supports MCP Tasks and opts in on the call, a call still running "
+    "at its timeout continues as a task, whose result arrives when it ends."
+)
 
 
 def reach_and_effect(spec: ToolSpec[Any, Any]) -> str:
@@ -56,6 +60,8 @@ def describe(spec: ToolSpec[Any, Any], *, nested: tuple[str, ...] | None = None)
         parts.append(DELIVERY)
     elif spec.reach is not Reach.NONE:
         parts.append(AUTHORITY)
+    if spec.continues is not None:
+        parts.append(CONTINUES_AS_TASK)
     parts.extend(spec.disclosures)
     disclosure = content_disclosure(spec.returns_untrusted_content, spec.may_expose_secrets)
     if disclosure is not None:
