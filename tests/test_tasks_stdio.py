@@ -16,6 +16,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 import time
 import unicodedata
 from collections.abc import Iterator
@@ -288,3 +290,28 @@ def test_the_audit_log_records_task_creation_completion_and_cancellation(
         ("run_command", "task-cancelled"),
     ]
     assert all(e["arguments"]["command"]["redacted"] is True for e in entries)
+
+
+def test_server_info_and_the_surface_say_run_command_may_continue_as_a_task(
+    private_tmux: PrivateTmux,
+) -> None:
+    """CM-7, capability honesty: the published surface, as server_info (detail) and
+    ``tmuxmcp surface`` show it, marks run_command and no other tool."""
+    with modern(private_tmux) as client:
+        called = client.result("tools/call", {"name": "server_info", "arguments": {"detail": True}})
+        listed = client.result("tools/list", {})
+    published = called["structuredContent"]["info"]["surface"]["tools"]
+    surface = subprocess.run(
+        [sys.executable, "-m", "tmuxmcp", "surface"],
+        env=private_tmux.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    for tools in (published, json.loads(surface.stdout)["surface"]["tools"]):
+        continuing = [t["name"] for t in tools if t["continues_as_task"]]
+        assert continuing == ["run_command"]
+    (described,) = [t["description"] for t in listed["tools"] if t["name"] == "run_command"]
+    assert "continues as a task" in described
+    assert "interrupts the command (C-c)" in described

@@ -455,9 +455,7 @@ DEFINITION += (
         handler=run.run_command,
         result=run.RunCommandResult,
         continues=run.continue_as_task,
-        disclosures=(
-            "Cancelling its task interrupts the command (C-c) and leaves the pane at its prompt.",
-        ),
+        disclosures=("Cancelling the task interrupts the command (C-c).",),
     ),
     ToolSpec(
         name="wait_for_command",

@@ -26,8 +26,7 @@ UNTRUSTED = "Untrusted content."
 SECRETS = "May expose secrets."
 UNTRUSTED_SECRETS = "Untrusted content; may expose secrets."
 CONTINUES_AS_TASK = (
-    "With a client that supports MCP Tasks and opts in on the call, a call still running "
-    "at its timeout continues as a task, whose result arrives when it ends."
+    "For an MCP Tasks client that opts in, a call still running at timeout continues as a task."
 )
 
 
