@@ -34,8 +34,9 @@ from tmuxmcp.tools.run.commands import RunCommandArgs, RunCommandResult
 from tmuxmcp.tools.run.handlers import ended
 from tmuxmcp.tools.run.state import Run
 
-STOP_WAIT = 5.0
-"""Seconds to wait, after C-c, for the shell to leave the script (Rule 3)."""
+STOP_WAIT = 3.0
+"""Seconds to wait, after C-c, for the shell to leave the script (Rule 3): within the
+5 s Claude Code gives a ``tasks/cancel`` (research/mcp-tasks.md, section 2)."""
 
 
 class RunTask:
