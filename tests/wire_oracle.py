@@ -20,7 +20,15 @@ as written, and ``problems`` answers with what the SDK's own models reject:
   sent (an id the SDK client never used is a server bug);
 * Rule 4: a notification or a request from the server must be one the
   version defines (``parse_server_notification``, ``parse_server_request``);
-* Rule 5: every request the client sent is answered at most once.
+* Rule 5: every request the client sent is answered at most once;
+* Rule 6: the Tasks extension (``io.modelcontextprotocol/tasks``, 2026-07-28)
+  has no models in mcp_types 2.3, so its shapes are checked with the models
+  below, written from SEP-2663's schema (research/mcp-tasks.md): a
+  ``tools/call`` answered ``resultType: "task"`` is a ``CreateTaskResult``;
+  ``tasks/get`` a ``DetailedTask`` whose ``result``, when there is one, the
+  SDK's own ``CallToolResult`` model accepts; ``tasks/cancel`` and
+  ``tasks/update`` an empty ack. Only for a request that opted in: a task
+  answer to any other request is a server bug.
 
 Pure: no IO. ``tests/recording_stdio.py`` feeds it the bytes of a real
 connection; the raw-handshake tests feed it their own lines.
@@ -31,7 +39,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import pydantic
 from mcp_types import PROTOCOL_VERSION_META_KEY
@@ -43,6 +51,61 @@ from mcp_types.jsonrpc import (
     JSONRPCResponse,
     jsonrpc_message_adapter,
 )
+
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+
+
+class _Task(pydantic.BaseModel):
+    """SEP-2663's ``Task`` (Rule 6): the fields every task shape carries."""
+
+    model_config = pydantic.ConfigDict(extra="allow", strict=True)
+    resultType: Literal["task", "complete"]
+    taskId: Annotated[str, pydantic.StringConstraints(pattern=r"^[\x21-\x7e]{1,1024}$")]
+    status: Literal["working", "input_required", "completed", "failed", "cancelled"]
+    statusMessage: str | None = None
+    createdAt: str
+    lastUpdatedAt: str
+    ttlMs: int | None
+    pollIntervalMs: int | None = None
+    result: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+
+
+class _Ack(pydantic.BaseModel):
+    """The empty ack of ``tasks/cancel`` and ``tasks/update`` (Rule 6)."""
+
+    model_config = pydantic.ConfigDict(extra="forbid", strict=True)
+    resultType: Literal["complete"]
+    meta: dict[str, Any] | None = pydantic.Field(default=None, alias="_meta")
+
+
+def _opted_in(request: Mapping[str, Any]) -> bool:
+    params = request.get("params")
+    meta = params.get("_meta") if isinstance(params, Mapping) else None
+    caps = meta.get(CLIENT_CAPABILITIES) if isinstance(meta, Mapping) else None
+    extensions = caps.get("extensions") if isinstance(caps, Mapping) else None
+    return isinstance(extensions, Mapping) and TASKS_EXTENSION in extensions
+
+
+def _task_problem(method: str, version: str, result: dict[str, Any]) -> str | None:
+    """Rule 6 for one result of a task shape; None when it is accepted."""
+    try:
+        if method in ("tasks/cancel", "tasks/update"):
+            _Ack.model_validate(result)
+            return None
+        task = _Task.model_validate(result)
+        expected = "task" if method == "tools/call" else "complete"
+        if task.resultType != expected:
+            return f"a {method} task answer with resultType {task.resultType!r} (Rule 6)"
+        if task.status == "completed" and task.result is None:
+            return "a completed task without its result (Rule 6)"
+        if task.result is not None:
+            sdk_methods.parse_server_result("tools/call", version, task.result)
+    except (ValueError, pydantic.ValidationError) as error:
+        return f"the {method} task answer is rejected (Rule 6): {error}"
+    return None
+
 
 # A failure quotes this much of the offending line: a 10,000-line capture is
 # close to a megabyte, and the start of it says which message it was.
@@ -160,6 +223,10 @@ class _Checker:
             version = self._version_for(request)
         if version is None:
             return f"a {method} result before any protocol version was negotiated (Rule 2)"
+        if method.startswith("tasks/") or result.get("resultType") == "task":
+            if not _opted_in(request):
+                return f"a {method} task answer to a request that did not opt in (Rule 6)"
+            return _task_problem(method, version, result)
         try:
             sdk_methods.parse_server_result(method, version, result)
         except KeyError:

@@ -454,6 +454,8 @@ DEFINITION += (
         args=run.RunCommandArgs,
         handler=run.run_command,
         result=run.RunCommandResult,
+        continues=run.continue_as_task,
+        disclosures=("Cancelling the task interrupts the command (C-c).",),
     ),
     ToolSpec(
         name="wait_for_command",

@@ -18,7 +18,13 @@ that reach tmux and closes what the protocol cannot know:
   kills and reaps any tmux child (driver._spawn);
 * a result is encoded to JSON once: those bytes are the ``structuredContent``
   (spliced in as ``msgspec.Raw``) and, unless the result has its own text
-  form, the text content (issue 19.3).
+  form, the text content (issue 19.3);
+* a tool whose spec declares ``continues`` (``run_command``) may answer an
+  unfinished call with an MCP Task (``protocol.tasks``), only for a request
+  that opted in on its own ``_meta`` and only while the store has room;
+  otherwise the call's own result goes out unchanged. The task's outcome
+  goes through the same error path and is audited like a call
+  (``task-created``, then ``task-completed`` or ``task-cancelled``).
 """
 
 from __future__ import annotations
@@ -60,8 +66,9 @@ from tmuxmcp.protocol.results import (
     TextResourceContents,
     Tool,
 )
+from tmuxmcp.protocol.tasks import EXTENSION, TaskStore, opted_in, task_methods
 from tmuxmcp.runtime import Runtime
-from tmuxmcp.tools.context import Progress
+from tmuxmcp.tools.context import Continuation, Progress
 from tmuxmcp.transport import open_stdio
 from tmuxmcp.wire import ALTERED_META, LONE_SURROGATE
 
@@ -144,11 +151,37 @@ async def call(
     refused. Raises ``RpcError`` for a name outside the surface (hidden or
     nonexistent, CM-3).
     """
+    result = await call_or_continue(
+        runtime, name, arguments, altered=altered, progress=progress, tasks=None
+    )
+    assert isinstance(result, CallToolResult)  # no task without a store
+    return result
+
+
+async def call_or_continue(
+    runtime: Runtime,
+    name: str,
+    arguments: dict[str, Any] | None,
+    *,
+    altered: str | None = None,
+    progress: Progress | None = None,
+    tasks: TaskStore | None,
+) -> Result:
+    """``call``, or the task an unfinished call continues as when ``tasks`` is given
+    (the request opted in: ``protocol.tasks`` Rule 1) and the store has room."""
     began = time.monotonic()
     outcome = "cancelled"  # replaced unless trio.Cancelled unwinds through here
     spec = BY_NAME.get(name) if name in runtime.surface.tools else None
     try:
-        result = await _dispatch(runtime, name, arguments, altered, progress)
+        result = await _dispatch(
+            runtime, name, arguments, altered, progress, may_continue=tasks is not None
+        )
+        if tasks is not None and isinstance(result, _Unfinished):
+            task = await _continue(runtime, tasks, name, arguments, result)
+            if task is not None:
+                outcome = "task-created"
+                return task
+        result = result.answer if isinstance(result, _Unfinished) else result
     except RpcError:
         outcome = "unknown-tool"
         raise
@@ -180,7 +213,9 @@ async def _dispatch(
     arguments: dict[str, Any] | None,
     altered: str | None,
     progress: Progress | None,
-) -> CallToolResult:
+    *,
+    may_continue: bool,
+) -> CallToolResult | _Unfinished:
     if name not in runtime.surface.tools:
         raise _unknown(name)
     spec = BY_NAME[name]
@@ -196,7 +231,96 @@ async def _dispatch(
     context = runtime.context
     if progress is not None:
         context = msgspec.structs.replace(context, progress=progress, reports_progress=True)
-    return tool_result(await spec.handler(context, args))
+    result = await spec.handler(context, args)
+    answer = tool_result(result)
+    # Asked only when a task may follow: a continuation holds its work until released.
+    if may_continue and spec.continues is not None:
+        work = spec.continues(context, args, result)
+        if work is not None:
+            return _Unfinished(answer, work)
+    return answer
+
+
+class _Unfinished(msgspec.Struct, frozen=True):
+    """A call whose work goes on: its own answer, and the work a task would follow."""
+
+    answer: CallToolResult
+    work: Continuation
+
+
+async def _continue(
+    runtime: Runtime,
+    tasks: TaskStore,
+    name: str,
+    arguments: dict[str, Any] | None,
+    unfinished: _Unfinished,
+) -> Result | None:
+    """The ``CreateTaskResult`` for an unfinished call, or None past the store's bound."""
+    served = _TaskWork(runtime, name, arguments, unfinished.work)
+    task = tasks.create(served, await served.progress())
+    if task is None:
+        unfinished.work.release()
+        return None
+    return task.view(result_type="task")
+
+
+class _TaskWork:
+    """A tool's ``Continuation`` as the protocol's task ``Work``: errors become results
+    as in ``call``, and the task's end is audited like a call."""
+
+    def __init__(
+        self, runtime: Runtime, name: str, arguments: dict[str, Any] | None, work: Continuation
+    ) -> None:
+        self._runtime = runtime
+        self._name = name
+        self._arguments = arguments
+        self._work = work
+        self._began = time.monotonic()
+
+    def _audit(self, outcome: str) -> None:
+        if self._runtime.audit is not None:
+            self._runtime.audit.record(
+                tool=self._name,
+                spec=BY_NAME[self._name],
+                arguments=self._arguments,
+                outcome=outcome,
+                duration=time.monotonic() - self._began,
+            )
+
+    def finished(self) -> bool:
+        return self._work.finished()
+
+    async def outcome(self) -> Result:
+        try:
+            answer = tool_result(await self._work.result())
+        except TmuxMcpError as exc:
+            self._audit(f"task-completed:{exc.reference}")
+            return _error(exc)
+        except Exception:
+            log.exception("unexpected error in the task of tool %s", self._name)
+            failure = InternalError()
+            self._audit(f"task-completed:{failure.reference}")
+            return _error(failure)
+        self._audit("task-completed:ok")
+        return answer
+
+    async def progress(self) -> str | None:
+        try:
+            return await self._work.progress()
+        except TmuxMcpError:
+            return None  # the pane went: the outcome will say so
+
+    async def stop(self) -> bool:
+        try:
+            stopped = await self._work.stop()
+        except TmuxMcpError:
+            return False  # the interrupt could not be sent: the run ends by itself
+        if stopped:
+            self._audit("task-cancelled")
+        return stopped
+
+    def release(self) -> None:
+        self._work.release()
 
 
 async def read_resource(
@@ -275,8 +399,9 @@ def _resource_methods(runtime: Runtime) -> dict[str, Method]:
     }
 
 
-def build_methods(runtime: Runtime) -> dict[str, Method]:
-    """The tool and resource rows of the method table for a frozen runtime."""
+def build_methods(runtime: Runtime, tasks: TaskStore | None = None) -> dict[str, Method]:
+    """The tool and resource rows of the method table for a frozen runtime, and the
+    Tasks extension's rows when ``tasks`` is given."""
     listed = ListToolsResult(tools=mcp_tools(runtime))
 
     async def list_tools(ctx: RequestContext, p: params.PageParams) -> Result:
@@ -284,18 +409,21 @@ def build_methods(runtime: Runtime) -> dict[str, Method]:
 
     async def call_tool(ctx: RequestContext, p: params.CallToolParams) -> Result:
         altered = (p.meta or {}).get(ALTERED_META)
-        return await call(
+        return await call_or_continue(
             runtime,
             p.name,
             p.arguments,
             altered=altered if isinstance(altered, str) else None,
             progress=ctx.progress if ctx.progress_token is not None else None,
+            # This request's own opt-in, never an earlier one (protocol.tasks Rule 1).
+            tasks=tasks if opted_in(ctx.admission.modern, p.meta) else None,
         )
 
     return {
         "tools/list": Method(params=params.PageParams, handler=list_tools),
         "tools/call": Method(params=params.CallToolParams, handler=call_tool),
         **_resource_methods(runtime),
+        **(task_methods(tasks, SERVER_INFO) if tasks is not None else {}),
     }
 
 
@@ -308,12 +436,15 @@ def description(runtime: Runtime) -> Description:
         capabilities=ServerCapabilities(
             resources=ResourcesCapability() if serves_resources else None
         ),
+        extensions={EXTENSION: {}},
     )
 
 
 async def serve_stdio(runtime: Runtime) -> None:
     """Serve MCP over stdio until stdin closes."""
-    methods = build_methods(runtime)
+    # The tasks live in this process: a server that exits takes them with it.
+    tasks = TaskStore()
+    methods = build_methods(runtime, tasks)
     runs = runtime.context.runs
     # Directories of run files that killed or outlived tmuxmcp processes left.
     runs.sweep()
@@ -324,5 +455,6 @@ async def serve_stdio(runtime: Runtime) -> None:
             await Dispatcher(description(runtime), methods, out.write_line).serve(inbound)
             watchers.cancel_scope.cancel()
     finally:
+        tasks.close()
         runs.attach(None)
         runs.shutdown()

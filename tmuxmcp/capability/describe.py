@@ -25,6 +25,9 @@ DELIVERY = "What it sends acts with the tmux user's authority, even with other t
 UNTRUSTED = "Untrusted content."
 SECRETS = "May expose secrets."
 UNTRUSTED_SECRETS = "Untrusted content; may expose secrets."
+CONTINUES_AS_TASK = (
+    "For an MCP Tasks client that opts in, a call still running at timeout continues as a task."
+)
 
 
 def reach_and_effect(spec: ToolSpec[Any, Any]) -> str:
@@ -56,6 +59,8 @@ def describe(spec: ToolSpec[Any, Any], *, nested: tuple[str, ...] | None = None)
         parts.append(DELIVERY)
     elif spec.reach is not Reach.NONE:
         parts.append(AUTHORITY)
+    if spec.continues is not None:
+        parts.append(CONTINUES_AS_TASK)
     parts.extend(spec.disclosures)
     disclosure = content_disclosure(spec.returns_untrusted_content, spec.may_expose_secrets)
     if disclosure is not None:

@@ -49,6 +49,9 @@ def declared_properties(spec: ToolSpec[Any, Any]) -> dict[str, Any]:
         "may_expose_secrets": spec.may_expose_secrets,
         "returns_untrusted_content": spec.returns_untrusted_content,
         "nested_operations": list(spec.nested),
+        # Declared by ``continues``: a call still running at its timeout may go on
+        # as an MCP Task, for a client that opts in on the call.
+        "continues_as_task": spec.continues is not None,
     }
 
 
@@ -99,7 +102,7 @@ def declared_annotations(spec: ToolSpec[Any, Any]) -> dict[str, Any]:
 def resource_properties(spec: ResourceSpec[Any, Any]) -> dict[str, Any]:
     """A resource's declared authority, as for a tool (CM-2, CM-7)."""
     entry = declared_properties(spec)
-    del entry["nested_operations"]
+    del entry["nested_operations"], entry["continues_as_task"]
     entry.update(
         uri_template=spec.uri_template,
         mime_type=spec.mime_type,

@@ -61,6 +61,12 @@ class ToolSpec(msgspec.Struct, Generic[A, R], frozen=True, kw_only=True):
     """The direct operation only adds objects; it never overwrites or removes."""
     disclosures: tuple[str, ...] = ()
     """Tool-specific statements appended to the generated description."""
+    continues: Callable[[Any, A, R], Any] | None = None
+    """Set when a call may continue as an MCP Task (``protocol.tasks``):
+    ``continues(context, args, result)`` is the tools layer's ``Continuation``
+    an unfinished ``result`` goes on as, or None when ``result`` is final. The
+    description says so (``describe``), and the server makes a task only from
+    it, for a request that opted in."""
 
     def __post_init__(self) -> None:
         # A parameter without a sink, or with an encoding the dispatcher cannot

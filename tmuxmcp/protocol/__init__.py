@@ -13,4 +13,5 @@ messages; ``tmuxmcp.transport`` moves the bytes.
     versions   the versions served, negotiation, the 2026-07-28 envelope
     session    the connection's era, as a transitions table
     dispatch   the method table, one task per request, cancellation
+    tasks      the Tasks extension: the task store and the tasks/* methods
 """

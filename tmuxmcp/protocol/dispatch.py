@@ -21,8 +21,8 @@ Rule 4: when the input ends, or the output does (``send`` raises
 Rule 5: the table of methods is data: each ``Method`` names its params
   Struct and its handler, and whether it is served before the handshake or
   in each era. ``initialize``, ``server/discover`` and ``ping`` are the
-  protocol's own; the server adds its tools and resources. A method that
-  answers later (the Tasks extension's ``tasks/get``) is one more row.
+  protocol's own; the server adds its tools and resources, and the Tasks
+  extension's ``tasks/*`` rows (``tasks``) when it serves the extension.
 """
 
 from __future__ import annotations
@@ -115,6 +115,8 @@ class Description(msgspec.Struct, frozen=True, kw_only=True):
     info: Implementation
     instructions: str
     capabilities: ServerCapabilities
+    extensions: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)
+    """The extensions served, declared in ``server/discover`` only (2026-07-28)."""
 
 
 def core_methods(description: Description) -> dict[str, Method]:
@@ -129,9 +131,14 @@ def core_methods(description: Description) -> dict[str, Method]:
         )
 
     async def discover(ctx: RequestContext, p: params.NoParams) -> Result:
+        capabilities = description.capabilities
+        if description.extensions:
+            capabilities = msgspec.structs.replace(
+                capabilities, extensions=dict(description.extensions)
+            )
         return DiscoverResult(
             supported_versions=list(MODERN_VERSIONS),
-            capabilities=description.capabilities,
+            capabilities=capabilities,
             instructions=description.instructions,
         )
 

@@ -63,10 +63,12 @@ class ResourcesCapability(msgspec.Struct, frozen=True, rename="camel"):
 
 
 class ServerCapabilities(msgspec.Struct, frozen=True, omit_defaults=True):
-    """What the server serves; ``resources`` only when the surface serves one."""
+    """What the server serves; ``resources`` only when the surface serves one;
+    ``extensions`` only in ``server/discover`` (2026-07-28 declares extensions there)."""
 
     tools: ListChanged = msgspec.field(default_factory=ListChanged)
     resources: ResourcesCapability | None = None
+    extensions: dict[str, dict[str, Any]] | None = None
 
 
 class InitializeResult(Result, kw_only=True, omit_defaults=True, rename="camel"):

@@ -7,7 +7,7 @@ copy whose ``progress`` reports to that call's client (``server.call``).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
@@ -56,3 +56,28 @@ class ToolContext(msgspec.Struct, frozen=True, kw_only=True):
 
 
 Handler = Callable[[ToolContext, Any], Awaitable[msgspec.Struct]]
+
+
+class Continuation(Protocol):
+    """The work an unfinished call goes on with, as a task follows it
+    (``ToolSpec.continues``; the run wing's ``RunTask``)."""
+
+    def finished(self) -> bool:
+        """Whether the work has ended."""
+        ...
+
+    async def result(self) -> msgspec.Struct:
+        """The call's result had it waited; raises the ``TmuxMcpError`` the work ended with."""
+        ...
+
+    async def progress(self) -> str:
+        """A line saying how it goes (untrusted text)."""
+        ...
+
+    async def stop(self) -> bool:
+        """Stop it; False when it had already ended."""
+        ...
+
+    def release(self) -> None:
+        """Nothing follows it any more."""
+        ...

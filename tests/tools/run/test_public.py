@@ -10,7 +10,7 @@ from __future__ import annotations
 import types
 
 from tmuxmcp.tools import run
-from tmuxmcp.tools.run import commands, handlers, registry
+from tmuxmcp.tools.run import commands, continuation, handlers, registry
 
 PUBLIC = {
     "RunCommandArgs": commands.RunCommandArgs,
@@ -19,6 +19,8 @@ PUBLIC = {
     "run_command": handlers.run_command,
     "wait_for_command": handlers.wait_for_command,
     "RunRegistry": registry.RunRegistry,
+    "RunTask": continuation.RunTask,
+    "continue_as_task": continuation.continue_as_task,
 }
 
 

@@ -33,7 +33,8 @@ screen first (three). The command runs in the pane's current shell, so
 ``cd`` and ``export`` persist, as when a person types it. A run that
 outlives its call's ``timeout`` keeps running and is still watched;
 ``wait_for_command`` with its ``run_id`` waits again and returns the same
-result shape.
+result shape; for a client that opted in to MCP Tasks the call continues as
+a task instead (``continuation``), whose result is the same.
 
 Where each rule of the wing lives (each module's docstring states its own):
 
@@ -45,7 +46,8 @@ Where each rule of the wing lives (each module's docstring states its own):
 * a shell that exited, left the script or did not run the line: ``watch`` Rules 1-3;
 * where the output starts, what is kept, the counts and what the screen cannot keep:
   ``output`` Rules 1-4;
-* bounded reads of a long output: ``collect``.
+* bounded reads of a long output: ``collect``;
+* a run an MCP Task follows, its outcome and its interruption: ``continuation`` Rules 1-4.
 
 The names below are the wing's public face: every other module of
 ``tmuxmcp`` imports the wing from here, never from its modules (an
@@ -56,6 +58,8 @@ pins the names).
 from tmuxmcp.tools.run.commands import RunCommandArgs as RunCommandArgs
 from tmuxmcp.tools.run.commands import RunCommandResult as RunCommandResult
 from tmuxmcp.tools.run.commands import WaitForCommandArgs as WaitForCommandArgs
+from tmuxmcp.tools.run.continuation import RunTask as RunTask
+from tmuxmcp.tools.run.continuation import continue_as_task as continue_as_task
 from tmuxmcp.tools.run.handlers import run_command as run_command
 from tmuxmcp.tools.run.handlers import wait_for_command as wait_for_command
 from tmuxmcp.tools.run.registry import RunRegistry as RunRegistry

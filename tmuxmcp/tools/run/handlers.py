@@ -43,7 +43,12 @@ def _result(
         output_truncated=shaped.output_truncated,
         lines_omitted=shaped.lines_omitted,
         lines_lost=shaped.lines_lost,
-        duration_seconds=round(trio.current_time() - run.began, 6),
+        # A run collected later (wait_for_command, a task) reports when it ended.
+        duration_seconds=round(
+            (trio.current_time() if timed_out or run.finished_at is None else run.finished_at)
+            - run.began,
+            6,
+        ),
     )
 
 
@@ -69,6 +74,11 @@ async def _await(ctx: ToolContext, run: Run, seconds: float, budget: int) -> Run
                 await _report(ctx, run, seconds, since)
     if not run.done.is_set():
         return _result(run, budget, timed_out=True, partial=await collect.peek(ctx, run))
+    return ended(run, budget)
+
+
+def ended(run: Run, budget: int) -> RunCommandResult:
+    """The result of a run that reached its final phase; its error, raised, if it had one."""
     if run.error is not None:
         raise run.error
     return _result(run, budget, timed_out=False)

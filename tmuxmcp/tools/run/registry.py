@@ -2,7 +2,8 @@
 
 No tmux here. ``RunRegistry`` makes runs (``state.Run``) with their own ids
 and file names in this process's private directory, keeps the last
-``KEEP_FINISHED`` finished ones for ``wait_for_command``, knows which run
+``KEEP_FINISHED`` finished ones for ``wait_for_command`` (and every run a
+task follows, ``hold``, until the task expires), knows which run
 holds each pane (one at a time per pane in this process; ``panelock`` across
 processes) and the nursery that watches runs (the server's, so a run
 outlives the call that started it).
@@ -41,6 +42,8 @@ class RunRegistry:
         """The run that holds each pane, from before typing until it is done."""
         self.nursery: trio.Nursery | None = None
         self._pane_pids: dict[str, int] = {}
+        self._held: set[str] = set()
+        """Runs a task follows: exempt from the count-based eviction until released."""
 
     def attach(self, nursery: trio.Nursery | None) -> None:
         """Watch runs in ``nursery`` (the server's), so they outlive the calls that start them."""
@@ -70,10 +73,18 @@ class RunRegistry:
         )
         self.runs[run.run_id] = run
         self.busy[pane] = run
-        finished = [r for r in self.runs.values() if r.done.is_set()]
+        finished = [r for r in self.runs.values() if r.done.is_set() and r.run_id not in self._held]
         for old in finished[: max(0, len(finished) - KEEP_FINISHED)]:
             self.runs.pop(old.run_id, None)
         return run
+
+    def hold(self, run: Run) -> None:
+        """Keep ``run`` for ``wait_for_command`` whatever else finishes (a task follows it)."""
+        self._held.add(run.run_id)
+
+    def release(self, run: Run) -> None:
+        """``run`` is no longer followed by a task: it ages out like any other."""
+        self._held.discard(run.run_id)
 
     def pane_pid(self, pane: str) -> int | None:
         """The ``pane_pid`` last seen for ``pane``: where readiness reads /proc before

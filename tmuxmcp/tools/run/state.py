@@ -222,6 +222,8 @@ class Run:
         self.files = RunFiles(run_directory, index, lock_fd)
         self.fence = f"tmuxmcp-{secrets.token_hex(12)}"
         self.began = trio.current_time()
+        self.finished_at: float | None = None
+        """When the run reached its final phase (a result made later reports this end)."""
         self.done = trio.Event()
         self.cancel = trio.CancelScope()
         self.phase = Phase.PREPARING
@@ -271,6 +273,7 @@ class Run:
                 pass
         self.phase = following
         if following in FINAL:
+            self.finished_at = trio.current_time()
             self.done.set()
 
     @property

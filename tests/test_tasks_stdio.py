@@ -1,0 +1,317 @@
+"""run_command as an MCP Task, over real stdio with real tmux (issue 20).
+
+A raw client speaks 2026-07-28 as Claude Code does, opting in to
+``io.modelcontextprotocol/tasks`` on each request. Effects are read back
+with bare tmux; every line the server writes goes through the SDK oracle
+(``tests/wire_oracle.py``, whose Rule 6 checks the task shapes, for which
+mcp_types 2.3 has no models). The store's TTL and bound, on a clock the
+test controls, are ``tests/protocol/test_tasks.py``.
+
+CM-5, CM-7: the command reaches only the pane's shell, and the status
+message, pane text, comes back as one bounded printable line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import unicodedata
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+from tests.raw_client import RawClient
+from tests.support import PrivateTmux
+from tests.wire_oracle import Conversation
+
+MODERN = "2026-07-28"
+TASKS = "io.modelcontextprotocol/tasks"
+CAPS = "io.modelcontextprotocol/clientCapabilities"
+
+
+def _envelope(opt_in: bool) -> dict[str, Any]:
+    return {
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientInfo": {"name": "claude-code", "version": "2.1.332"},
+        CAPS: {"extensions": {TASKS: {}}} if opt_in else {},
+    }
+
+
+class ModernClient:
+    """A raw 2026-07-28 client whose every request carries the envelope."""
+
+    def __init__(self, client: RawClient, opt_in: bool = True) -> None:
+        self.raw = client
+        self.opt_in = opt_in
+
+    def request(self, method: str, params: dict[str, Any], opt_in: bool | None = None) -> Any:
+        meta = _envelope(self.opt_in if opt_in is None else opt_in)
+        return self.raw.request(method, {**params, "_meta": meta})
+
+    def result(self, method: str, params: dict[str, Any], opt_in: bool | None = None) -> Any:
+        reply = self.request(method, params, opt_in)
+        assert "result" in reply, reply
+        return reply["result"]
+
+    def run(self, pane: str, command: str, timeout: float, **more: Any) -> Any:
+        arguments = {"pane_id": pane, "command": command, "timeout": timeout}
+        return self.result("tools/call", {"name": "run_command", "arguments": arguments}, **more)
+
+    def until_done(self, task_id: str, seconds: float = 30) -> dict[str, Any]:
+        """Poll ``tasks/get`` (as Claude Code does, faster) until the task ends."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            task: dict[str, Any] = self.result("tasks/get", {"taskId": task_id})
+            if task["status"] != "working":
+                return task
+            time.sleep(0.05)
+        raise AssertionError(f"task {task_id} still working after {seconds} s")
+
+
+@contextmanager
+def modern(tmux: PrivateTmux, *args: str, opt_in: bool = True) -> Iterator[ModernClient]:
+    """A tmuxmcp process opened with ``server/discover``; its traffic checked by the oracle."""
+    conversation = Conversation()
+    sent: list[dict[str, Any]] = []
+    with RawClient(tmux.env, *args, initialize=False, on_line=conversation.server_wrote) as raw:
+        original = raw.send
+
+        def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+            conversation.client_sent(message)
+            original(message)
+
+        raw.send = send  # type: ignore[method-assign]
+        client = ModernClient(raw, opt_in)
+        found = client.result("server/discover", {})
+        assert found["capabilities"]["extensions"] == {TASKS: {}}
+        yield client
+    conversation.assert_valid()
+
+
+def _gate(tmux: PrivateTmux, name: str) -> tuple[str, str]:
+    """A command that runs until the test creates a file; the file's path."""
+    path = os.path.join(tmux.directory, name)
+    return f"while [ ! -e {path} ]; do sleep 0.05; done; echo finished-$((6*7))", path
+
+
+def _current_command(tmux: PrivateTmux, pane: str) -> str:
+    return tmux.bare("display-message", "-p", "-t", pane, "#{pane_current_command}").stdout.strip()
+
+
+def test_a_command_that_ends_in_time_gets_its_plain_result(private_tmux: PrivateTmux) -> None:
+    """Opted in, but the command ended within timeout: the plain result, no task."""
+    pane = private_tmux.new_session("fast")["pane_id"]
+    with modern(private_tmux) as client:
+        result = client.run(pane, "echo quick-$((2+3))", 20)
+    assert result["resultType"] == "complete"
+    assert result["structuredContent"]["completed"] is True
+    assert result["structuredContent"]["output"] == "quick-5"
+
+
+def test_a_slow_command_continues_as_a_task_with_the_result_it_would_have_had(
+    private_tmux: PrivateTmux,
+) -> None:
+    """The task carries every field; an immediate tasks/get answers; a late
+    notifications/cancelled for the call is harmless; the completed result is the one
+    wait_for_command gives for the same run; wait_for_command keeps working."""
+    pane = private_tmux.new_session("slow")["pane_id"]
+    command, go = _gate(private_tmux, "go")
+    with modern(private_tmux) as client:
+        created = client.run(pane, command, 0.5)
+        call_id = client.raw._next
+        assert created["resultType"] == "task"
+        assert created["status"] == "working"
+        assert re.fullmatch(r"[0-9a-f]{32}", created["taskId"])
+        assert (created["ttlMs"], created["pollIntervalMs"]) == (3_600_000, 1000)
+        assert created["createdAt"].endswith("Z") and created["lastUpdatedAt"].endswith("Z")
+        assert "content" not in created
+        polled = client.result("tasks/get", {"taskId": created["taskId"]})
+        assert polled["status"] == "working" and polled["resultType"] == "complete"
+        client.raw.notify(
+            "notifications/cancelled", {"requestId": call_id, "_meta": _envelope(True)}
+        )
+        with open(go, "w"):
+            pass
+        done = client.until_done(created["taskId"])
+        assert done["status"] == "completed"
+        result = done["result"]
+        assert result["isError"] is False
+        facts = result["structuredContent"]
+        assert (facts["completed"], facts["exit_status"], facts["output"]) == (
+            True,
+            0,
+            "finished-42",
+        )
+        assert facts["run_id"] != created["taskId"]
+        again = client.result(
+            "tools/call",
+            {"name": "wait_for_command", "arguments": {"pane_id": pane, "run_id": facts["run_id"]}},
+        )
+    assert again["structuredContent"] == facts
+    assert again["content"] == result["content"]
+    assert again["isError"] is False
+
+
+@pytest.mark.parametrize("era", ["handshake", MODERN])
+def test_without_the_opt_in_a_slow_command_returns_its_run_id(
+    private_tmux: PrivateTmux, era: str
+) -> None:
+    """Never a task to a request that did not opt in: a 2026-07-28 request without the
+    extension, or a handshake-era request whose _meta names it anyway."""
+    pane = private_tmux.new_session("no-opt-in")["pane_id"]
+    command, go = _gate(private_tmux, "go")
+    arguments = {"pane_id": pane, "command": command, "timeout": 0.5}
+    if era == MODERN:
+        with modern(private_tmux, opt_in=False) as client:
+            result = client.run(pane, command, 0.5)
+    else:
+        with RawClient(private_tmux.env) as raw:
+            meta: dict[str, Any] = {CAPS: {"extensions": {TASKS: {}}}}
+            reply = raw.request(
+                "tools/call", {"name": "run_command", "arguments": arguments, "_meta": meta}
+            )
+            result = reply["result"]
+    with open(go, "w"):
+        pass
+    assert result.get("resultType", "complete") == "complete"
+    assert "taskId" not in result
+    facts = result["structuredContent"]
+    assert (facts["completed"], facts["timed_out"]) == (False, True)
+    assert re.fullmatch(r"[0-9a-f]{12}", facts["run_id"])
+
+
+def test_cancel_interrupts_the_command_and_leaves_the_pane_ready(
+    private_tmux: PrivateTmux,
+) -> None:
+    """tasks/cancel, twice: acknowledged both times; the command is interrupted (C-c),
+    the task is cancelled, and the next run_command in the pane runs."""
+    pane = private_tmux.new_session("cancel")["pane_id"]
+    with modern(private_tmux) as client:
+        created = client.run(pane, "sleep 600", 0.5)
+        assert created["resultType"] == "task"
+        assert _current_command(private_tmux, pane) == "sleep"
+        for _ in range(2):
+            ack = client.result("tasks/cancel", {"taskId": created["taskId"]})
+            assert set(ack) <= {"resultType", "_meta"} and ack["resultType"] == "complete"
+        task = client.result("tasks/get", {"taskId": created["taskId"]})
+        assert task["status"] == "cancelled"
+        assert "result" not in task
+        assert _current_command(private_tmux, pane) == "sh"
+        after = client.run(pane, "echo after-$((1+1))", 20)
+    assert after["structuredContent"]["output"] == "after-2"
+    assert "after-2" in private_tmux.bare("capture-pane", "-p", "-t", pane).stdout
+
+
+def test_the_status_message_of_hostile_pane_text_is_one_clean_line(
+    private_tmux: PrivateTmux,
+) -> None:
+    """CM-7: escape sequences, a 10,000-character line and newlines on the screen; the
+    statusMessage is one printable line of at most 128 characters."""
+    ids = private_tmux.new_session("hostile")
+    private_tmux.bare("resize-window", "-t", ids["window_id"], "-x", "400")
+    pane = ids["pane_id"]
+    command, go = _gate(private_tmux, "go")
+    noisy = (
+        r"printf '\033[31mred\033[0m\n\033]0;title\007bell\n\342\200\256rtl\n'; "
+        r"printf '%010000d\n\n\n' 0; " + command
+    )
+    with modern(private_tmux) as client:
+        created = client.run(pane, noisy, 0.5)
+        assert created["resultType"] == "task"
+        polled = client.result("tasks/get", {"taskId": created["taskId"]})
+        with open(go, "w"):
+            pass
+        client.until_done(created["taskId"])
+    for message in (created["statusMessage"], polled["statusMessage"]):
+        assert 0 < len(message) <= 128
+        assert all(unicodedata.category(c)[0] != "C" for c in message), message
+        assert set(message) <= {"0", "\u2026"}, message
+
+
+def test_a_pane_that_dies_mid_task_completes_it_with_is_error(
+    private_tmux: PrivateTmux,
+) -> None:
+    """A tmuxmcp error during the run is completed with isError, not failed."""
+    ids = private_tmux.new_session("dies")
+    private_tmux.bare("split-window", "-t", ids["window_id"], "sh")  # the session outlives it
+    pane = ids["pane_id"]
+    with modern(private_tmux) as client:
+        created = client.run(pane, "sleep 600", 0.5)
+        assert created["resultType"] == "task"
+        private_tmux.bare("kill-pane", "-t", pane)
+        done = client.until_done(created["taskId"])
+    assert done["status"] == "completed"
+    assert done["result"]["isError"] is True
+    assert done["result"]["content"][0]["text"].startswith("[")
+
+
+def test_unknown_task_ids_are_invalid_params_and_the_server_keeps_serving(
+    private_tmux: PrivateTmux,
+) -> None:
+    """-32602 "Task not found" for tasks/get, tasks/cancel and tasks/update."""
+    with modern(private_tmux) as client:
+        for method in ("tasks/get", "tasks/cancel", "tasks/update"):
+            reply = client.request(method, {"taskId": "f" * 32, "inputResponses": {}})
+            assert reply["error"]["code"] == -32602, method
+            assert reply["error"]["message"] == "Failed to retrieve task: Task not found"
+        listed = client.result("tools/list", {})
+    assert any(tool["name"] == "run_command" for tool in listed["tools"])
+
+
+def test_the_audit_log_records_task_creation_completion_and_cancellation(
+    private_tmux: PrivateTmux,
+) -> None:
+    """Audited like calls, with the same redaction: the command text never appears."""
+    log = os.path.join(private_tmux.directory, "audit.jsonl")
+    pane = private_tmux.new_session("audited")["pane_id"]
+    command, go = _gate(private_tmux, "go-SECRET-token")
+    with modern(private_tmux, "--audit-log", log) as client:
+        finishing = client.run(pane, command, 0.5)
+        with open(go, "w"):
+            pass
+        client.until_done(finishing["taskId"])
+        cancelled = client.run(pane, "sleep 600 # SECRET-token", 0.5)
+        client.result("tasks/cancel", {"taskId": cancelled["taskId"]})
+    with open(log) as f:
+        raw = f.read()
+    assert "SECRET-token" not in raw
+    entries = [json.loads(line) for line in raw.splitlines()]
+    assert [(e["tool"], e["outcome"]) for e in entries] == [
+        ("run_command", "task-created"),
+        ("run_command", "task-completed:ok"),
+        ("run_command", "task-created"),
+        ("run_command", "task-cancelled"),
+    ]
+    assert all(e["arguments"]["command"]["redacted"] is True for e in entries)
+
+
+def test_server_info_and_the_surface_say_run_command_may_continue_as_a_task(
+    private_tmux: PrivateTmux,
+) -> None:
+    """CM-7, capability honesty: the published surface, as server_info (detail) and
+    ``tmuxmcp surface`` show it, marks run_command and no other tool."""
+    with modern(private_tmux) as client:
+        called = client.result("tools/call", {"name": "server_info", "arguments": {"detail": True}})
+        listed = client.result("tools/list", {})
+    published = called["structuredContent"]["info"]["surface"]["tools"]
+    surface = subprocess.run(
+        [sys.executable, "-m", "tmuxmcp", "surface"],
+        env=private_tmux.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    for tools in (published, json.loads(surface.stdout)["surface"]["tools"]):
+        continuing = [t["name"] for t in tools if t["continues_as_task"]]
+        assert continuing == ["run_command"]
+    (described,) = [t["description"] for t in listed["tools"] if t["name"] == "run_command"]
+    assert "continues as a task" in described
+    assert "interrupts the command (C-c)" in described

@@ -1,0 +1,88 @@
+"""A run that outlived its call's ``timeout``, as the work an MCP Task follows.
+
+``continue_as_task`` is what the definition declares for ``run_command``
+(``ToolSpec.continues``): given the call's unfinished result, the
+``RunTask`` a task follows; the server makes the task (``protocol.tasks``)
+only for a request that opted in. The protocol side knows nothing of panes;
+this module says what the task's progress, outcome and cancellation mean for
+a run.
+
+Rule 1: the outcome is the result ``run_command`` would have returned had
+  it waited (``handlers.ended``: the same budget, the same fields, its
+  ``run_id``); an error the run ended with is raised, for the server to make
+  the ``isError`` result every call gets.
+Rule 2: the run stays in the registry while the task lives (``hold``), so
+  ``wait_for_command`` keeps working on it, whatever else finishes.
+Rule 3: stopping types ``C-c`` only while the run still holds its pane and
+  has not ended, then waits at most ``STOP_WAIT`` seconds for the watcher to
+  see the shell leave the script (the pane is then free for the next run).
+  A command that ignores the interrupt keeps the pane busy, as it would for
+  a person; the task is cancelled all the same.
+Rule 4: the progress line is the pane's last non-blank row, untrusted; the
+  protocol layer makes it one bounded printable line (``tasks.status_line``).
+"""
+
+from __future__ import annotations
+
+import msgspec
+import trio
+
+from tmuxmcp.driver.argv import cmd
+from tmuxmcp.tools.context import ToolContext, _no_progress
+from tmuxmcp.tools.run import collect
+from tmuxmcp.tools.run.commands import RunCommandArgs, RunCommandResult
+from tmuxmcp.tools.run.handlers import ended
+from tmuxmcp.tools.run.state import Run
+
+STOP_WAIT = 3.0
+"""Seconds to wait, after C-c, for the shell to leave the script (Rule 3): within the
+5 s Claude Code gives a ``tasks/cancel`` (research/mcp-tasks.md, section 2)."""
+
+
+class RunTask:
+    """The run a task follows (see the module docstring)."""
+
+    def __init__(self, ctx: ToolContext, run: Run, budget: int) -> None:
+        self._ctx = ctx
+        self.run = run
+        self._budget = budget
+        ctx.runs.hold(run)
+
+    def finished(self) -> bool:
+        """Whether the run reached its final phase."""
+        return self.run.done.is_set()
+
+    async def result(self) -> RunCommandResult:
+        """The run's result (Rule 1); raises the ``TmuxMcpError`` it ended with."""
+        return ended(self.run, self._budget)
+
+    async def progress(self) -> str:
+        """The pane's last non-blank row (Rule 4)."""
+        return await collect.last_line(self._ctx, self.run.pane)
+
+    async def stop(self) -> bool:
+        """Interrupt the command (Rule 3); False when the run had already ended."""
+        run = self.run
+        if run.done.is_set():
+            return False
+        if self._ctx.runs.busy.get(run.pane) is run:
+            await self._ctx.client.run(cmd("send-keys", t=run.pane, args=["C-c"]))
+        with trio.move_on_after(STOP_WAIT):
+            await run.done.wait()
+        return not (run.done.is_set() and run.error is None)
+
+    def release(self) -> None:
+        """The task is gone: the run ages out like any other (Rule 2)."""
+        self._ctx.runs.release(self.run)
+
+
+def continue_as_task(
+    ctx: ToolContext, args: RunCommandArgs, result: RunCommandResult
+) -> RunTask | None:
+    """The work a task follows for an unfinished ``run_command`` result, else None."""
+    run = ctx.runs.runs.get(result.run_id)
+    if not result.timed_out or run is None:
+        return None
+    # The task outlives the call: it reports no progress to the call's client.
+    quiet = msgspec.structs.replace(ctx, progress=_no_progress, reports_progress=False)
+    return RunTask(quiet, run, args.max_output_bytes)
