@@ -187,6 +187,19 @@ class PrivateTmux:
             while needle not in self.bare("capture-pane", "-p", "-t", pane, label=label).stdout:
                 await trio.sleep(0.02)
 
+    async def wait_for_prompt(
+        self, pane: str, *, seconds: float = 10, label: str = DEDICATED
+    ) -> None:
+        """Wait (with a deadline of ``seconds``) until the pane's shell has drawn a
+        prompt: the cursor has left column 0 of its row."""
+        import trio
+
+        with trio.fail_after(seconds):
+            while self.bare(
+                "display-message", "-p", "-t", pane, "#{cursor_x}", label=label
+            ).stdout.strip() in ("", "0"):
+                await trio.sleep(0.02)
+
     def server_pid(self, label: str = DEDICATED) -> str:
         """The pid of the tmux server on ``label``."""
         return self.bare("display-message", "-p", "#{pid}", label=label).stdout.strip()

@@ -210,19 +210,10 @@ async def _attached(tmux: PrivateTmux, session: str) -> AsyncIterator[None]:
         os.close(leader)
 
 
-async def _at_prompt(tmux: PrivateTmux, pane: str) -> None:
-    with trio.fail_after(10):
-        while tmux.bare("display-message", "-p", "-t", pane, "#{cursor_x}").stdout.strip() in (
-            "",
-            "0",
-        ):
-            await trio.sleep(0.02)
-
-
 async def _prepare(tmux: PrivateTmux, session: ClientSession, tool: str, ids: Ids) -> None:
     """What a tool's call needs before the hooks are set: a run still going, for
     wait_for_command (it ends once ``go`` exists, which ``_go`` makes)."""
-    await _at_prompt(tmux, ids["p2"])
+    await tmux.wait_for_prompt(ids["p2"])
     if tool != "wait_for_command":
         return
     go = os.path.join(tmux.directory, "go")

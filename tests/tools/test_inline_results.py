@@ -42,15 +42,6 @@ def _before(text: str, facts: list[str], bulk: str) -> None:
         assert text.index(f'"{fact}":') < bulk_at, (fact, bulk)
 
 
-async def _at_prompt(tmux: PrivateTmux, pane: str) -> None:
-    with trio.fail_after(10):
-        while tmux.bare("display-message", "-p", "-t", pane, "#{cursor_x}").stdout.strip() in (
-            "",
-            "0",
-        ):
-            await trio.sleep(0.02)
-
-
 async def _run(session: ClientSession, pane: str, command: str) -> dict[str, Any]:
     return structured(
         await session.call_tool(
@@ -65,7 +56,7 @@ async def test_default_run_command_result_stays_inline(
 ) -> None:
     async with serve(private_tmux) as session:
         pane = private_tmux.new_session("long")["pane_id"]
-        await _at_prompt(private_tmux, pane)
+        await private_tmux.wait_for_prompt(pane)
         done = await _run(session, pane, command)
         text = _json(done)
         assert done["completed"] is True
@@ -84,7 +75,7 @@ async def test_default_run_command_result_stays_inline(
 async def test_larger_budget_on_request(private_tmux: PrivateTmux) -> None:
     async with serve(private_tmux) as session:
         pane = private_tmux.new_session("more")["pane_id"]
-        await _at_prompt(private_tmux, pane)
+        await private_tmux.wait_for_prompt(pane)
         done = structured(
             await session.call_tool(
                 "run_command",
@@ -103,7 +94,7 @@ async def test_larger_budget_on_request(private_tmux: PrivateTmux) -> None:
 async def test_inspect_results_put_facts_before_bulk(private_tmux: PrivateTmux) -> None:
     async with serve(private_tmux) as session:
         pane = private_tmux.new_session("facts")["pane_id"]
-        await _at_prompt(private_tmux, pane)
+        await private_tmux.wait_for_prompt(pane)
         await _run(session, pane, "seq 1 3000")
         capture = _json(structured(await session.call_tool("capture_pane", {"pane_id": pane})))
         _before(capture, ["lines", "captured_lines", "truncated", "truncated_by"], "text")
@@ -134,7 +125,7 @@ async def _follow(
     session: ClientSession, tmux: PrivateTmux, pane: str, **args: int
 ) -> list[dict[str, Any]]:
     """Every capture_since result from before ``_PRINT_QUOTES`` ran until ``more`` is false."""
-    await _at_prompt(tmux, pane)
+    await tmux.wait_for_prompt(pane)
     first = structured(await session.call_tool("capture_since", {"pane_id": pane}))
     done = await _run(session, pane, _PRINT_QUOTES)
     assert done["exit_status"] == 0, done
@@ -364,7 +355,7 @@ async def test_default_wait_for_command_result_stays_inline(private_tmux: Privat
     quotes = _LONG_OUTPUTS[1]
     async with serve(private_tmux) as session:
         pane = private_tmux.new_session("later")["pane_id"]
-        await _at_prompt(private_tmux, pane)
+        await private_tmux.wait_for_prompt(pane)
         started = structured(
             await session.call_tool(
                 "run_command",
@@ -396,7 +387,7 @@ async def test_capture_since_counts_its_partial_row(private_tmux: PrivateTmux) -
     the partial row is counted after the lines; left out, it comes once caught up."""
     pane = _big_pane(private_tmux, "partial", 5000, 40)
     async with serve(private_tmux) as session:
-        await _at_prompt(private_tmux, pane)
+        await private_tmux.wait_for_prompt(pane)
         first = structured(await session.call_tool("capture_since", {"pane_id": pane}))
         rows = 'awk \'BEGIN { for (i = 0; i < 12; i++) printf "%3000s\\n", "" }\''
         partial = 'awk \'BEGIN { printf "%4990s", "" }\''
@@ -435,7 +426,7 @@ async def test_capture_since_on_a_wide_pane_resumes_after_a_far_window(
     two rows above it (``mark_at``: ValueError)."""
     pane = _big_pane(private_tmux, "far", 5000, 40)
     async with serve(private_tmux) as session:
-        await _at_prompt(private_tmux, pane)
+        await private_tmux.wait_for_prompt(pane)
         first = structured(await session.call_tool("capture_since", {"pane_id": pane}))
         command = "awk 'BEGIN { for (i = 0; i < 200; i++) print \"row\" i }'; echo DO''NE"
         private_tmux.bare("send-keys", "-t", pane, command, "Enter")
