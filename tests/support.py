@@ -15,7 +15,9 @@ The one private-tmux helper of the tests, the fuzz suite and the benchmarks
   something the SDK rejects fails. The raw JSON-RPC client is
   ``tests.raw_client``;
 * ``call_and_interrupt`` interrupts a waiting call once it reports that it
-  waits (its first progress notification), never after a guessed sleep.
+  waits (its first progress notification), never after a guessed sleep;
+* ``focus_client`` attaches a real client on a pty, for what tmux does only
+  with a client attached (the focus hooks).
 """
 
 from __future__ import annotations
@@ -230,6 +232,40 @@ def temporary_tmux(prefix: str = "tmx") -> Iterator[PrivateTmux]:
         yield tmux
     finally:
         tmux.close()
+
+
+@asynccontextmanager
+async def focus_client(tmux: PrivateTmux, session: str) -> AsyncIterator[None]:
+    """A real client on a pty attached to ``session``, with ``focus-events`` on.
+
+    Only then does ``select-pane`` raise ``pane-focus-in`` and ``pane-focus-out``
+    (the hooks the per-call check must not treat as ambient); the client is
+    killed and reaped, and the pty closed, when the block ends.
+    """
+    import pty
+
+    import trio
+
+    leader, follower = pty.openpty()
+    client = subprocess.Popen(
+        [*tmux.argv(), "attach", "-t", session],
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        env={**tmux.env, "TERM": "xterm"},
+        start_new_session=True,
+    )
+    os.close(follower)
+    try:
+        with trio.fail_after(10):
+            while not tmux.bare("list-clients").stdout.strip():
+                await trio.sleep(0.01)
+        tmux.bare("set-option", "-g", "focus-events", "on")
+        yield
+    finally:
+        client.kill()
+        client.wait()
+        os.close(leader)
 
 
 def server_params(env: dict[str, str], *args: str) -> StdioServerParameters:

@@ -38,11 +38,8 @@ the hints are cautious, so step 2 is skipped there.
 from __future__ import annotations
 
 import os
-import pty
 import shlex
-import subprocess
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -52,6 +49,7 @@ from mcp import ClientSession
 from tests.support import (
     PrivateTmux,
     error_text,
+    focus_client,
     serve,
     structured,
     temporary_tmux,
@@ -185,31 +183,6 @@ def _mark(tmux: PrivateTmux, name: str) -> str:
     return f"run-shell 'echo {name} >> {os.path.join(tmux.directory, 'marks')}'"
 
 
-@asynccontextmanager
-async def _attached(tmux: PrivateTmux, session: str) -> AsyncIterator[None]:
-    """A real client on a pty attached to ``session``, with ``focus-events`` on."""
-    leader, follower = pty.openpty()
-    client = subprocess.Popen(
-        [*tmux.argv(), "attach", "-t", session],
-        stdin=follower,
-        stdout=follower,
-        stderr=follower,
-        env={**tmux.env, "TERM": "xterm"},
-        start_new_session=True,
-    )
-    os.close(follower)
-    try:
-        with trio.fail_after(10):
-            while not tmux.bare("list-clients").stdout.strip():
-                await trio.sleep(0.01)
-        tmux.bare("set-option", "-g", "focus-events", "on")
-        yield
-    finally:
-        client.kill()
-        client.wait()
-        os.close(leader)
-
-
 async def _prepare(tmux: PrivateTmux, session: ClientSession, tool: str, ids: Ids) -> None:
     """What a tool's call needs before the hooks are set: a run still going, for
     wait_for_command (it ends once ``go`` exists, which ``_go`` makes)."""
@@ -273,7 +246,7 @@ async def _raised(tool: str) -> tuple[set[str], list[str]]:
         ids = _objects(tmux)
         sentinel = tmux.new_session("sentinel")["session_id"]
         served = ("--toolsets", "all", "--tmux", _logging_tmux(tmux))
-        async with _attached(tmux, ids["s"]), serve(tmux, *served) as session:
+        async with focus_client(tmux, ids["s"]), serve(tmux, *served) as session:
             await _prepare(tmux, session, tool, ids)
             words: list[str] = []
             for hook in _candidates(tmux):
@@ -301,7 +274,7 @@ async def _refused(tool: str, hook: str) -> None:
         served = ("--toolsets", "all", "--exclude-tools", ",".join(PROCESS_TOOLS))
         async with serve(tmux, *served) as session:
             ids = _objects(tmux)
-            async with _attached(tmux, ids["s"]):
+            async with focus_client(tmux, ids["s"]):
                 await _prepare(tmux, session, tool, ids)
                 tmux.bare("set-hook", "-g", hook, _mark(tmux, hook))
                 if tool == "wait_for_command":

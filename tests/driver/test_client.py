@@ -10,16 +10,14 @@ a caller mistake, ``ObjectNotFound``. Results are read back with bare tmux.
 from __future__ import annotations
 
 import os
-import pty
 import re
 import shutil
-import subprocess
 from typing import Any
 
 import pytest
 import trio
 
-from tests.support import DEDICATED, PrivateTmux
+from tests.support import DEDICATED, PrivateTmux, focus_client
 from tmuxmcp.driver import binding, hooks
 from tmuxmcp.driver.argv import cmd, render
 from tmuxmcp.driver.client import (
@@ -609,21 +607,7 @@ async def test_a_focus_hook_with_a_client_attached_refuses_select_pane(
     ``select-pane`` raises the focus hooks; they were treated as ambient."""
     client, ids = await _watched(private_tmux)
     other = private_tmux.bare("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", "s")
-    leader, follower = pty.openpty()
-    attached = subprocess.Popen(
-        [*private_tmux.argv(), "attach", "-t", "s"],
-        stdin=follower,
-        stdout=follower,
-        stderr=follower,
-        env={**private_tmux.env, "TERM": "xterm"},
-        start_new_session=True,
-    )
-    os.close(follower)
-    try:
-        with trio.fail_after(10):
-            while not private_tmux.bare("list-clients").stdout.strip():
-                await trio.sleep(0.01)
-        private_tmux.bare("set-option", "-g", "focus-events", "on")
+    async with focus_client(private_tmux, "s"):
         private_tmux.bare("set-hook", "-g", hook, _mark_command(private_tmux))
         with pytest.raises(ConfigurationChanged):
             await client.run(cmd("select-pane", t=other.stdout.strip()))
@@ -634,7 +618,3 @@ async def test_a_focus_hook_with_a_client_attached_refuses_select_pane(
         with trio.fail_after(10):
             while _marks(private_tmux) == 0:
                 await trio.sleep(0.01)
-    finally:
-        attached.kill()
-        attached.wait()
-        os.close(leader)
