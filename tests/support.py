@@ -40,6 +40,7 @@ from mcp_types.version import LATEST_MODERN_VERSION
 from tests.recording_stdio import recorded_stdio
 from tests.wire_oracle import Conversation
 from tmuxmcp.driver.argv import escape_element
+from tmuxmcp.driver.hooks import NOTIFY_HOOKS
 from tmuxmcp.driver.versions import version_tuple
 from tmuxmcp.tools.manage import DETACHED_SIZE_KEPT
 
@@ -266,6 +267,19 @@ async def focus_client(tmux: PrivateTmux, session: str) -> AsyncIterator[None]:
         client.kill()
         client.wait()
         os.close(leader)
+
+
+def notify_hooks_of(tmux: PrivateTmux) -> frozenset[str]:
+    """``driver.hooks.NOTIFY_HOOKS`` for the release of ``tmux``'s binary: the table of
+    the newest release it lists at or before it. Skips the test before 3.3 (no table)."""
+    import pytest
+
+    version = version_tuple(tmux.bare("-V").stdout)
+    assert version is not None
+    known = [release for release in NOTIFY_HOOKS if release <= version[:2]]
+    if not known:
+        pytest.skip("no hook table for a tmux before 3.3")
+    return NOTIFY_HOOKS[max(known)]
 
 
 def server_params(env: dict[str, str], *args: str) -> StdioServerParameters:

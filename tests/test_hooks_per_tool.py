@@ -50,6 +50,7 @@ from tests.support import (
     PrivateTmux,
     error_text,
     focus_client,
+    notify_hooks_of,
     serve,
     structured,
     temporary_tmux,
@@ -59,7 +60,6 @@ from tmuxmcp.capability.vocabulary import Reach
 from tmuxmcp.definition import DEFINITION
 from tmuxmcp.driver import hooks
 from tmuxmcp.driver.client import hooks_for
-from tmuxmcp.driver.versions import version_tuple
 
 Ids = dict[str, str]
 Call = Callable[[Ids], dict[str, Any]]
@@ -126,15 +126,6 @@ def test_every_tool_has_a_call() -> None:
     assert sorted(CALLS) == sorted(spec.name for spec in DEFINITION)
 
 
-def _release(tmux: PrivateTmux) -> tuple[int, int]:
-    version = version_tuple(tmux.bare("-V").stdout)
-    assert version is not None
-    known = [release for release in hooks.NOTIFY_HOOKS if release <= version[:2]]
-    if not known:
-        pytest.skip("no hook table for a tmux before 3.3")
-    return max(known)
-
-
 def _candidates(tmux: PrivateTmux) -> list[str]:
     """The table's hooks for this release, and the command hooks tmux has: the
     ``after-<command>`` hooks it lists (not every command has one) and command-error."""
@@ -148,7 +139,7 @@ def _candidates(tmux: PrivateTmux) -> list[str]:
     command_hooks = {name for name in listed if name.startswith("after-")} | (
         {"command-error"} & listed
     )
-    return sorted(hooks.NOTIFY_HOOKS[_release(tmux)] | command_hooks)
+    return sorted(notify_hooks_of(tmux) | command_hooks)
 
 
 def _objects(tmux: PrivateTmux) -> Ids:

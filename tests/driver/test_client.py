@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import trio
 
-from tests.support import DEDICATED, PrivateTmux, focus_client
+from tests.support import DEDICATED, PrivateTmux, focus_client, notify_hooks_of
 from tmuxmcp.driver import binding, hooks
 from tmuxmcp.driver.argv import cmd, render
 from tmuxmcp.driver.client import (
@@ -31,7 +31,6 @@ from tmuxmcp.driver.client import (
     hooks_for,
 )
 from tmuxmcp.driver.socket import select_socket
-from tmuxmcp.driver.versions import version_tuple
 from tmuxmcp.errors import (
     BoundServerLost,
     ConfigurationChanged,
@@ -548,11 +547,7 @@ def test_the_hook_table_names_every_notification_hook_of_this_tmux(
 ) -> None:
     """``hooks.NOTIFY_HOOKS`` for the running release is what tmux itself lists
     (``show-hooks -g`` and ``-gw``), less the command hooks the queue fires."""
-    version = version_tuple(private_tmux.bare("-V").stdout)
-    assert version is not None
-    known = [release for release in hooks.NOTIFY_HOOKS if release <= version[:2]]
-    if not known:
-        pytest.skip("no hook table for a tmux before 3.3")
+    table = notify_hooks_of(private_tmux)
     private_tmux.new_session("s")
     listed = {
         line.split()[0].partition("[")[0]
@@ -562,7 +557,7 @@ def test_the_hook_table_names_every_notification_hook_of_this_tmux(
     }
     listed -= {name for name in listed if name.startswith("after-")}
     listed.discard("command-error")
-    assert hooks.NOTIFY_HOOKS[max(known)] == listed
+    assert table == listed
 
 
 CALL_RAISED = (
