@@ -41,6 +41,18 @@ class Called(msgspec.Struct, frozen=True, kw_only=True):
         return self.structured
 
 
+def fake_config(fake: FakeTmux, *, env: dict[str, str] | None = None) -> Config:
+    """The ``Config`` of a default ``tmuxmcp serve`` on the fake's socket and binary,
+    with ``env`` as the environment its tmux clients get (none by default)."""
+    return Config(
+        socket=fake.socket,
+        tmux_binary=fake.binary,
+        request=SurfaceRequest(),
+        timeout=10.0,
+        env=env or {},
+    )
+
+
 def fake_runtime(fake: FakeTmux, *, self_pane: str | None = None) -> runtime.Runtime:
     """The runtime ``serve`` builds for the fake's server (default toolsets, minimal).
 
@@ -48,17 +60,10 @@ def fake_runtime(fake: FakeTmux, *, self_pane: str | None = None) -> runtime.Run
     tmux's ``TMUX`` and ``TMUX_PANE`` would tell it.
     """
     facts = fake.facts()
-    config = Config(
-        socket=fake.socket,
-        tmux_binary=fake.binary,
-        request=SurfaceRequest(),
-        timeout=10.0,
-        env={},
-    )
     environ = {}
     if self_pane is not None:
         environ = {"TMUX": f"{facts.socket_path},{facts.identity.pid},0", "TMUX_PANE": self_pane}
-    return runtime.build(config, facts, fake.client(), environ=environ)
+    return runtime.build(fake_config(fake), facts, fake.client(), environ=environ)
 
 
 async def call_tool(

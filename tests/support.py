@@ -15,7 +15,9 @@ The one private-tmux helper of the tests, the fuzz suite and the benchmarks
   something the SDK rejects fails. The raw JSON-RPC client is
   ``tests.raw_client``;
 * ``call_and_interrupt`` interrupts a waiting call once it reports that it
-  waits (its first progress notification), never after a guessed sleep.
+  waits (its first progress notification), never after a guessed sleep;
+* ``focus_client`` attaches a real client on a pty, for what tmux does only
+  with a client attached (the focus hooks).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from mcp_types.version import LATEST_MODERN_VERSION
 from tests.recording_stdio import recorded_stdio
 from tests.wire_oracle import Conversation
 from tmuxmcp.driver.argv import escape_element
+from tmuxmcp.driver.hooks import NOTIFY_HOOKS
 from tmuxmcp.driver.versions import version_tuple
 from tmuxmcp.tools.manage import DETACHED_SIZE_KEPT
 
@@ -187,6 +190,19 @@ class PrivateTmux:
             while needle not in self.bare("capture-pane", "-p", "-t", pane, label=label).stdout:
                 await trio.sleep(0.02)
 
+    async def wait_for_prompt(
+        self, pane: str, *, seconds: float = 10, label: str = DEDICATED
+    ) -> None:
+        """Wait (with a deadline of ``seconds``) until the pane's shell has drawn a
+        prompt: the cursor has left column 0 of its row."""
+        import trio
+
+        with trio.fail_after(seconds):
+            while self.bare(
+                "display-message", "-p", "-t", pane, "#{cursor_x}", label=label
+            ).stdout.strip() in ("", "0"):
+                await trio.sleep(0.02)
+
     def server_pid(self, label: str = DEDICATED) -> str:
         """The pid of the tmux server on ``label``."""
         return self.bare("display-message", "-p", "#{pid}", label=label).stdout.strip()
@@ -217,6 +233,53 @@ def temporary_tmux(prefix: str = "tmx") -> Iterator[PrivateTmux]:
         yield tmux
     finally:
         tmux.close()
+
+
+@asynccontextmanager
+async def focus_client(tmux: PrivateTmux, session: str) -> AsyncIterator[None]:
+    """A real client on a pty attached to ``session``, with ``focus-events`` on.
+
+    Only then does ``select-pane`` raise ``pane-focus-in`` and ``pane-focus-out``
+    (the hooks the per-call check must not treat as ambient); the client is
+    killed and reaped, and the pty closed, when the block ends.
+    """
+    import pty
+
+    import trio
+
+    leader, follower = pty.openpty()
+    client = subprocess.Popen(
+        [*tmux.argv(), "attach", "-t", session],
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        env={**tmux.env, "TERM": "xterm"},
+        start_new_session=True,
+    )
+    os.close(follower)
+    try:
+        with trio.fail_after(10):
+            while not tmux.bare("list-clients").stdout.strip():
+                await trio.sleep(0.01)
+        tmux.bare("set-option", "-g", "focus-events", "on")
+        yield
+    finally:
+        client.kill()
+        client.wait()
+        os.close(leader)
+
+
+def notify_hooks_of(tmux: PrivateTmux) -> frozenset[str]:
+    """``driver.hooks.NOTIFY_HOOKS`` for the release of ``tmux``'s binary: the table of
+    the newest release it lists at or before it. Skips the test before 3.3 (no table)."""
+    import pytest
+
+    version = version_tuple(tmux.bare("-V").stdout)
+    assert version is not None
+    known = [release for release in NOTIFY_HOOKS if release <= version[:2]]
+    if not known:
+        pytest.skip("no hook table for a tmux before 3.3")
+    return NOTIFY_HOOKS[max(known)]
 
 
 def server_params(env: dict[str, str], *args: str) -> StdioServerParameters:

@@ -38,11 +38,8 @@ the hints are cautious, so step 2 is skipped there.
 from __future__ import annotations
 
 import os
-import pty
 import shlex
-import subprocess
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -52,6 +49,8 @@ from mcp import ClientSession
 from tests.support import (
     PrivateTmux,
     error_text,
+    focus_client,
+    notify_hooks_of,
     serve,
     structured,
     temporary_tmux,
@@ -61,7 +60,6 @@ from tmuxmcp.capability.vocabulary import Reach
 from tmuxmcp.definition import DEFINITION
 from tmuxmcp.driver import hooks
 from tmuxmcp.driver.client import hooks_for
-from tmuxmcp.driver.versions import version_tuple
 
 Ids = dict[str, str]
 Call = Callable[[Ids], dict[str, Any]]
@@ -128,15 +126,6 @@ def test_every_tool_has_a_call() -> None:
     assert sorted(CALLS) == sorted(spec.name for spec in DEFINITION)
 
 
-def _release(tmux: PrivateTmux) -> tuple[int, int]:
-    version = version_tuple(tmux.bare("-V").stdout)
-    assert version is not None
-    known = [release for release in hooks.NOTIFY_HOOKS if release <= version[:2]]
-    if not known:
-        pytest.skip("no hook table for a tmux before 3.3")
-    return max(known)
-
-
 def _candidates(tmux: PrivateTmux) -> list[str]:
     """The table's hooks for this release, and the command hooks tmux has: the
     ``after-<command>`` hooks it lists (not every command has one) and command-error."""
@@ -150,7 +139,7 @@ def _candidates(tmux: PrivateTmux) -> list[str]:
     command_hooks = {name for name in listed if name.startswith("after-")} | (
         {"command-error"} & listed
     )
-    return sorted(hooks.NOTIFY_HOOKS[_release(tmux)] | command_hooks)
+    return sorted(notify_hooks_of(tmux) | command_hooks)
 
 
 def _objects(tmux: PrivateTmux) -> Ids:
@@ -185,44 +174,10 @@ def _mark(tmux: PrivateTmux, name: str) -> str:
     return f"run-shell 'echo {name} >> {os.path.join(tmux.directory, 'marks')}'"
 
 
-@asynccontextmanager
-async def _attached(tmux: PrivateTmux, session: str) -> AsyncIterator[None]:
-    """A real client on a pty attached to ``session``, with ``focus-events`` on."""
-    leader, follower = pty.openpty()
-    client = subprocess.Popen(
-        [*tmux.argv(), "attach", "-t", session],
-        stdin=follower,
-        stdout=follower,
-        stderr=follower,
-        env={**tmux.env, "TERM": "xterm"},
-        start_new_session=True,
-    )
-    os.close(follower)
-    try:
-        with trio.fail_after(10):
-            while not tmux.bare("list-clients").stdout.strip():
-                await trio.sleep(0.01)
-        tmux.bare("set-option", "-g", "focus-events", "on")
-        yield
-    finally:
-        client.kill()
-        client.wait()
-        os.close(leader)
-
-
-async def _at_prompt(tmux: PrivateTmux, pane: str) -> None:
-    with trio.fail_after(10):
-        while tmux.bare("display-message", "-p", "-t", pane, "#{cursor_x}").stdout.strip() in (
-            "",
-            "0",
-        ):
-            await trio.sleep(0.02)
-
-
 async def _prepare(tmux: PrivateTmux, session: ClientSession, tool: str, ids: Ids) -> None:
     """What a tool's call needs before the hooks are set: a run still going, for
     wait_for_command (it ends once ``go`` exists, which ``_go`` makes)."""
-    await _at_prompt(tmux, ids["p2"])
+    await tmux.wait_for_prompt(ids["p2"])
     if tool != "wait_for_command":
         return
     go = os.path.join(tmux.directory, "go")
@@ -282,7 +237,7 @@ async def _raised(tool: str) -> tuple[set[str], list[str]]:
         ids = _objects(tmux)
         sentinel = tmux.new_session("sentinel")["session_id"]
         served = ("--toolsets", "all", "--tmux", _logging_tmux(tmux))
-        async with _attached(tmux, ids["s"]), serve(tmux, *served) as session:
+        async with focus_client(tmux, ids["s"]), serve(tmux, *served) as session:
             await _prepare(tmux, session, tool, ids)
             words: list[str] = []
             for hook in _candidates(tmux):
@@ -310,7 +265,7 @@ async def _refused(tool: str, hook: str) -> None:
         served = ("--toolsets", "all", "--exclude-tools", ",".join(PROCESS_TOOLS))
         async with serve(tmux, *served) as session:
             ids = _objects(tmux)
-            async with _attached(tmux, ids["s"]):
+            async with focus_client(tmux, ids["s"]):
                 await _prepare(tmux, session, tool, ids)
                 tmux.bare("set-hook", "-g", hook, _mark(tmux, hook))
                 if tool == "wait_for_command":

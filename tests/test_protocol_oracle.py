@@ -96,6 +96,14 @@ def test_a_tool_result_without_content_fails_with_the_message_and_the_reason() -
             {"jsonrpc": "2.0", "method": "notifications/made_up", "params": {}},
             "protocol 2025-11-25 defines no server notification notifications/made_up (Rule 4)",
         ),
+        (
+            {"jsonrpc": "2.0", "id": "s1", "method": "made/up", "params": {}},
+            "protocol 2025-11-25 defines no server request made/up (Rule 4)",
+        ),
+        (
+            {"jsonrpc": "2.0", "id": "s2", "method": "sampling/createMessage", "params": {}},
+            "request sampling/createMessage at protocol 2025-11-25 is rejected (Rule 4)",
+        ),
     ],
 )
 def test_each_rule_rejects_its_malformed_message(

@@ -37,7 +37,7 @@ connection; the raw-handshake tests feed it their own lines.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
@@ -106,6 +106,10 @@ def _task_problem(method: str, version: str, result: dict[str, Any]) -> str | No
         return f"the {method} task answer is rejected (Rule 6): {error}"
     return None
 
+
+# How the SDK parses a notification or a request the server sent, for a method
+# and a protocol version (``mcp_types.methods.parse_server_*``).
+_ServerMessageParser = Callable[[str, str, dict[str, Any] | None], object]
 
 # A failure quotes this much of the offending line: a 10,000-line capture is
 # close to a megabyte, and the start of it says which message it was.
@@ -192,9 +196,13 @@ class _Checker:
             case JSONRPCError(id=request_id):
                 return self._error(request_id)
             case JSONRPCNotification(method=method, params=params):
-                return self._notification(method, params)
+                return self._from_server(
+                    "notification", sdk_methods.parse_server_notification, method, params
+                )
             case JSONRPCRequest(method=method, params=params):
-                return self._server_request(method, params)
+                return self._from_server(
+                    "request", sdk_methods.parse_server_request, method, params
+                )
 
     def _version_for(self, request: Mapping[str, Any]) -> str | None:
         return _request_version(request) or self.negotiated
@@ -249,28 +257,20 @@ class _Checker:
         _, wrong = self._answer(request_id)
         return wrong
 
-    def _notification(self, method: str, params: dict[str, Any] | None) -> str | None:
+    def _from_server(
+        self, kind: str, parse: _ServerMessageParser, method: str, params: dict[str, Any] | None
+    ) -> str | None:
+        """Rule 4 for a server's ``kind`` ("notification" or "request"), with the SDK's
+        ``parse`` for that kind."""
         version = self._connection_version()
         if version is None:
-            return f"notification {method} before any protocol version was negotiated (Rule 4)"
+            return f"{kind} {method} before any protocol version was negotiated (Rule 4)"
         try:
-            sdk_methods.parse_server_notification(method, version, params)
+            parse(method, version, params)
         except KeyError:
-            return f"protocol {version} defines no server notification {method} (Rule 4)"
+            return f"protocol {version} defines no server {kind} {method} (Rule 4)"
         except (ValueError, pydantic.ValidationError) as error:
-            return f"notification {method} at protocol {version} is rejected (Rule 4): {error}"
-        return None
-
-    def _server_request(self, method: str, params: dict[str, Any] | None) -> str | None:
-        version = self._connection_version()
-        if version is None:
-            return f"request {method} before any protocol version was negotiated (Rule 4)"
-        try:
-            sdk_methods.parse_server_request(method, version, params)
-        except KeyError:
-            return f"protocol {version} defines no server request {method} (Rule 4)"
-        except (ValueError, pydantic.ValidationError) as error:
-            return f"request {method} at protocol {version} is rejected (Rule 4): {error}"
+            return f"{kind} {method} at protocol {version} is rejected (Rule 4): {error}"
         return None
 
     def _connection_version(self) -> str | None:

@@ -10,16 +10,14 @@ a caller mistake, ``ObjectNotFound``. Results are read back with bare tmux.
 from __future__ import annotations
 
 import os
-import pty
 import re
 import shutil
-import subprocess
 from typing import Any
 
 import pytest
 import trio
 
-from tests.support import DEDICATED, PrivateTmux
+from tests.support import DEDICATED, PrivateTmux, focus_client, notify_hooks_of
 from tmuxmcp.driver import binding, hooks
 from tmuxmcp.driver.argv import cmd, render
 from tmuxmcp.driver.client import (
@@ -33,7 +31,6 @@ from tmuxmcp.driver.client import (
     hooks_for,
 )
 from tmuxmcp.driver.socket import select_socket
-from tmuxmcp.driver.versions import version_tuple
 from tmuxmcp.errors import (
     BoundServerLost,
     ConfigurationChanged,
@@ -550,11 +547,7 @@ def test_the_hook_table_names_every_notification_hook_of_this_tmux(
 ) -> None:
     """``hooks.NOTIFY_HOOKS`` for the running release is what tmux itself lists
     (``show-hooks -g`` and ``-gw``), less the command hooks the queue fires."""
-    version = version_tuple(private_tmux.bare("-V").stdout)
-    assert version is not None
-    known = [release for release in hooks.NOTIFY_HOOKS if release <= version[:2]]
-    if not known:
-        pytest.skip("no hook table for a tmux before 3.3")
+    table = notify_hooks_of(private_tmux)
     private_tmux.new_session("s")
     listed = {
         line.split()[0].partition("[")[0]
@@ -564,7 +557,7 @@ def test_the_hook_table_names_every_notification_hook_of_this_tmux(
     }
     listed -= {name for name in listed if name.startswith("after-")}
     listed.discard("command-error")
-    assert hooks.NOTIFY_HOOKS[max(known)] == listed
+    assert table == listed
 
 
 CALL_RAISED = (
@@ -609,21 +602,7 @@ async def test_a_focus_hook_with_a_client_attached_refuses_select_pane(
     ``select-pane`` raises the focus hooks; they were treated as ambient."""
     client, ids = await _watched(private_tmux)
     other = private_tmux.bare("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", "s")
-    leader, follower = pty.openpty()
-    attached = subprocess.Popen(
-        [*private_tmux.argv(), "attach", "-t", "s"],
-        stdin=follower,
-        stdout=follower,
-        stderr=follower,
-        env={**private_tmux.env, "TERM": "xterm"},
-        start_new_session=True,
-    )
-    os.close(follower)
-    try:
-        with trio.fail_after(10):
-            while not private_tmux.bare("list-clients").stdout.strip():
-                await trio.sleep(0.01)
-        private_tmux.bare("set-option", "-g", "focus-events", "on")
+    async with focus_client(private_tmux, "s"):
         private_tmux.bare("set-hook", "-g", hook, _mark_command(private_tmux))
         with pytest.raises(ConfigurationChanged):
             await client.run(cmd("select-pane", t=other.stdout.strip()))
@@ -634,7 +613,3 @@ async def test_a_focus_hook_with_a_client_attached_refuses_select_pane(
         with trio.fail_after(10):
             while _marks(private_tmux) == 0:
                 await trio.sleep(0.01)
-    finally:
-        attached.kill()
-        attached.wait()
-        os.close(leader)

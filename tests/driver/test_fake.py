@@ -11,12 +11,12 @@ read reach the runner, in that order, with nothing started.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
-from tests.fake_support import words
+from tests.fake_support import fake_config, words
 from tmuxmcp import runtime
-from tmuxmcp.capability.surface import SurfaceRequest
-from tmuxmcp.config import Config
 from tmuxmcp.driver.argv import cmd
 from tmuxmcp.driver.binding import Provenance
 from tmuxmcp.driver.client import ServerIdentity, classify_failure
@@ -116,44 +116,47 @@ async def test_an_error_answer_is_mapped_by_the_client() -> None:
         await fake.client().run(cmd("kill-pane", t="%9"))
 
 
-def _probe_answer(call: FakeCall) -> Reply:
+def _probe_answer(
+    identity: ServerIdentity, version: str, config_files: str
+) -> Callable[[FakeCall], Reply]:
+    """The answer of a server with these facts to startup's probe (a ``-F`` template)."""
     facts = {
-        "pid": "4242",
-        "start_time": "1700000001",
-        "version": "3.3a",
+        "pid": str(identity.pid),
+        "start_time": str(identity.start_time),
+        "version": version,
         "socket_path": "/nonexistent/tmux-1000/tmuxmcp",
-        "config_files": "/home/u/.tmux.conf",
+        "config_files": config_files,
     }
-    return Reply(stdout=expand_format(call.words[3], facts) + "\n")
+    return lambda call: Reply(stdout=expand_format(call.words[3], facts) + "\n")
+
+
+def _expect_mark(fake: FakeTmux, identity: ServerIdentity) -> None:
+    """Startup marks the server with its nonce option and reads back the identity."""
+    fake.expect(
+        *words("set-option -s -F --"),
+        ANY,
+        "#{pid}:#{start_time}",
+        *words("; show-options -s -v --"),
+        ANY,
+        stdout=f"{identity.pid}:{identity.start_time}\n",
+    )
 
 
 async def test_startup_on_the_fake_finds_a_running_server_and_binds_to_it() -> None:
     """``runtime.start``: the version check, the probe, the mark and the alias read, in
     order, through the runner; a server found running has unknown provenance (CM-3), and
     the client is bound to the identity the mark read back (CM-1)."""
+    running = ServerIdentity(4242, 1700000001)
     with FakeTmux() as fake:
         fake.expect("-V", stdout="tmux 3.3a\n")
-        fake.expect("display-message", "-p", "--", ANY, answer=_probe_answer)
-        fake.expect(
-            *words("set-option -s -F --"),
-            ANY,
-            "#{pid}:#{start_time}",
-            *words("; show-options -s -v --"),
-            ANY,
-            stdout="4242:1700000001\n",
-        )
+        probe = _probe_answer(running, "3.3a", "/home/u/.tmux.conf")
+        fake.expect("display-message", "-p", "--", ANY, answer=probe)
+        _expect_mark(fake, running)
         fake.expect(
             *words("display-message -p -- #{command-alias} ; show-options -s -v -- command-alias"),
             stdout="\nsplit-pane=split-window\n",
         )
-        config = Config(
-            socket=fake.socket,
-            tmux_binary=fake.binary,
-            request=SurfaceRequest(),
-            timeout=5.0,
-            env={"LANG": "C.UTF-8"},
-        )
-        started = await runtime.start(config, runner=fake)
+        started = await runtime.start(fake_config(fake, env={"LANG": "C.UTF-8"}), runner=fake)
     facts = started.context.facts
     assert facts.provenance is Provenance.UNKNOWN
     assert facts.identity == ServerIdentity(4242, 1700000001)
@@ -175,16 +178,7 @@ async def test_startup_on_the_fake_starts_a_minimal_server_when_none_answers() -
         started = fake.calls[-2].env["TMUXMCP_START"]
         return Reply(stdout=f"TMUXMCP_START={started}\n")
 
-    def probe_answer(call: FakeCall) -> Reply:
-        facts = {
-            "pid": "5150",
-            "start_time": "1700000002",
-            "version": "3.5a",
-            "socket_path": "/nonexistent/tmux-1000/tmuxmcp",
-            "config_files": "",
-        }
-        return Reply(stdout=expand_format(call.words[3], facts) + "\n")
-
+    started_here = ServerIdentity(5150, 1700000002)
     with FakeTmux() as fake:
         fake.expect("-V", stdout="tmux 3.5a\n")
         fake.expect(
@@ -201,29 +195,17 @@ async def test_startup_on_the_fake_starts_a_minimal_server_when_none_answers() -
         )
         fake.expect(*words("show-environment -g -- TMUXMCP_START"), answer=nonce_answer)
         fake.expect(*words("set-environment -g -u -- TMUXMCP_START"))
-        fake.expect("display-message", "-p", "--", ANY, answer=probe_answer)
         fake.expect(
-            *words("set-option -s -F --"),
-            ANY,
-            "#{pid}:#{start_time}",
-            *words("; show-options -s -v --"),
-            ANY,
-            stdout="5150:1700000002\n",
+            "display-message", "-p", "--", ANY, answer=_probe_answer(started_here, "3.5a", "")
         )
+        _expect_mark(fake, started_here)
         # 3.5 expands the whole array, space-joined; show-options lists one per line.
         listed = ["split-pane=split-window", "splitp=split-window"]
         fake.expect(
             *words("display-message -p -- #{command-alias} ; show-options -s -v -- command-alias"),
             stdout=" ".join(listed) + "\n" + "".join(f"{alias}\n" for alias in listed),
         )
-        config = Config(
-            socket=fake.socket,
-            tmux_binary=fake.binary,
-            request=SurfaceRequest(),
-            timeout=5.0,
-            env={},
-        )
-        started = await runtime.start(config, runner=fake)
+        started = await runtime.start(fake_config(fake), runner=fake)
     start = fake.calls[2]
     assert "-N" not in start.argv, "the one call that may start a server"
     assert len(start.env["TMUXMCP_START"]) == 32

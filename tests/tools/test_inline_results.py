@@ -42,21 +42,28 @@ def _before(text: str, facts: list[str], bulk: str) -> None:
         assert text.index(f'"{fact}":') < bulk_at, (fact, bulk)
 
 
-async def _at_prompt(tmux: PrivateTmux, pane: str) -> None:
-    with trio.fail_after(10):
-        while tmux.bare("display-message", "-p", "-t", pane, "#{cursor_x}").stdout.strip() in (
-            "",
-            "0",
-        ):
-            await trio.sleep(0.02)
-
-
-async def _run(session: ClientSession, pane: str, command: str) -> dict[str, Any]:
+async def _run(session: ClientSession, pane: str, command: str, **more: float) -> dict[str, Any]:
+    """``run_command``'s result for ``command``: a timeout of 120 s unless ``more`` says
+    otherwise, and any other arguments ``more`` gives."""
     return structured(
         await session.call_tool(
-            "run_command", {"pane_id": pane, "command": command, "timeout": 120}
+            "run_command", {"pane_id": pane, "command": command, "timeout": 120, **more}
         )
     )
+
+
+async def _read_on(
+    session: ClientSession, pane: str, cursor: str, **args: int
+) -> list[dict[str, Any]]:
+    """Every capture_since result from ``cursor`` on, until one says ``more`` is false."""
+    results: list[dict[str, Any]] = []
+    while not results or results[-1]["more"]:
+        got = structured(
+            await session.call_tool("capture_since", {"pane_id": pane, "cursor": cursor, **args})
+        )
+        results.append(got)
+        cursor = got["cursor"]
+    return results
 
 
 @pytest.mark.parametrize("command", _LONG_OUTPUTS)
@@ -65,7 +72,7 @@ async def test_default_run_command_result_stays_inline(
 ) -> None:
     async with serve(private_tmux) as session:
         pane = private_tmux.new_session("long")["pane_id"]
-        await _at_prompt(private_tmux, pane)
+        await private_tmux.wait_for_prompt(pane)
         done = await _run(session, pane, command)
         text = _json(done)
         assert done["completed"] is True
@@ -84,18 +91,8 @@ async def test_default_run_command_result_stays_inline(
 async def test_larger_budget_on_request(private_tmux: PrivateTmux) -> None:
     async with serve(private_tmux) as session:
         pane = private_tmux.new_session("more")["pane_id"]
-        await _at_prompt(private_tmux, pane)
-        done = structured(
-            await session.call_tool(
-                "run_command",
-                {
-                    "pane_id": pane,
-                    "command": "seq 1 30000",
-                    "timeout": 120,
-                    "max_output_bytes": 1024 * 1024,
-                },
-            )
-        )
+        await private_tmux.wait_for_prompt(pane)
+        done = await _run(session, pane, "seq 1 30000", max_output_bytes=1024 * 1024)
         assert done["output"].split("\n") == [str(n) for n in range(1, 30001)]
         assert len(_json(done)) > INLINE_LIMIT
 
@@ -103,7 +100,7 @@ async def test_larger_budget_on_request(private_tmux: PrivateTmux) -> None:
 async def test_inspect_results_put_facts_before_bulk(private_tmux: PrivateTmux) -> None:
     async with serve(private_tmux) as session:
         pane = private_tmux.new_session("facts")["pane_id"]
-        await _at_prompt(private_tmux, pane)
+        await private_tmux.wait_for_prompt(pane)
         await _run(session, pane, "seq 1 3000")
         capture = _json(structured(await session.call_tool("capture_pane", {"pane_id": pane})))
         _before(capture, ["lines", "captured_lines", "truncated", "truncated_by"], "text")
@@ -134,19 +131,11 @@ async def _follow(
     session: ClientSession, tmux: PrivateTmux, pane: str, **args: int
 ) -> list[dict[str, Any]]:
     """Every capture_since result from before ``_PRINT_QUOTES`` ran until ``more`` is false."""
-    await _at_prompt(tmux, pane)
+    await tmux.wait_for_prompt(pane)
     first = structured(await session.call_tool("capture_since", {"pane_id": pane}))
     done = await _run(session, pane, _PRINT_QUOTES)
     assert done["exit_status"] == 0, done
-    cursor, results = first["cursor"], []
-    while True:
-        result = structured(
-            await session.call_tool("capture_since", {"pane_id": pane, "cursor": cursor, **args})
-        )
-        results.append(result)
-        cursor = result["cursor"]
-        if not result["more"]:
-            return results
+    return await _read_on(session, pane, first["cursor"], **args)
 
 
 def _quote_rows(results: list[dict[str, Any]]) -> int:
@@ -364,16 +353,9 @@ async def test_default_wait_for_command_result_stays_inline(private_tmux: Privat
     quotes = _LONG_OUTPUTS[1]
     async with serve(private_tmux) as session:
         pane = private_tmux.new_session("later")["pane_id"]
-        await _at_prompt(private_tmux, pane)
-        started = structured(
-            await session.call_tool(
-                "run_command",
-                {
-                    "pane_id": pane,
-                    "command": f"while [ ! -e {go} ]; do sleep 0.05; done; {quotes}",
-                    "timeout": 0.5,
-                },
-            )
+        await private_tmux.wait_for_prompt(pane)
+        started = await _run(
+            session, pane, f"while [ ! -e {go} ]; do sleep 0.05; done; {quotes}", timeout=0.5
         )
         assert started["completed"] is False
         open(go, "w").close()
@@ -396,7 +378,7 @@ async def test_capture_since_counts_its_partial_row(private_tmux: PrivateTmux) -
     the partial row is counted after the lines; left out, it comes once caught up."""
     pane = _big_pane(private_tmux, "partial", 5000, 40)
     async with serve(private_tmux) as session:
-        await _at_prompt(private_tmux, pane)
+        await private_tmux.wait_for_prompt(pane)
         first = structured(await session.call_tool("capture_since", {"pane_id": pane}))
         rows = 'awk \'BEGIN { for (i = 0; i < 12; i++) printf "%3000s\\n", "" }\''
         partial = 'awk \'BEGIN { printf "%4990s", "" }\''
@@ -407,14 +389,7 @@ async def test_capture_since_counts_its_partial_row(private_tmux: PrivateTmux) -
         with trio.fail_after(10):
             while private_tmux.pane_command(pane) != "cat":
                 await trio.sleep(0.02)
-        results: list[dict[str, Any]] = []
-        cursor = first["cursor"]
-        while not results or results[-1]["more"]:
-            got = structured(
-                await session.call_tool("capture_since", {"pane_id": pane, "cursor": cursor})
-            )
-            results.append(got)
-            cursor = got["cursor"]
+        results = await _read_on(session, pane, first["cursor"])
     for got in results:
         assert len(_json(got)) <= INLINE_LIMIT
         assert got["gap"] is None
@@ -435,19 +410,12 @@ async def test_capture_since_on_a_wide_pane_resumes_after_a_far_window(
     two rows above it (``mark_at``: ValueError)."""
     pane = _big_pane(private_tmux, "far", 5000, 40)
     async with serve(private_tmux) as session:
-        await _at_prompt(private_tmux, pane)
+        await private_tmux.wait_for_prompt(pane)
         first = structured(await session.call_tool("capture_since", {"pane_id": pane}))
         command = "awk 'BEGIN { for (i = 0; i < 200; i++) print \"row\" i }'; echo DO''NE"
         private_tmux.bare("send-keys", "-t", pane, command, "Enter")
         await private_tmux.wait_for_screen(pane, "\nDONE\n")
-        results: list[dict[str, Any]] = []
-        cursor = first["cursor"]
-        while not results or results[-1]["more"]:
-            got = structured(
-                await session.call_tool("capture_since", {"pane_id": pane, "cursor": cursor})
-            )
-            results.append(got)
-            cursor = got["cursor"]
+        results = await _read_on(session, pane, first["cursor"])
     assert [r["gap"] for r in results] == [None] * len(results)
     rows = [line for got in results for line in got["lines"] if line.startswith("row")]
     assert rows == [f"row{i}" for i in range(200)]

@@ -7,8 +7,6 @@ each invocation wrote (``tests.bounds_support``).
 
 from __future__ import annotations
 
-import trio
-
 from tests.bounds_support import (
     FULL_ROW_BYTES,
     SLACK,
@@ -21,22 +19,13 @@ from tests.support import PrivateTmux, serve, structured
 from tmuxmcp.tools.run import collect
 
 
-async def _at_prompt(tmux: PrivateTmux, pane: str) -> None:
-    with trio.fail_after(20):
-        while tmux.bare("display-message", "-p", "-t", pane, "#{cursor_x}").stdout.strip() in (
-            "",
-            "0",
-        ):
-            await trio.sleep(0.02)
-
-
 async def test_a_long_output_on_a_wide_pane_is_read_in_windows_of_bounded_bytes(
     private_tmux: PrivateTmux, wide_pane: dict[str, str], byte_counter: ByteCounter
 ) -> None:
     """20,000 full rows of 2,000 columns: no invocation reads more than one window's
     bytes (or the end frame's), and the output still ends with the command's last row."""
     pane = wide_pane["pane_id"]
-    await _at_prompt(private_tmux, pane)
+    await private_tmux.wait_for_prompt(pane, seconds=20)
     async with serve(private_tmux, "--tmux", byte_counter.wrapper) as session:
         byte_counter.reset()
         done = structured(

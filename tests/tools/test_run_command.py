@@ -48,14 +48,9 @@ def _shell_session(tmux: PrivateTmux, name: str, shell: str) -> str:
     return tmux.new_session(name, "tmuxmcp", *argv)["pane_id"]
 
 
-async def _at_prompt(tmux: PrivateTmux, pane: str) -> None:
-    """Wait until the pane's shell has drawn a prompt (non-blank cursor row)."""
-    with trio.fail_after(10):
-        while True:
-            row = tmux.bare("display-message", "-p", "-t", pane, "#{cursor_x}").stdout.strip()
-            if row not in ("", "0"):
-                return
-            await trio.sleep(0.02)
+# The shared wait (``PrivateTmux.wait_for_prompt``) under the name these tests,
+# ``test_panelock`` and ``test_run_command_shells`` call it by: ``_at_prompt(tmux, pane)``.
+_at_prompt = PrivateTmux.wait_for_prompt
 
 
 def _foreground_command(tmux: PrivateTmux, pane: str) -> str:
