@@ -145,6 +145,21 @@ def _candidates(tmux: PrivateTmux) -> list[str]:
 def _objects(tmux: PrivateTmux) -> Ids:
     """Two sessions; the first with two windows, its first window two panes; a buffer."""
     first = tmux.new_session("s")
+    # No window renames itself during a call: automatic-rename (on a timer,
+    # after a pane's program changes) would raise window-renamed while a read
+    # runs, and a program's title escape could do the same; neither is the
+    # call's doing (seen on 3.3a as a read tool "raising" window-renamed).
+    tmux.bare(
+        "set-option",
+        "-wg",
+        "automatic-rename",
+        "off",
+        ";",
+        "set-option",
+        "-wg",
+        "allow-rename",
+        "off",
+    )
     p1 = tmux.bare("split-window", "-d", "-t", first["pane_id"], "-P", "-F", "#{pane_id}", "sh")
     w1 = tmux.bare(
         "new-window", "-d", "-t", first["session_id"], "-P", "-F", "#{window_id} #{pane_id}", "sh"
