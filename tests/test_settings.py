@@ -27,6 +27,7 @@ from tmuxmcp.config import Config, Options, load
 from tmuxmcp.driver import socket
 from tmuxmcp.driver.socket import SocketKind, SocketSelection
 from tmuxmcp.errors import ConfigError
+from tmuxmcp.protocol import tasks
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -81,6 +82,7 @@ def _probes(tmp: Path) -> dict[str, Probe]:
             "capture_pane", "list_panes", lambda c: c.request.exclude, lambda v: (v,)
         ),
         "timeout": Probe("2.5", "30", lambda c: c.timeout, float),
+        "task_ttl": Probe("60", "7200", lambda c: c.task_ttl, float),
         "audit_log": Probe(
             str(tmp / "first.log"), str(tmp / "second.log"), lambda c: c.audit_log, str
         ),
@@ -120,13 +122,22 @@ def test_nothing_given_means_the_declared_defaults() -> None:
     assert config.socket == SocketSelection(SocketKind.NAME, settings.SOCKET_NAME.default or "")
     assert config.socket.is_dedicated_default
     assert config.timeout == float(settings.TIMEOUT.default or "")
+    assert config.task_ttl == float(settings.TASK_TTL.default or "") == 3600
     assert config.request.toolsets is None and config.audit_log is None
+
+
+@pytest.mark.parametrize("value", ["0.5", "86401", "an hour", "nan"])
+def test_a_task_ttl_out_of_its_range_is_refused_naming_the_flag(value: str) -> None:
+    """Issue 20: a task lives at least a second and at most a day."""
+    with pytest.raises(ConfigError, match="--task-ttl"):
+        load(Options(task_ttl=value), _environ())
 
 
 def test_the_tables_copies_of_lower_constants_agree() -> None:
     """settings.py spells two constants out to stay cheap to import; they must not drift."""
     assert settings.DEFAULT_SOCKET_NAME == socket.DEFAULT_SOCKET_NAME
     assert settings.ALL_TOOLSETS == surface.ALL
+    assert float(settings.TASK_TTL.default or "") * 1000 == tasks.DEFAULT_TTL_MS
 
 
 def test_flags_and_variables_follow_the_naming_convention() -> None:

@@ -5,7 +5,8 @@ A raw client speaks 2026-07-28 as Claude Code does, opting in to
 with bare tmux; every line the server writes goes through the SDK oracle
 (``tests/wire_oracle.py``, whose Rule 6 checks the task shapes, for which
 mcp_types 2.3 has no models). The store's TTL and bound, on a clock the
-test controls, are ``tests/protocol/test_tasks.py``.
+test controls, are ``tests/protocol/test_tasks.py``; the operator's TTL
+(``--task-ttl``) over stdio is here.
 
 CM-5, CM-7: the command reaches only the pane's shell, and the status
 message, pane text, comes back as one bounded printable line.
@@ -261,6 +262,32 @@ def test_unknown_task_ids_are_invalid_params_and_the_server_keeps_serving(
             reply = client.request(method, {"taskId": "f" * 32, "inputResponses": {}})
             assert reply["error"]["code"] == -32602, method
             assert reply["error"]["message"] == "Failed to retrieve task: Task not found"
+        listed = client.result("tools/list", {})
+    assert any(tool["name"] == "run_command" for tool in listed["tools"])
+
+
+def test_a_task_past_its_ttl_has_expired_and_the_server_keeps_serving(
+    private_tmux: PrivateTmux,
+) -> None:
+    """The operator's --task-ttl (1 s here) is the task's ttlMs; once it has passed,
+    tasks/get, tasks/cancel and tasks/update answer -32602 "expired" (issue 20.5)."""
+    pane = private_tmux.new_session("ttl")["pane_id"]
+    with modern(private_tmux, "--task-ttl", "1") as client:
+        created = client.run(pane, "sleep 600", 0.5)
+        assert created["resultType"] == "task"
+        assert created["ttlMs"] == 1000
+        deadline = time.monotonic() + 15
+        while True:
+            reply = client.request("tasks/get", {"taskId": created["taskId"]})
+            if "error" in reply:
+                break
+            assert reply["result"]["status"] == "working", reply
+            assert time.monotonic() < deadline, "the task outlived its ttl"
+            time.sleep(0.1)
+        for method in ("tasks/get", "tasks/cancel", "tasks/update"):
+            reply = client.request(method, {"taskId": created["taskId"], "inputResponses": {}})
+            assert reply["error"]["code"] == -32602, method
+            assert reply["error"]["message"] == "Failed to retrieve task: Task has expired"
         listed = client.result("tools/list", {})
     assert any(tool["name"] == "run_command" for tool in listed["tools"])
 

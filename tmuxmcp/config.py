@@ -27,6 +27,7 @@ from tmuxmcp.settings import (
     SETTINGS,
     SOCKET_NAME,
     SOCKET_PATH,
+    TASK_TTL,
     TIMEOUT,
     TMUX,
     TOOLSETS,
@@ -47,6 +48,8 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     timeout: float
     env: dict[str, str]
     audit_log: str | None = None
+    task_ttl: float = 3600.0
+    """Seconds an MCP Task lives (``protocol.tasks``; issue 20)."""
 
 
 class Options:
@@ -126,6 +129,19 @@ def _timeout(value: str | None) -> float:
     return seconds
 
 
+def _task_ttl(value: str | None) -> float:
+    assert TASK_TTL.default is not None
+    try:
+        seconds = float(TASK_TTL.default if value is None else value)
+    except ValueError:
+        raise ConfigError(f"{TASK_TTL.flag} must be a number of seconds") from None
+    # At least a second, so a client polling at the usual interval sees the
+    # result; at most a day, so a forgotten task cannot pin its run for ever.
+    if not 1 <= seconds <= 86_400:
+        raise ConfigError(f"{TASK_TTL.flag} must be between 1 and 86400 seconds")
+    return seconds
+
+
 def load(options: Options, environ: Mapping[str, str]) -> Config:
     """Read every setting (flags over environment) and validate it."""
     raw = read(options, environ)
@@ -144,4 +160,5 @@ def load(options: Options, environ: Mapping[str, str]) -> Config:
         timeout=_timeout(raw[TIMEOUT.name]),
         env=child_environment(environ),
         audit_log=raw[AUDIT_LOG.name] or None,
+        task_ttl=_task_ttl(raw[TASK_TTL.name]),
     )

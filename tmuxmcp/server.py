@@ -443,7 +443,7 @@ def description(runtime: Runtime) -> Description:
 async def serve_stdio(runtime: Runtime) -> None:
     """Serve MCP over stdio until stdin closes."""
     # The tasks live in this process: a server that exits takes them with it.
-    tasks = TaskStore()
+    tasks = TaskStore(ttl_ms=round(runtime.config.task_ttl * 1000))
     methods = build_methods(runtime, tasks)
     runs = runtime.context.runs
     # Directories of run files that killed or outlived tmuxmcp processes left.

@@ -135,6 +135,14 @@ TIMEOUT = Setting(
     "deadline for each tmux call",
     default="10",
 )
+TASK_TTL = Setting(
+    "task_ttl",
+    "--task-ttl",
+    "TMUXMCP_TASK_TTL",
+    "SECONDS",
+    "how long an MCP Task of run_command lives, finished or not",
+    default="3600",
+)
 AUDIT_LOG = Setting(
     "audit_log",
     "--audit-log",
@@ -152,6 +160,7 @@ SETTINGS = (
     INCLUDE_TOOLS,
     EXCLUDE_TOOLS,
     TIMEOUT,
+    TASK_TTL,
     AUDIT_LOG,
 )
 """Every setting, in the order ``--help`` and the docs list them."""
