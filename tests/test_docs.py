@@ -574,3 +574,21 @@ def test_the_bare_command_check_sees_what_it_must() -> None:
     assert [bool(BARE_TMUXMCP.search(line)) for line in flagged + passed] == [True] * len(
         flagged
     ) + [False] * len(passed)
+
+
+def test_the_architecture_page_names_every_module() -> None:
+    """Issue 21.5: every module of the package is named on the architecture page,
+    in a code span, by its file name (with or without ``.py``) or its path."""
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    named: set[str] = set()
+    for span in re.findall(r"`([^`\n]+)`", page):
+        for word in re.findall(r"[A-Za-z_][A-Za-z0-9_./]*", span):
+            named |= {word, word.removesuffix(".py"), word.rsplit("/", 1)[-1].removesuffix(".py")}
+    package = ROOT / "tmuxmcp"
+    missing = [
+        str(path.relative_to(ROOT))
+        for path in sorted(package.rglob("*.py"))
+        if path.stem != "__init__"
+        and not {path.stem, str(path.relative_to(package)), str(path.relative_to(ROOT))} & named
+    ]
+    assert not missing, f"docs/architecture.md does not name: {', '.join(missing)}"
