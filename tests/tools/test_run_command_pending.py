@@ -30,7 +30,6 @@ def _no_rc_files(private_tmux: PrivateTmux) -> None:
     private_tmux.private_home("/bin/sh")
 
 
-@pytest.mark.xfail(strict=True, reason="issue 22.5: the reply is typed ahead of the next line")
 @pytest.mark.parametrize("query", sorted(QUERIES))
 @pytest.mark.parametrize("shell", sorted(SHELLS))
 async def test_a_terminal_reply_left_unread_does_not_reach_the_next_command(
