@@ -11,10 +11,13 @@ clear it. Every command runs in the pane's own shell only (CM-6).
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
 
-from tests.support import PrivateTmux, serve
-from tests.tools.test_run_command import SHELLS, _at_prompt, _run, _shell_session
+import pytest
+import trio
+
+from tests.support import PrivateTmux, error_text, serve
+from tests.tools.test_run_command import SHELLS, _at_prompt, _cursor_row, _run, _shell_session
 
 QUERIES = {
     "cursor-position": "printf '\\033[6n'",
@@ -47,3 +50,51 @@ async def test_a_terminal_reply_left_unread_does_not_reach_the_next_command(
         # And the one after it: nothing of the reply is left anywhere.
         again = await _run(session, pane, "echo again")
         assert (again["exit_status"], again["output"]) == (0, "again"), again
+
+
+async def _typed_at_prompt(tmux: PrivateTmux, pane: str, text: str) -> None:
+    """Wait (deadline 10 s) until ``text`` shows on the cursor row, as typed, not entered."""
+    with trio.fail_after(10):
+        while not _cursor_row(tmux, pane).rstrip().endswith(text):
+            await trio.sleep(0.02)
+
+
+@pytest.mark.xfail(strict=True, reason="issue 22.5: refused as an unclosed quote, after typing")
+@pytest.mark.parametrize("how", ["a-client", "send_text"])
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+async def test_text_typed_at_the_prompt_is_refused_and_kept(
+    private_tmux: PrivateTmux, shell: str, how: str, tmp_path: Path
+) -> None:
+    """A line half-typed at the prompt (by a person's keys, or by send_text without
+    Enter) had the run's line typed after it: refused as an "unclosed quote" (a
+    misleading diagnosis), or worse, run as one line with it. Now refused before
+    typing, naming the text and how to clear it; the text stays, nothing runs."""
+    ran = tmp_path / "ran"
+    async with serve(private_tmux) as session:
+        pane = _shell_session(private_tmux, f"t-{shell}", shell)
+        await _at_prompt(private_tmux, pane)
+        assert (await _run(session, pane, "echo first"))["output"] == "first"
+        half = "git commit -m 'half"
+        if how == "a-client":
+            private_tmux.bare("send-keys", "-t", pane, "-l", half)
+        else:
+            sent = await session.call_tool("send_text", {"pane_id": pane, "text": half})
+            assert not sent.is_error, error_text(sent)
+        await _typed_at_prompt(private_tmux, pane, half)
+        refused = await session.call_tool(
+            "run_command", {"pane_id": pane, "command": f"touch {ran}"}
+        )
+        text = error_text(refused)
+        assert refused.is_error and "[pane-not-ready]" in text, text
+        assert repr(half) in text and "C-u" in text, text
+        assert "unclosed quote" not in text, text
+        assert _cursor_row(private_tmux, pane).rstrip().endswith(half)
+        assert not ran.exists()
+        # Cleared as the message says, the next run works.
+        private_tmux.bare("send-keys", "-t", pane, "C-u")
+        with trio.fail_after(10):
+            while half in _cursor_row(private_tmux, pane):
+                await trio.sleep(0.02)
+        done = await _run(session, pane, f"touch {ran}; echo next")
+        assert (done["exit_status"], done["output"]) == (0, "next"), done
+        assert ran.exists()
