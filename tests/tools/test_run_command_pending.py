@@ -59,7 +59,6 @@ async def _typed_at_prompt(tmux: PrivateTmux, pane: str, text: str) -> None:
             await trio.sleep(0.02)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 22.5: refused as an unclosed quote, after typing")
 @pytest.mark.parametrize("how", ["a-client", "send_text"])
 @pytest.mark.parametrize("shell", sorted(SHELLS))
 async def test_text_typed_at_the_prompt_is_refused_and_kept(

@@ -1,4 +1,4 @@
-"""Input already waiting in a pane's terminal when a run ends: what may be discarded.
+"""Input already waiting in a pane: discarded when a run ends, or refused before typing.
 
 A command that asks the terminal a question and does not read the answer
 (``printf '\\033[6n'``: the cursor position; ``\\033[c``: the device
@@ -24,8 +24,20 @@ Rule 3: a complete line waiting (someone pressed Enter, or ``send_text``
   ended in a newline) is never discarded, nor anything of a terminal left in
   raw mode (``driver.tty`` Rule 2): that is input someone meant to enter.
 
+Rule 4: text waiting at the prompt when a run is to be typed (typed there
+  by a person or by ``send_text`` without Enter, or input Rule 2 kept) is
+  never typed after, nor discarded: the run is refused (``InputPending``),
+  naming the text and how to clear it. The prompt is known from the last
+  line this process typed into the pane (``Prompt``, the text left of the
+  cursor then): the typing guard (``driver.guards.guard_name``) requires the
+  cursor in that column, so no tmux call is added while the prompt keeps its
+  width; when it does not, the full check reads the screen and finds the text
+  after the known prompt (``typed_ahead``). A pane no line was typed into yet,
+  or whose prompt changed, has no known prompt, and text there is not seen.
+
 Nothing here runs tmux: the facts come with the end frame ``collect`` reads
-anyway (``INPUT_FIELDS``), the rest from ``/proc`` and the device.
+anyway (``INPUT_FIELDS``), the rest from ``/proc`` and the device, and the
+screen the readiness check reads.
 """
 
 from __future__ import annotations
@@ -35,6 +47,7 @@ import math
 import msgspec
 
 from tmuxmcp.driver import tty
+from tmuxmcp.errors import PaneNotReady
 
 INPUT_FIELDS = {
     "tty": "pane_tty",
@@ -71,3 +84,47 @@ def discard_replies(seen: Input, shell_pid: int, typed_at: float) -> bool:
     if device is None or not seen.tty or not nobody_typed(seen, typed_at):
         return False
     return tty.discard_partial_line(seen.tty, device)
+
+
+class InputPending(PaneNotReady):
+    """You get this when text waits at the pane's prompt, typed but not entered."""
+
+
+class Prompt(msgspec.Struct, frozen=True):
+    """Where a pane's shell prompt ends: the cursor's column and the text left of it
+    (padded to that column: tmux strips a row's trailing spaces), when a line was last
+    typed there."""
+
+    column: int
+    text: str
+
+
+def prompt_at(row: str, column: int) -> Prompt:
+    """The prompt of a cursor row, the cursor at ``column``."""
+    return Prompt(column, row[:column].ljust(column))
+
+
+def typed_ahead(row: str, column: int, prompt: Prompt | None) -> str:
+    """Rule 4: the text after the known ``prompt`` on the cursor row, left of the cursor
+    at ``column``; empty when there is none, or when the row does not begin with that
+    prompt (the prompt changed: nothing can be told)."""
+    if prompt is None or column <= prompt.column:
+        return ""
+    before = row[:column].ljust(column)
+    if not before.startswith(prompt.text):
+        return ""
+    return before[len(prompt.text) :].strip()
+
+
+def refuse_typed_ahead(pane: str, row: str, column: int, prompt: Prompt | None) -> None:
+    """Rule 4: raise ``InputPending`` when text waits after the known prompt."""
+    text = typed_ahead(row, column, prompt)
+    if not text:
+        return
+    shown = text if len(text) <= 80 else text[:80] + "…"
+    raise InputPending(
+        f"pane {pane} has text waiting at its shell's prompt, typed but not entered: "
+        f"{shown!r}. tmuxmcp neither types after it nor discards it (a person in an "
+        "attached client may be typing it). Clear it with send_keys C-u (or C-c), or "
+        "enter it with send_keys Enter, then retry"
+    )

@@ -23,7 +23,7 @@ import shutil
 
 import trio
 
-from tmuxmcp.tools.run import directory, sweep
+from tmuxmcp.tools.run import directory, pending, sweep
 from tmuxmcp.tools.run.state import Run
 
 KEEP_FINISHED = 64
@@ -41,6 +41,7 @@ class RunRegistry:
         """The run that holds each pane, from before typing until it is done."""
         self.nursery: trio.Nursery | None = None
         self._pane_pids: dict[str, int] = {}
+        self._prompts: dict[str, pending.Prompt] = {}
 
     def attach(self, nursery: trio.Nursery | None) -> None:
         """Watch runs in ``nursery`` (the server's), so they outlive the calls that start them."""
@@ -88,6 +89,15 @@ class RunRegistry:
     def forget_pane_pid(self, pane: str) -> None:
         """The ``pane_pid`` seen before no longer holds (the pane changed)."""
         self._pane_pids.pop(pane, None)
+
+    def prompt(self, pane: str) -> pending.Prompt | None:
+        """Where ``pane``'s prompt ended when a line was last typed there (``pending``
+        Rule 4); only a hint, which the typing guard checks (the cursor's column)."""
+        return self._prompts.get(pane)
+
+    def saw_prompt(self, pane: str, prompt: pending.Prompt) -> None:
+        """A line was typed into ``pane`` at ``prompt``."""
+        self._prompts[pane] = prompt
 
     def free(self, run: Run) -> None:
         """``run`` no longer holds its pane."""

@@ -16,7 +16,7 @@ from tmuxmcp.driver import guards
 from tmuxmcp.driver.argv import cmd
 from tmuxmcp.errors import PaneNotReady
 from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.run import runscript, screen, settle
+from tmuxmcp.tools.run import pending, runscript, screen, settle
 from tmuxmcp.tools.run.state import Checked, Run, Typed
 from tmuxmcp.tools.scrollback import View, mark_at
 
@@ -47,7 +47,13 @@ async def type_line(
     run.write_files(command, shell=ready.shell.program)
     line = runscript.typed_line(command, run.files.paths["r"], suppress_history=suppress_history)
     run.record_shell()
-    guard = guards.guard_name(ctx.client.marker, run.pane, run.pane_pid, rows=not ready.screen_read)
+    guard = guards.guard_name(
+        ctx.client.marker,
+        run.pane,
+        run.pane_pid,
+        rows=not ready.screen_read,
+        cursor_x=ready.cursor_x,
+    )
     try:
         out = await ctx.client.run(
             cmd("show-options", "-s", "-v", t=run.pane, args=[guard]),
@@ -70,6 +76,10 @@ async def type_line(
     rows = screen.rows(body)
     view = View(start, rows[-(start.history_size + start.height) :])
     mark = mark_at(view, view.cursor_row, start.cursor_x)
+    if view.top <= view.cursor_row < view.end:
+        # Where the prompt ended, nothing typed after it (checked or guarded): the
+        # next run's guard wants the cursor there (pending Rule 4).
+        ctx.runs.saw_prompt(run.pane, pending.prompt_at(view.row(view.cursor_row), start.cursor_x))
     run.handle(Typed(line=line, mark=mark, restore_path=found.path))
     return True
 
