@@ -24,8 +24,12 @@ QUERIES = {
     "device-attributes": "printf '\\033[c'",
     "secondary-attributes": "printf '\\033[>c'",
     "status-report": "printf '\\033[5n'",
+    "terminal-version": "printf '\\033[>q'",
+    "text-area-size": "printf '\\033[18t'",
+    "background-colour": "printf '\\033]11;?\\007'",
 }
-"""Terminal queries tmux answers into the pane's input, each of tmux 3.3a-3.6a."""
+"""Terminal queries tmux answers into the pane's input, each of tmux 3.3a-3.6a (the
+background colour once the window has one: ``window-style``)."""
 
 
 @pytest.fixture(autouse=True)
@@ -42,6 +46,7 @@ async def test_a_terminal_reply_left_unread_does_not_reach_the_next_command(
     line: ``echo next`` was refused ("unclosed quote") or ran with the reply's tail."""
     async with serve(private_tmux) as session:
         pane = _shell_session(private_tmux, f"q-{shell}", shell)
+        private_tmux.bare("set-option", "-w", "-t", pane, "window-style", "bg=#102030")
         await _at_prompt(private_tmux, pane)
         first = await _run(session, pane, f"{QUERIES[query]}; sleep 0.3; echo asked")
         assert first["exit_status"] == 0
