@@ -45,6 +45,8 @@ def test_text_after_the_known_prompt_is_typed_ahead() -> None:
     assert prompt == Prompt(13, "user@host:~$ ")
     assert typed_ahead("user@host:~$ 1R", 15, prompt) == "1R"
     assert typed_ahead("user@host:~$ git commit -m 'x", 29, prompt) == "git commit -m 'x"
+    # After output with no newline at its end, the prompt starts further right.
+    assert typed_ahead("^[[2;1Rzquser@host:~$ 1Rzq", 26, prompt) == "1Rzq"
 
 
 def test_no_text_or_another_prompt_is_nothing_typed_ahead() -> None:

@@ -106,14 +106,19 @@ def prompt_at(row: str, column: int) -> Prompt:
 
 def typed_ahead(row: str, column: int, prompt: Prompt | None) -> str:
     """Rule 4: the text after the known ``prompt`` on the cursor row, left of the cursor
-    at ``column``; empty when there is none, or when the row does not begin with that
-    prompt (the prompt changed: nothing can be told)."""
-    if prompt is None or column <= prompt.column:
+    at ``column``; empty when there is none, or when the row does not hold that prompt
+    (the prompt changed: nothing can be told).
+
+    The prompt is looked for anywhere left of the cursor, first occurrence: a command
+    whose output did not end in a newline (the terminal's echo of a reply, ``^[[2;1R``)
+    leaves the next prompt further right on its row."""
+    if prompt is None or not prompt.text.strip():
         return ""
     before = row[:column].ljust(column)
-    if not before.startswith(prompt.text):
+    at = before.find(prompt.text)
+    if at < 0:
         return ""
-    return before[len(prompt.text) :].strip()
+    return before[at + len(prompt.text) :].strip()
 
 
 def refuse_typed_ahead(pane: str, row: str, column: int, prompt: Prompt | None) -> None:
