@@ -11,13 +11,26 @@ clear it. Every command runs in the pane's own shell only (CM-6).
 
 from __future__ import annotations
 
+import contextlib
+import os
+import pty
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
 
 from tests.support import PrivateTmux, error_text, serve
-from tests.tools.test_run_command import SHELLS, _at_prompt, _cursor_row, _run, _shell_session
+from tests.tools.test_run_command import (
+    SHELLS,
+    _at_prompt,
+    _cursor_row,
+    _foreground_command,
+    _run,
+    _shell_session,
+)
 
 QUERIES = {
     "cursor-position": "printf '\\033[6n'",
@@ -102,3 +115,83 @@ async def test_text_typed_at_the_prompt_is_refused_and_kept(
         done = await _run(session, pane, f"touch {ran}; echo next")
         assert (done["exit_status"], done["output"]) == (0, "next"), done
         assert ran.exists()
+
+
+@contextlib.contextmanager
+def _attached_client(tmux: PrivateTmux, pane: str) -> Iterator[int]:
+    """A tmux client attached to ``pane``'s session on a pty of the test's own: its
+    master, where a person's keys are written. Detached and reaped at the end."""
+    master, slave = pty.openpty()
+    env = {**tmux.env, "TERM": "xterm-256color"}
+    client = subprocess.Popen(
+        [*tmux.argv("attach-session", "-t", pane)],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        start_new_session=True,
+    )
+    os.close(slave)
+    try:
+        yield master
+    finally:
+        tmux.bare("detach-client", "-s", pane, check=False)
+        try:
+            client.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            client.kill()
+            client.wait()
+        os.close(master)
+
+
+async def _until_attached(tmux: PrivateTmux, pane: str) -> int:
+    """Wait (deadline 10 s) for a client on the pane's session; its last activity."""
+    with trio.fail_after(10):
+        while True:
+            seen = tmux.bare(
+                "display-message", "-p", "-t", pane, "#{session_attached} #{session_activity}"
+            ).stdout.split()
+            if seen and seen[0] != "0":
+                return int(seen[1])
+            await trio.sleep(0.02)
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+async def test_keys_a_person_typed_during_the_run_are_kept_and_named(
+    private_tmux: PrivateTmux, shell: str
+) -> None:
+    """pending Rule 2: a client typed into the session during the run, so what waits in
+    the input may be theirs: not discarded, and the next run is refused naming it
+    (with the reply's tail the line editor kept) instead of typed after it."""
+    async with serve(private_tmux) as session:
+        pane = _shell_session(private_tmux, f"p-{shell}", shell)
+        await _at_prompt(private_tmux, pane)
+        assert (await _run(session, pane, "echo first"))["output"] == "first"
+        with _attached_client(private_tmux, pane) as keyboard:
+            await _until_attached(private_tmux, pane)
+            results: list[dict[str, Any]] = []
+
+            async def run_query() -> None:
+                results.append(await _run(session, pane, "printf '\\033[6n'; sleep 1"))
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(run_query)
+                with trio.fail_after(10):
+                    while _foreground_command(private_tmux, pane) != "sleep":
+                        await trio.sleep(0.02)
+                os.write(keyboard, b"zq")  # a person's keys, while the command runs
+            assert results[0]["exit_status"] == 0
+            with trio.fail_after(10):
+                while "zq" not in _cursor_row(private_tmux, pane):
+                    await trio.sleep(0.02)
+            refused = await session.call_tool("run_command", {"pane_id": pane, "command": "echo x"})
+            text = error_text(refused)
+            assert refused.is_error and "[pane-not-ready]" in text and "C-u" in text, text
+            if shell == "sh":
+                # dash has no line editor: the keys wait in the terminal's line, not
+                # shown after the prompt, so they are found only once the line is
+                # typed, and the diagnosis says so (not only "an unclosed quote").
+                assert "text was waiting at its prompt" in text, text
+            else:
+                assert "zq" in text, text
+                assert "zq" in _cursor_row(private_tmux, pane)
