@@ -17,6 +17,7 @@ a client can tell error kinds apart without parsing prose.
     │   ├── PaneNotReady         the pane cannot take a shell command now
     │   │   ├── ShellBusy        its shell is not back at its prompt (*)
     │   │   │   └── JobJustEnded its job exited, the shell has not taken the terminal back (*)
+    │   │   ├── InputPending     text waits at its prompt, typed but not entered (*)
     │   │   └── ProgramInForeground  another program has the terminal (*)
     │   │       └── ScriptInForeground  a shell running a script or -c command (*)
     │   ├── SelfTeardownRefused  a teardown would remove tmuxmcp's own pane
@@ -37,7 +38,7 @@ a client can tell error kinds apart without parsing prose.
     ├── InternalError            a bug in tmuxmcp; the details are only in its log
     └── LockDirUnsafe            the pane lock directory is not tmuxmcp's own (*)
 
-(*) defined beside the code that raises it (``tools.readiness``,
+(*) defined beside the code that raises it (``tools.readiness``, ``tools.run.pending``,
 ``driver.client``, ``driver.guards``, ``tools.panelock``), with the reference of its parent
 unless it declares its own. ``tests/test_errors.py`` compares this drawing
 with the class hierarchy, so a new class cannot be left out.

@@ -70,6 +70,29 @@ async def test_a_refused_typing_guard_raises_typed_and_runs_nothing_after_it(
     assert private_tmux.bare("show-options", "-gqv", "@after").stdout.strip() == "ran"
 
 
+async def test_the_typing_guard_refuses_a_cursor_moved_off_the_prompts_end(
+    private_tmux: PrivateTmux,
+) -> None:
+    """Rule 4 with ``cursor_x``: text typed after the prompt moves the cursor, and the
+    guard (tools.run.pending Rule 4) then stops the paste."""
+    client = await _bound(private_tmux)
+    pane = private_tmux.new_session("c")["pane_id"]
+    pid = int(private_tmux.bare("display-message", "-p", "-t", pane, "#{pane_pid}").stdout)
+    column = int(private_tmux.bare("display-message", "-p", "-t", pane, "#{cursor_x}").stdout)
+    after = cmd("set-option", "-g", args=["@after", "ran"])
+
+    def typing_guard(at: int) -> Command:
+        name = guard_name(client.marker, pane, pid, rows=False, cursor_x=at)
+        return cmd("show-options", "-s", "-v", t=pane, args=[name])
+
+    with pytest.raises(GuardRefused) as refused:
+        await client.run(typing_guard(column + 2), after)
+    assert refused.value.refusal is Refusal.PANE_CHANGED
+    assert private_tmux.bare("show-options", "-gqv", "@after").stdout.strip() == ""
+    await client.run(typing_guard(column), after)
+    assert private_tmux.bare("show-options", "-gqv", "@after").stdout.strip() == "ran"
+
+
 async def test_the_zoom_guard_refuses_a_session_with_a_zoomed_window(
     private_tmux: PrivateTmux,
 ) -> None:

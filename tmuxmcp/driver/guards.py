@@ -10,7 +10,7 @@ all built here and all told apart here:
 * the **gate** of every call (``driver.client.gate_name``): the bound server,
   its aliases and hooks (``SERVER_REPLACED``, ``ALIAS_CHANGED``, ``HOOK_SET``);
 * the **typing guard** of ``run_command`` (``guard_name`` below): the pane is
-  still what readiness saw (``PANE_CHANGED``);
+  still what readiness saw, its cursor where the prompt ends (``PANE_CHANGED``);
 * the **zoom guard** of ``kill_session`` on tmux 3.4 (``tools.teardown``): no
   window of the session is zoomed (``WINDOW_ZOOMED``);
 * the **geometry guard** of a capture into history (``geometry_guard_name``
@@ -123,13 +123,18 @@ which tmux's format parser would take for its own."""
 _PANE_ID = re.compile(r"%[0-9]+")
 
 
-def guard_name(marker: str, pane: str, pane_pid: int, *, rows: bool) -> str:
+def guard_name(
+    marker: str, pane: str, pane_pid: int, *, rows: bool, cursor_x: int | None = None
+) -> str:
     """The typing guard (Rule 4): a ``show-options`` option name that is ``marker``
     (an existing server option) only while ``pane`` is still ``pane_pid``, alive, in
-    no mode, off the alternate screen and (with ``rows``) shows no row beginning like
-    a continuation prompt; otherwise ``Refusal.PANE_CHANGED``. Expanded by tmux in
-    the pane's context (``show-options -t pane``); an unknown pane expands to empty
-    fields and fails."""
+    no mode, off the alternate screen, (with ``rows``) shows no row beginning like
+    a continuation prompt and (with ``cursor_x``) has its cursor in that column;
+    otherwise ``Refusal.PANE_CHANGED``. Expanded by tmux in the pane's context
+    (``show-options -t pane``); an unknown pane expands to empty fields and fails.
+
+    The column is where the shell's prompt ends when nothing is typed after it
+    (``tools.run.pending``): text waiting at the prompt moves the cursor past it."""
     if not _PANE_ID.fullmatch(pane) or not marker.startswith("@tmuxmcp_"):
         raise ValueError("guard_name takes a pane id and tmuxmcp's marker option")
     seen = "#{pane_id}.#{pane_pid}.#{pane_dead}#{pane_in_mode}#{alternate_on}"
@@ -137,6 +142,9 @@ def guard_name(marker: str, pane: str, pane_pid: int, *, rows: bool) -> str:
     if rows:
         seen += ".#{C/r:" + CONTINUATION_ROW + "}"
         want += ".0"
+    if cursor_x is not None:
+        seen += ".#{cursor_x}"
+        want += f".{int(cursor_x)}"
     return choose(f"#{{==:{seen},{want}}}", marker, Refusal.PANE_CHANGED)
 
 

@@ -156,7 +156,8 @@ CLAIMS: tuple[Claim, ...] = (
     Claim(
         ClaimId.PASTE_GUARD,
         "run_command's typing guard admits an unchanged pane and refuses another pane_pid, "
-        "a mode, the alternate screen and continuation-prompt rows; a refusal stops the paste",
+        "a mode, the alternate screen, continuation-prompt rows and a cursor off the prompt's "
+        "end; a refusal stops the paste",
         guard.probe_paste_guard,
     ),
 )

@@ -39,6 +39,8 @@ a task instead (``continuation``), whose result is the same.
 Where each rule of the wing lives (each module's docstring states its own):
 
 * is the pane ready to take a line: ``readiness`` Rules 1-4; the settle time: ``settle``;
+* input already waiting in the pane (a terminal's reply, text typed at the prompt): ``pending``
+  Rules 1-4;
 * what the script does, and the ``set -e`` / ``ERR_RETURN`` refusal: ``runscript`` Rules 1-3;
 * the files, their modes and when they go: ``files``; the directory: ``directory``,
   and when another process's is removed: ``sweep``; one run per pane: ``panelock``;

@@ -24,6 +24,10 @@ pane's width (``windows.rows_within``) so that one read holds at most about
 as if every row were full: at most ``WINDOW_ROWS`` rows on a pane up to 261
 columns wide, about 260 on one of 2,000.
 
+Before the shell is released, the input a command left unread in the pane's
+terminal (a reply to a terminal query) is discarded when nobody can have
+typed it (``pending``), from the facts the end frame reads anyway.
+
 The end frame also gives the pane's ``pane_pid``, kept for the next run's
 readiness check (``RunRegistry.pane_pid``): a hint, which the next typing
 invocation's guard checks against tmux before it pastes.
@@ -31,6 +35,7 @@ invocation's guard checks against tmux before it pastes.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import msgspec
@@ -40,7 +45,7 @@ from tmuxmcp.driver.argv import cmd
 from tmuxmcp.errors import TmuxCommandFailed
 from tmuxmcp.tools import windows
 from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.run import output, screen
+from tmuxmcp.tools.run import output, pending, screen
 from tmuxmcp.tools.run.output import HEAD_SHARE, Outcome
 from tmuxmcp.tools.run.screen import PathFrame
 from tmuxmcp.tools.run.state import Run
@@ -208,6 +213,11 @@ async def collect(ctx: ToolContext, run: Run) -> Outcome:
     found, phys, joined = await _await_fence(ctx, run)
     if found.frame.pane_id == run.pane and not found.frame.dead:
         ctx.runs.saw_pane_pid(run.pane, found.frame.pid)
+        if run.shell_pid is not None:
+            # Before the release (pending Rule 1): a reply to a terminal query the
+            # command left unread would be typed ahead of the next run's line.
+            typed_at = time.time() - (trio.current_time() - run.began)
+            pending.discard_replies(found.input, run.shell_pid, typed_at)
     return await _read_output(ctx, run, found, phys, joined)
 
 

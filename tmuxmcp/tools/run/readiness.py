@@ -32,7 +32,9 @@ Rule 4: the typing invocation re-checks, inside tmux and just before the
   process (its ``pane_pid``, whose /proc entry Rule 2 read), alive, in no
   mode, not on the alternate screen and, where the screen was not read by
   tmuxmcp itself, no visible row begins with a continuation prompt (a
-  superset of Rule 3, which looks at the cursor row only). A failed re-check
+  superset of Rule 3, which looks at the cursor row only), and the cursor is
+  in the column where the prompt ended (``pending`` Rule 4: text typed at the
+  prompt moves it). A failed re-check
   stops the invocation before anything is pasted, like the gate does.
 """
 

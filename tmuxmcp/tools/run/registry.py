@@ -24,7 +24,7 @@ import shutil
 
 import trio
 
-from tmuxmcp.tools.run import directory, sweep
+from tmuxmcp.tools.run import directory, pending, sweep
 from tmuxmcp.tools.run.state import Run
 
 KEEP_FINISHED = 64
@@ -44,6 +44,7 @@ class RunRegistry:
         self._pane_pids: dict[str, int] = {}
         self._held: set[str] = set()
         """Runs a task follows: exempt from the count-based eviction until released."""
+        self._prompts: dict[str, pending.Prompt] = {}
 
     def attach(self, nursery: trio.Nursery | None) -> None:
         """Watch runs in ``nursery`` (the server's), so they outlive the calls that start them."""
@@ -99,6 +100,15 @@ class RunRegistry:
     def forget_pane_pid(self, pane: str) -> None:
         """The ``pane_pid`` seen before no longer holds (the pane changed)."""
         self._pane_pids.pop(pane, None)
+
+    def prompt(self, pane: str) -> pending.Prompt | None:
+        """Where ``pane``'s prompt ended when a line was last typed there (``pending``
+        Rule 4); only a hint, which the typing guard checks (the cursor's column)."""
+        return self._prompts.get(pane)
+
+    def saw_prompt(self, pane: str, prompt: pending.Prompt) -> None:
+        """A line was typed into ``pane`` at ``prompt``."""
+        self._prompts[pane] = prompt
 
     def free(self, run: Run) -> None:
         """``run`` no longer holds its pane."""

@@ -15,17 +15,20 @@ import msgspec
 from tmuxmcp.driver.records import RecordFormat
 from tmuxmcp.errors import TmuxCommandFailed
 from tmuxmcp.tools.query import typed_record
+from tmuxmcp.tools.run import pending
 from tmuxmcp.tools.scrollback import FRAME_FIELDS, Frame
 
-PATH_FRAME_FIELDS = {**FRAME_FIELDS, "path": "pane_path"}
-"""The frame's variables plus ``#{pane_path}``, where the fence shows."""
+PATH_FRAME_FIELDS = {**FRAME_FIELDS, "path": "pane_path", **pending.INPUT_FIELDS}
+"""The frame's variables plus ``#{pane_path}``, where the fence shows, and who could
+have typed into the pane (``pending.Input``)."""
 
 
 class PathFrame(msgspec.Struct, frozen=True, kw_only=True):
-    """A frame plus ``#{pane_path}``, where the fence shows."""
+    """A frame plus ``#{pane_path}``, where the fence shows, and the pane's input."""
 
     frame: Frame
     path: str
+    input: pending.Input
 
 
 def path_frame_format() -> RecordFormat:
@@ -40,7 +43,8 @@ def frame_of(text: str, frame_format: RecordFormat) -> PathFrame:
         raise TmuxCommandFailed("tmux returned a pane record tmuxmcp could not parse")
     raw = records[0]
     frame: Frame = typed_record(raw, FRAME_FIELDS, Frame)
-    return PathFrame(frame=frame, path=raw["pane_path"])
+    typed: pending.Input = typed_record(raw, pending.INPUT_FIELDS, pending.Input)
+    return PathFrame(frame=frame, path=raw["pane_path"], input=typed)
 
 
 def rows(text: str) -> list[str]:

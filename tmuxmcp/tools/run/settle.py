@@ -11,7 +11,9 @@ typing invocation's guard then confirms in tmux that the pane is still that
 process and checks Rules 1 and 3 of ``readiness`` there. Without one, or
 when that evidence does not hold, the pane's state and screen are read
 first (one tmux invocation) and every rule is checked here, so each refusal
-says what the pane is doing.
+says what the pane is doing, and text waiting after the known prompt is
+refused (``pending`` Rule 4; the typing guard requires the cursor where the
+prompt ended, so such text sends the cached path here).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from tmuxmcp.driver.records import RecordFormat
 from tmuxmcp.errors import ObjectNotFound, PaneNotReady, TmuxCommandFailed
 from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.query import typed_record
-from tmuxmcp.tools.run import readiness, screen
+from tmuxmcp.tools.run import pending, readiness, screen
 
 SETTLE_SECONDS = 1.0
 """How long a shell that is still running (drawing its prompt after the previous
@@ -49,6 +51,9 @@ class Ready(msgspec.Struct, frozen=True):
     screen_read: bool
     """True when the cursor row was read and checked here (Rule 3); False when only
     /proc was read, for the pane_pid seen before, and the typing guard checks the rest."""
+    cursor_x: int | None = None
+    """The column the typing guard requires the cursor in (``pending`` Rule 4): the
+    one this check saw, or where the prompt ended at the last typing; None: unknown."""
 
 
 async def read_state(ctx: ToolContext, pane: str) -> tuple[readiness.PaneState, list[str]]:
@@ -77,14 +82,19 @@ async def ready_shell(ctx: ToolContext, pane: str) -> Ready:
     while True:
         cached = ctx.runs.pane_pid(pane)
         try:
+            prompt = ctx.runs.prompt(pane)
             if cached is not None and readiness.proc_available():
-                return Ready(readiness.check_process(pane, cached), cached, screen_read=False)
+                shell = readiness.check_process(pane, cached)
+                column = None if prompt is None else prompt.column
+                return Ready(shell, cached, screen_read=False, cursor_x=column)
             state, rows = await read_state(ctx, pane)
             if state.pane_id != pane:
                 raise ObjectNotFound(f"tmux did not report pane {pane}")
             shell = readiness.check(pane, state, rows)
             ctx.runs.saw_pane_pid(pane, state.pid)
-            return Ready(shell, state.pid, screen_read=True)
+            if 0 <= state.cursor_y < len(rows):
+                pending.refuse_typed_ahead(pane, rows[state.cursor_y], state.cursor_x, prompt)
+            return Ready(shell, state.pid, screen_read=True, cursor_x=state.cursor_x)
         except readiness.ShellBusy as exc:
             refusal, waited = exc, trio.current_time() >= settle
         except readiness.ProgramInForeground as exc:

@@ -17,7 +17,7 @@ from tmuxmcp.driver import guards
 from tmuxmcp.driver.argv import cmd
 from tmuxmcp.errors import PaneNotReady
 from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.run import output, runscript, screen, settle
+from tmuxmcp.tools.run import output, pending, runscript, screen, settle
 from tmuxmcp.tools.run.state import Checked, Run, Typed
 from tmuxmcp.tools.scrollback import View, mark_at
 
@@ -48,7 +48,13 @@ async def type_line(
     run.write_files(command, shell=ready.shell.program)
     line = runscript.typed_line(command, run.files.paths["r"], suppress_history=suppress_history)
     run.record_shell()
-    guard = guards.guard_name(ctx.client.marker, run.pane, run.pane_pid, rows=not ready.screen_read)
+    guard = guards.guard_name(
+        ctx.client.marker,
+        run.pane,
+        run.pane_pid,
+        rows=not ready.screen_read,
+        cursor_x=ready.cursor_x,
+    )
     try:
         out = await ctx.client.run(
             cmd("show-options", "-s", "-v", t=run.pane, args=[guard]),
@@ -72,6 +78,10 @@ async def type_line(
     view = View(start, rows[-(start.history_size + start.height) :])
     mark = mark_at(view, view.cursor_row, start.cursor_x)
     screen_then = output.at_typing(view.rows, view.cursor_row - view.top, start.cursor_x)
+    if view.top <= view.cursor_row < view.end:
+        # Where the prompt ended, nothing typed after it (checked or guarded): the
+        # next run's guard wants the cursor there (pending Rule 4).
+        ctx.runs.saw_prompt(run.pane, pending.prompt_at(view.row(view.cursor_row), start.cursor_x))
     run.handle(Typed(line=line, mark=mark, restore_path=found.path, at_typing=screen_then))
     return True
 

@@ -136,11 +136,13 @@ async def _wait_for_status(ctx: ToolContext, run: Run) -> None:
             run.handle(
                 NotRun(
                     PaneNotReady(
-                        f"pane {run.pane}'s shell read the typed line but did not run it: it "
-                        "is waiting for more input (an unclosed quote, here-document, or a "
-                        "line ending in \\) or a builtin `read` took it. Nothing ran; "
-                        "tmuxmcp removed its script, so that line can never run it. Cancel "
-                        "the pending input with send_keys C-c"
+                        f"pane {run.pane}'s shell read the typed line but did not run it: "
+                        "text was waiting at its prompt before the line (typed but not "
+                        "entered), the shell waits for more input (an unclosed quote, "
+                        "here-document, or a line ending in \\), or a builtin `read` took "
+                        "it. Nothing ran; tmuxmcp removed its script, so that line can never "
+                        "run it. Look with capture_pane; clear the pending input with "
+                        "send_keys C-u or C-c"
                     )
                 )
             )

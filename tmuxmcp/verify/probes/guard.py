@@ -5,7 +5,8 @@ pane's context, names tmuxmcp's marker option for a pane that is as readiness
 saw it, and names no option for each change the decision rested on: another
 ``pane_pid``, an unknown pane, copy mode, the alternate screen, a visible row
 beginning like a continuation prompt (on the top row too, where a search that
-counted rows from zero would miss it). After a refused guard, the command
+counted rows from zero would miss it), a cursor off the column where the
+prompt ended (text typed after it, ``tools.run.pending``). After a refused guard, the command
 after it in the same invocation (the paste) never runs.
 """
 
@@ -18,10 +19,12 @@ MARKER = "@tmuxmcp_verify_guard"
 AFTER = "@tmuxmcp_verify_after"
 
 
-async def _admits(lab: Lab, pane: str, pane_pid: int, *, rows: bool) -> bool:
+async def _admits(
+    lab: Lab, pane: str, pane_pid: int, *, rows: bool, cursor_x: int | None = None
+) -> bool:
     """Whether the guard passes; ClaimFailed if a refused guard let the next command run."""
     await lab.ok(["set-option", "-s", "-u", AFTER])
-    name = guard_name(MARKER, pane, pane_pid, rows=rows)
+    name = guard_name(MARKER, pane, pane_pid, rows=rows, cursor_x=cursor_x)
     done = await lab.tmux(
         ["show-options", "-s", "-v", "-t", pane, name, ";", "set-option", "-s", AFTER, "1"]
     )
@@ -58,6 +61,11 @@ async def probe_paste_guard(lab: Lab) -> None:
     for what, (target, number) in refused.items():
         if await _admits(lab, target, number, rows=True):
             raise ClaimFailed(f"the guard admitted {what}")
+    # "$ " leaves the cursor in column 2; text typed after the prompt moves it on.
+    if not await _admits(lab, pane, pid, rows=False, cursor_x=2):
+        raise ClaimFailed("the guard refused a cursor in the column the prompt ends in")
+    if await _admits(lab, pane, pid, rows=False, cursor_x=1):
+        raise ClaimFailed("the guard admitted a cursor off the column the prompt ends in")
     await lab.ok(["copy-mode", "-t", pane])
     if await _admits(lab, pane, pid, rows=False):
         raise ClaimFailed("the guard admitted a pane in copy mode")

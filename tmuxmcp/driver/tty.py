@@ -1,0 +1,73 @@
+"""A pane's terminal device, seen from outside: what waits in its input, and discarding it.
+
+tmux writes into a pane's terminal (the pty's master side) whatever it has
+to say to the program in it: a client's keys, and its answers to terminal
+queries (``ESC [ 6 n`` is answered ``ESC [ row ; col R``). What the program
+does not read stays in the terminal's input queue, and the next reader of
+the terminal, the shell at its prompt, takes it as typed. This module is the
+one place tmuxmcp opens a pane's terminal device (the slave side, never as
+its controlling terminal), to look at that queue and to empty it. It starts
+no process and changes no terminal setting.
+
+Rules kept here:
+
+* **Rule 1: the device opened is the process's own terminal.** The path
+  (``#{pane_tty}``) is opened only if its device number is the ``tty_nr``
+  that ``/proc`` gives for the pane's process (``driver.proc``), so a path
+  that now names another terminal is never touched.
+* **Rule 2: only a partial line in canonical mode is discarded.** In
+  canonical mode the kernel counts (``FIONREAD``) the complete lines
+  waiting, not a partial one; a complete line (someone pressed Enter) or a
+  terminal in raw mode (where every byte counts) is never discarded here.
+  The caller decides whether a partial line may go (``tools.run.pending``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import struct
+import termios
+from pathlib import Path
+
+from tmuxmcp.driver import proc
+
+_TTY_NR = 4
+"""Index of ``tty_nr`` (proc(5) field 7) after the command name."""
+
+
+def terminal_of(pid: int, procfs: Path = proc.PROC) -> int | None:
+    """The device number of ``pid``'s controlling terminal, or ``None`` (none, or unreadable)."""
+    fields = proc.stat_fields(pid, procfs)
+    if fields is None or len(fields) <= _TTY_NR or not fields[_TTY_NR].isdigit():
+        return None
+    number = int(fields[_TTY_NR])
+    return number or None
+
+
+def discard_partial_line(path: str, device: int) -> bool:
+    """Discard what waits in the input of the terminal ``path`` when it is only a partial
+    line of a terminal in canonical mode (Rule 2), and the path is ``device`` (Rule 1).
+
+    True when the input was discarded (it may have been empty already).
+    """
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        if os.fstat(fd).st_rdev != device:
+            return False
+        if not termios.tcgetattr(fd)[3] & termios.ICANON:
+            return False
+        (complete,) = struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))
+        if complete:
+            return False
+        termios.tcflush(fd, termios.TCIFLUSH)
+        return True
+    except OSError:
+        return False
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(fd)
