@@ -23,6 +23,7 @@ import time
 import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -342,3 +343,51 @@ def test_server_info_and_the_surface_say_run_command_may_continue_as_a_task(
     (described,) = [t["description"] for t in listed["tools"] if t["name"] == "run_command"]
     assert "continues as a task" in described
     assert "interrupts the command (C-c)" in described
+
+
+def _documented_exchange() -> list[str]:
+    """The answers (``←`` lines, continuations joined) of docs/patterns.md's Tasks example."""
+    page = (Path(__file__).resolve().parent.parent / "docs" / "patterns.md").read_text()
+    section = page.split("### With a client that supports MCP Tasks", 1)[1]
+    block = section.split("```text\n", 1)[1].split("```", 1)[0]
+    answers: list[str] = []
+    for line in block.splitlines():
+        if line.startswith("← "):
+            answers.append(line[2:])
+        elif line.startswith("   ") and answers:
+            answers[-1] += " " + line.strip()
+    return answers
+
+
+def _flat(value: Any, into: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Every key of a nested JSON object, with its value (a later duplicate wins)."""
+    into = {} if into is None else into
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            into[key] = inner
+            _flat(inner, into)
+    return into
+
+
+_LITERAL = re.compile(r'"(\w+)": ("[^"<…]*"|-?\d+|true|false)(?=[,}])')
+_KEY = re.compile(r'"(\w+)":')
+
+
+def test_the_documented_tasks_exchange_is_what_the_server_answers(
+    private_tmux: PrivateTmux,
+) -> None:
+    """Issue 20.7: docs/patterns.md's Tasks example, executed. Each documented answer's
+    keys are in the real one, and each literal value it shows is the real value."""
+    documented = _documented_exchange()
+    assert len(documented) == 3, documented
+    pane = private_tmux.new_session("docs")["pane_id"]
+    with modern(private_tmux) as client:
+        created = client.run(pane, "sleep 3; echo built", 0.5)
+        polled = client.result("tasks/get", {"taskId": created["taskId"]})
+        done = client.until_done(created["taskId"])
+    for shown, real in zip(documented, (created, polled, done), strict=True):
+        flat = _flat(real)
+        for key in _KEY.findall(shown):
+            assert key in flat, (key, shown, real)
+        for key, literal in _LITERAL.findall(shown):
+            assert flat[key] == json.loads(literal), (key, literal, real)
