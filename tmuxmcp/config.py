@@ -118,27 +118,15 @@ def read(
     return values
 
 
-def _timeout(value: str | None) -> float:
-    assert TIMEOUT.default is not None
+def _seconds(setting: Setting, value: str | None, low: float, high: float) -> float:
+    """A number of seconds for ``setting`` (its default when unset), within [low, high]."""
+    assert setting.default is not None
     try:
-        seconds = float(TIMEOUT.default if value is None else value)
+        seconds = float(setting.default if value is None else value)
     except ValueError:
-        raise ConfigError(f"{TIMEOUT.flag} must be a number of seconds") from None
-    if not 0.1 <= seconds <= 600:
-        raise ConfigError(f"{TIMEOUT.flag} must be between 0.1 and 600 seconds")
-    return seconds
-
-
-def _task_ttl(value: str | None) -> float:
-    assert TASK_TTL.default is not None
-    try:
-        seconds = float(TASK_TTL.default if value is None else value)
-    except ValueError:
-        raise ConfigError(f"{TASK_TTL.flag} must be a number of seconds") from None
-    # At least a second, so a client polling at the usual interval sees the
-    # result; at most a day, so a forgotten task cannot pin its run for ever.
-    if not 1 <= seconds <= 86_400:
-        raise ConfigError(f"{TASK_TTL.flag} must be between 1 and 86400 seconds")
+        raise ConfigError(f"{setting.flag} must be a number of seconds") from None
+    if not low <= seconds <= high:  # also refuses NaN
+        raise ConfigError(f"{setting.flag} must be between {low:g} and {high:g} seconds")
     return seconds
 
 
@@ -157,8 +145,10 @@ def load(options: Options, environ: Mapping[str, str]) -> Config:
         socket=select_socket(raw[SOCKET_NAME.name], raw[SOCKET_PATH.name]),
         tmux_binary=resolve_binary(raw[TMUX.name], environ),
         request=request,
-        timeout=_timeout(raw[TIMEOUT.name]),
+        timeout=_seconds(TIMEOUT, raw[TIMEOUT.name], 0.1, 600),
         env=child_environment(environ),
         audit_log=raw[AUDIT_LOG.name] or None,
-        task_ttl=_task_ttl(raw[TASK_TTL.name]),
+        # At least a second, so a client polling at the usual interval sees the
+        # result; at most a day, so a forgotten task cannot hold its run for ever.
+        task_ttl=_seconds(TASK_TTL, raw[TASK_TTL.name], 1, 86_400),
     )
