@@ -34,7 +34,6 @@ import argparse
 import json
 import os
 import re
-import shlex
 import subprocess
 import sys
 import time
@@ -43,8 +42,17 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-import trio
-from benchlib import DEDICATED, PrivateTmux, bench_tmux, fill_pane, loadavg, summary, write_json
+from benchlib import (
+    DEDICATED,
+    PrivateTmux,
+    fill_pane,
+    loadavg,
+    print_header,
+    run_in_bench_tmux,
+    run_meta,
+    summary,
+    write_json,
+)
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import CallToolResult
@@ -391,18 +399,7 @@ async def run(tmux: PrivateTmux, ns: argparse.Namespace, errlog: TextIO) -> dict
     ids = fill_pane(tmux, ns.lines, 200, HEIGHT, FILLER)
     chosen = servers(tmux, os.path.abspath(ns.peers), ns.scrollback, ns.only, ns.tree)
     result: dict[str, Any] = {
-        "meta": {
-            "command": shlex.join(["python", "bench/bench_peers.py", *(sys.argv[1:])]),
-            "tmux": subprocess.run(
-                [tmux.binary, "-V"], capture_output=True, text=True, check=False
-            ).stdout.strip(),
-            "python": sys.version.split()[0],
-            "cpus": os.cpu_count(),
-            "load_before": loadavg(),
-            "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            "iterations": ns.iterations,
-            "cold_starts": ns.cold_starts,
-        },
+        "meta": run_meta("bench_peers.py", tmux, ns.iterations, ns.cold_starts),
         "servers": {s.name: version_of(s) for s in chosen},
     }
     result["latency"] = await latency(tmux, chosen, {"pane": ids["pane_id"]}, ns, errlog)
@@ -413,22 +410,8 @@ async def run(tmux: PrivateTmux, ns: argparse.Namespace, errlog: TextIO) -> dict
 
 def main(argv: Sequence[str] | None = None) -> int:
     ns = arguments(argv)
-    with (
-        bench_tmux("tmp") as tmux,
-        open(os.path.join(tmux.directory, "servers.stderr"), "w") as errlog,
-    ):
-        result = trio.run(run, tmux, ns, errlog)
-    meta = result["meta"]
-    print()
-    print(
-        f"`{meta['command']}`: {meta['tmux']}, Python {meta['python']}, {meta['cpus']} CPUs, "
-        f"load {meta['load_before']} before, {meta['load_after']} after; "
-        f"{meta['iterations']} calls per cell, {meta['cold_starts']} cold starts; ms"
-    )
-    print()
-    for name, version in result["servers"].items():
-        print(f"- {name} {version}")
-    print()
+    result = run_in_bench_tmux("tmp", run, ns)
+    print_header(result, "ms")
     print(table(result))
     write_json(ns.json, result)
     return 0

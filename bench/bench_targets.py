@@ -41,16 +41,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shlex
 import statistics
-import subprocess
-import sys
 import time
 from collections.abc import Sequence
 from contextlib import AsyncExitStack
 from typing import Any, TextIO
 
-import trio
 from bench_execute import bare_round_trip
 from bench_peers import (
     FILLER,
@@ -67,11 +63,13 @@ from benchlib import (
     PrivateTmux,
     RawClient,
     bare_call,
-    bench_tmux,
     cases,
     children_of,
     fill_pane,
     loadavg,
+    print_header,
+    run_in_bench_tmux,
+    run_meta,
     summary,
     write_json,
 )
@@ -329,18 +327,7 @@ async def run(tmux: PrivateTmux, ns: argparse.Namespace, errlog: TextIO) -> dict
     chosen = [s for s in servers(tmux, os.path.abspath(ns.peers), ns.scrollback, [], ns.tree)
               if s.name in only]  # fmt: skip
     result: dict[str, Any] = {
-        "meta": {
-            "command": shlex.join(["python", "bench/bench_targets.py", *(sys.argv[1:])]),
-            "tmux": subprocess.run(
-                [tmux.binary, "-V"], capture_output=True, text=True, check=False
-            ).stdout.strip(),
-            "python": sys.version.split()[0],
-            "cpus": os.cpu_count(),
-            "load_before": loadavg(),
-            "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            "iterations": ns.iterations,
-            "cold_starts": ns.cold_starts,
-        },
+        "meta": run_meta("bench_targets.py", tmux, ns.iterations, ns.cold_starts),
         "servers": {s.name: version_of(s) for s in chosen},
         "columns": [*(s.name for s in chosen), BARE],
     }
@@ -366,22 +353,8 @@ async def run(tmux: PrivateTmux, ns: argparse.Namespace, errlog: TextIO) -> dict
 
 def main(argv: Sequence[str] | None = None) -> int:
     ns = arguments(argv)
-    with (
-        bench_tmux("tmt") as tmux,
-        open(os.path.join(tmux.directory, "servers.stderr"), "w") as errlog,
-    ):
-        result = trio.run(run, tmux, ns, errlog)
-    meta = result["meta"]
-    print()
-    print(
-        f"`{meta['command']}`: {meta['tmux']}, Python {meta['python']}, {meta['cpus']} CPUs, "
-        f"load {meta['load_before']} before, {meta['load_after']} after; "
-        f"{meta['iterations']} calls per cell, {meta['cold_starts']} cold starts; medians, ms"
-    )
-    print()
-    for name, version in result["servers"].items():
-        print(f"- {name} {version}")
-    print()
+    result = run_in_bench_tmux("tmt", run, ns)
+    print_header(result, "medians, ms")
     print(table(result))
     print()
     print(

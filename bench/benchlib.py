@@ -354,3 +354,46 @@ def cases(ids: dict[str, str], scrollback: int) -> list[Case]:
              ("display-message", "-p", "#{pid}:#{start_time}"),
              lambda s: s["server_state"] == "bound"),
     ]  # fmt: skip
+
+
+def run_meta(script: str, tmux: PrivateTmux, iterations: int, cold_starts: int) -> dict[str, Any]:
+    """What a peers-style run records about itself: command, tmux, Python, machine, load."""
+    return {
+        "command": shlex.join(["python", f"bench/{script}", *(sys.argv[1:])]),
+        "tmux": subprocess.run(
+            [tmux.binary, "-V"], capture_output=True, text=True, check=False
+        ).stdout.strip(),
+        "python": sys.version.split()[0],
+        "cpus": os.cpu_count(),
+        "load_before": loadavg(),
+        "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "iterations": iterations,
+        "cold_starts": cold_starts,
+    }
+
+
+def run_in_bench_tmux(prefix: str, run: Callable[..., Any], *args: Any) -> dict[str, Any]:
+    """``trio.run(run, tmux, *args, errlog)`` on a bench tmux, the servers' stderr in a file."""
+    import trio
+
+    with (
+        bench_tmux(prefix) as tmux,
+        open(os.path.join(tmux.directory, "servers.stderr"), "w") as errlog,
+    ):
+        result: dict[str, Any] = trio.run(run, tmux, *args, errlog)
+    return result
+
+
+def print_header(result: dict[str, Any], unit: str) -> None:
+    """The run's meta line and its servers, as the tables in bench/README.md open."""
+    meta = result["meta"]
+    print()
+    print(
+        f"`{meta['command']}`: {meta['tmux']}, Python {meta['python']}, {meta['cpus']} CPUs, "
+        f"load {meta['load_before']} before, {meta['load_after']} after; "
+        f"{meta['iterations']} calls per cell, {meta['cold_starts']} cold starts; {unit}"
+    )
+    print()
+    for name, version in result["servers"].items():
+        print(f"- {name} {version}")
+    print()
