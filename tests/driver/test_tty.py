@@ -7,9 +7,13 @@ are left as they are (Rule 1).
 
 from __future__ import annotations
 
+import fcntl
 import os
 import pty
+import select
+import struct
 import termios
+import time
 import tty as stdlib_tty
 from collections.abc import Iterator
 from pathlib import Path
@@ -45,16 +49,37 @@ def _waiting(slave: int) -> bytes:
         termios.tcsetattr(slave, termios.TCSANOW, saved)
 
 
+def _typed(master: int, slave: int, data: bytes) -> None:
+    """Write ``data`` as typed keys and wait (with a deadline) until the kernel's line
+    discipline has taken it: the kernel hands a pty's input over asynchronously, so
+    without this a check that ran at once could see an empty queue."""
+    os.write(master, data)
+    deadline = time.monotonic() + 5
+    if termios.tcgetattr(slave)[3] & termios.ECHO:
+        # Canonical with echo: the line discipline echoes what it took to the master.
+        echoed = b""
+        last = data.rstrip(b"\n")[-1:]
+        while not (echoed.rstrip(b"\r\n").endswith(last) and len(echoed) >= len(data) - 1):
+            assert time.monotonic() < deadline, f"no echo of {data!r}: {echoed!r}"
+            if select.select([master], [], [], 0.05)[0]:
+                echoed += os.read(master, 100)
+        return
+    # Raw: the queue counts every byte.
+    while struct.unpack("i", fcntl.ioctl(slave, termios.FIONREAD, b"\0\0\0\0"))[0] < len(data):
+        assert time.monotonic() < deadline, f"{data!r} never reached the terminal"
+        time.sleep(0.01)
+
+
 def test_a_partial_line_is_discarded(terminal: tuple[int, int, str]) -> None:
     master, slave, path = terminal
-    os.write(master, b"\x1b[24;1R")
+    _typed(master, slave, b"\x1b[24;1R")
     assert tty.discard_partial_line(path, os.fstat(slave).st_rdev) is True
     assert _waiting(slave) == b""
 
 
 def test_a_complete_line_is_kept(terminal: tuple[int, int, str]) -> None:
     master, slave, path = terminal
-    os.write(master, b"echo typed\n")
+    _typed(master, slave, b"echo typed\n")
     assert tty.discard_partial_line(path, os.fstat(slave).st_rdev) is False
     assert _waiting(slave) == b"echo typed\n"
 
@@ -62,14 +87,14 @@ def test_a_complete_line_is_kept(terminal: tuple[int, int, str]) -> None:
 def test_a_terminal_in_raw_mode_is_kept(terminal: tuple[int, int, str]) -> None:
     master, slave, path = terminal
     stdlib_tty.setraw(slave, termios.TCSANOW)
-    os.write(master, b"abc")
+    _typed(master, slave, b"abc")
     assert tty.discard_partial_line(path, os.fstat(slave).st_rdev) is False
     assert _waiting(slave) == b"abc"
 
 
 def test_another_device_is_not_touched(terminal: tuple[int, int, str]) -> None:
     master, slave, path = terminal
-    os.write(master, b"abc")
+    _typed(master, slave, b"abc")
     assert tty.discard_partial_line(path, os.fstat(slave).st_rdev + 1) is False
     assert _waiting(slave) == b"abc"
 

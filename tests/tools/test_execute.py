@@ -328,7 +328,8 @@ async def test_run_command_refuses_panes_not_at_a_shell(private_tmux: PrivateTmu
             await session.call_tool("run_command", {"pane_id": shell, "command": "ls"})
         )
         assert "copy or view mode" in text
-        for bad in ("", "echo\x1b[2J", "a\tb"):
+        # A tab is a command's own text now (issue 22.1); a carriage return is not.
+        for bad in ("", "echo\x1b[2J", "a\rb"):
             text = error_text(
                 await session.call_tool("run_command", {"pane_id": shell, "command": bad})
             )
