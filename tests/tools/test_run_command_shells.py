@@ -137,37 +137,71 @@ async def test_functions_named_like_the_scripts_builtins_are_not_called(
 
 
 @pytest.mark.parametrize("shell", sorted(SHELLS))
-async def test_errexit_in_the_shell_is_refused_and_nothing_runs(
-    private_tmux: PrivateTmux, shell: str, tmp_path: Any
+async def test_errexit_in_the_shell_behaves_as_if_the_command_were_typed(
+    private_tmux: PrivateTmux, shell: str
 ) -> None:
-    """With `set -e` in the pane's shell, a command whose status is non-zero without
-    tripping errexit (`test -f x && echo yes`, which a person can type) made the script's
-    `.` fail: the shell exited and the pane closed. Now the script runs nothing, the
-    refusal says how to go on, and the pane keeps its shell."""
-    ran = tmp_path / "ran"
-    command = f"touch {ran}; test -f /nonexistent && echo yes"
+    """Issue 22.10: with `set -e` in the pane's shell every run was refused
+    (`pane-not-ready`, errexit), because the script's `.` of a command whose last AND-OR
+    list failed without tripping errexit (`test -f x && echo yes`) would have ended the
+    shell. Now such a command reports its status and the shell stays, `$?` is the
+    command's at the next prompt, and a command that trips errexit ends the shell, as
+    it does when a person types it (CM-6: only the pane's own shell is touched)."""
     async with serve(private_tmux) as session:
         pane = _shell_session(private_tmux, f"e-{shell}", shell)
         await _configure(private_tmux, pane, "set -e")
-        refused = await session.call_tool("run_command", {"pane_id": pane, "command": command})
-        text = error_text(refused)
-        assert "[pane-not-ready]" in text and "errexit" in text and "set +e" in text
-        assert not ran.exists()
+        tested = await _run(session, pane, "test -f /nonexistent && echo yes")
+        assert (tested["exit_status"], tested["output"]) == (1, "")
+        again = await _run(session, pane, 'echo "was $?"; case $- in *e*) echo on;; esac')
+        assert (again["exit_status"], again["output"]) == (0, "was 1\non")
+        hi = await _run(session, pane, "echo hi")
+        assert (hi["exit_status"], hi["output"]) == (0, "hi")
         assert private_tmux.pane_command(pane) == SHELLS[shell][0]
-        sent = await session.call_tool(
-            "send_text", {"pane_id": pane, "text": "set +e", "enter": True}
+        ended = await session.call_tool(
+            "run_command", {"pane_id": pane, "command": "false; echo never", "timeout": 20}
         )
-        assert not sent.is_error
-        with trio.fail_after(20):
-            while True:
-                result = await session.call_tool(
-                    "run_command", {"pane_id": pane, "command": command, "timeout": 10}
-                )
-                if not result.is_error or "errexit" not in error_text(result):
-                    break
-                await trio.sleep(0.1)
-        done = structured(result)
-        assert (done["exit_status"], done["output"]) == (1, "")
+        text = error_text(ended)
+        assert "exited during the command" in text and "errexit" in text
+        assert "never" not in text
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+async def test_set_e_run_as_a_command_leaves_later_commands_running(
+    private_tmux: PrivateTmux, shell: str
+) -> None:
+    """The issue's own case: after `run_command("set -e")`, `run_command("echo hi")` was
+    refused; a person typing `echo hi` there gets `hi`. `set +e` turns it off again."""
+    async with serve(private_tmux) as session:
+        pane = _shell_session(private_tmux, f"set-e-{shell}", shell)
+        await _at_prompt(private_tmux, pane)
+        assert (await _run(session, pane, "set -e"))["exit_status"] == 0
+        hi = await _run(session, pane, "echo hi")
+        assert (hi["exit_status"], hi["output"]) == (0, "hi")
+        failing = await _run(session, pane, "(exit 3) && echo never")
+        assert failing["exit_status"] == 3
+        assert (await _run(session, pane, "set +e"))["exit_status"] == 0
+        off = await _run(session, pane, "false; echo survived")
+        assert (off["exit_status"], off["output"]) == (0, "survived")
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+async def test_errexit_refuses_a_command_ending_in_an_open_here_document(
+    private_tmux: PrivateTmux, shell: str, tmp_path: Any
+) -> None:
+    """Under errexit the status is read on a line after the command's text; a text that
+    ends inside a here-document would take that line as data, so it runs nothing and
+    the refusal says what to fix; the shell stays and the next command runs."""
+    ran = tmp_path / "ran"
+    async with serve(private_tmux) as session:
+        pane = _shell_session(private_tmux, f"e-doc-{shell}", shell)
+        await _configure(private_tmux, pane, "set -e")
+        refused = await session.call_tool(
+            "run_command", {"pane_id": pane, "command": f"touch {ran}; cat <<EOF\nabc"}
+        )
+        text = error_text(refused)
+        assert "[pane-not-ready]" in text and "here-document" in text
+        assert not ran.exists()
+        closed = await _run(session, pane, f"touch {ran}; cat <<EOF\nabc\nEOF")
+        assert (closed["exit_status"], closed["output"]) == (0, "abc")
         assert ran.exists()
 
 
@@ -274,12 +308,14 @@ async def test_a_shell_named_by_its_path_gets_the_posix_script(tmp_path: Any) ->
     shell POSIX `command` (zsh's `command` runs external programs only)."""
     from tmuxmcp.tools.run import runscript
 
-    files = {key: os.path.join(str(tmp_path), key) for key in "csgt"}
-    zsh = runscript.script(files=files, fence="f", shell="zsh")
-    dash = runscript.script(files=files, fence="f", shell="dash")
+    files = {key: os.path.join(str(tmp_path), key) for key in "cesgt"}
+    zsh = runscript.script(files=files, fence="f", shell="zsh", errexit_copy=True)
+    dash = runscript.script(files=files, fence="f", shell="dash", errexit_copy=True)
     assert "\\builtin read" in zsh and "\\command" not in zsh
     assert "\\command read" in dash and "\\builtin" not in dash
-    assert "\\command . " in dash  # a syntax error ends the run, not the script
+    assert f"\\command . {files['c']}" in dash  # a syntax error ends the run, not the script
+    # Under errexit, a plain `.`: there `command .` would end the shell on a syntax error.
+    assert f"\\. {files['e']}" in dash
 
 
 @pytest.mark.parametrize("shell", sorted(SHELLS))
@@ -289,12 +325,15 @@ async def test_a_typed_line_as_wide_as_the_pane_keeps_the_first_output_line(
     """A typed line that filled its row exactly left the cursor in the pending-wrap state;
     the output's first line wrapped from there and tmux joined it to the typed row, so it
     was dropped with the typed line (`echo` of 41 characters in bash on main: output "").
-    Eighty lengths in a row after a short prompt make one typed line fill its 80-column
+    Eighty lengths in a row after a short prompt make one typed line fill its 160-column
     row exactly; where the run directory's path is too long for any typed line to fit
     one row, the case cannot happen and the test says so (a line that wraps first and
     then fills its second row is not joined by bash's readline)."""
     async with serve(private_tmux) as session:
         pane = _shell_session(private_tmux, f"wide-{shell}", shell)
+        # Wide enough for the typed line (prompt, wrapper and the run directory's path
+        # twice, about 120 characters) to fit one row with room for the 80 lengths.
+        private_tmux.bare("resize-window", "-t", pane, "-x", "160")
         # A short prompt, so that the shortest typed line fits in one row.
         await _configure(private_tmux, pane, "PS1='$ '")
         for width in range(1, 81):
@@ -304,8 +343,8 @@ async def test_a_typed_line_as_wide_as_the_pane_keeps_the_first_output_line(
         # A physical row that holds a whole typed line and is full: the case itself.
         history = private_tmux.bare("capture-pane", "-p", "-S", "-", "-t", pane).stdout
         rows = history.split("\n")
-        if not any(r.startswith("$  { _=") and r.endswith("2>&1") and len(r) == 80 for r in rows):
-            pytest.skip("no typed line filled one 80-column row (a long run directory path)")
+        if not any(r.startswith("$  { _=") and r.endswith("2>&1") and len(r) == 160 for r in rows):
+            pytest.skip("no typed line filled one 160-column row (a long run directory path)")
 
 
 async def test_zsh_rprompt_is_not_output(private_tmux: PrivateTmux) -> None:

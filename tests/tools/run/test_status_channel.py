@@ -31,7 +31,7 @@ def test_an_errexit_report_becomes_the_refusal_naming_the_pane_and_the_fix() -> 
     assert isinstance(event, state.Refused)
     assert isinstance(event.error, PaneNotReady)
     assert "pane %7's shell has errexit on" in str(event.error)
-    assert "set +e" in str(event.error)
+    assert "here-document" in str(event.error) and "backslash" in str(event.error)
 
 
 def test_lines_that_are_not_the_script_s_are_no_events() -> None:

@@ -1,4 +1,5 @@
-"""The files of one run: the command, the script, the status file and the two FIFOs.
+"""The files of one run: the command (and its errexit copy), the script, the status file
+and the two FIFOs.
 
 No tmux and no processes here. ``RunFiles`` owns the files of one run in
 this process's private directory (mode 0700, made with its owner record by
@@ -25,11 +26,14 @@ class RunFiles:
     """The files of one run (``r`` script, ``c`` command, ``s``/``g`` FIFOs, ``t`` status)."""
 
     def __init__(self, run_directory: str, index: int, lock_fd: int) -> None:
-        self.paths = {key: os.path.join(run_directory, f"{key}{index}") for key in "rcsgt"}
+        self.paths = {key: os.path.join(run_directory, f"{key}{index}") for key in "rcesgt"}
         self.shell_record = os.path.join(run_directory, f"{directory.SHELL_PREFIX}{index}")
         """Which shell will source the files (``directory``, Rule 2)."""
         self.shell = ""
         """The base name of the shell the script is written for (``runscript.script``)."""
+        self.errexit_copy = False
+        """Whether ``e``, the command's copy for a shell under errexit, was written
+        (``runscript.errexit_copy``)."""
         self.status_fd = -1
         self.release_fd = -1
         self.lock_fd = lock_fd
@@ -44,6 +48,10 @@ class RunFiles:
         """Create the command, status and script files and the two FIFOs."""
         f = self.paths
         _write(f["c"], command if command.endswith("\n") else command + "\n")
+        copy = runscript.errexit_copy(command)
+        if copy is not None:
+            _write(f["e"], copy)
+            self.errexit_copy = True
         _write(f["t"], runscript.status_return(None, None, shell))
         os.mkfifo(f["s"], 0o600)
         os.mkfifo(f["g"], 0o600)
@@ -64,7 +72,12 @@ class RunFiles:
             os.unlink(self.paths["t"])
             _write(self.paths["t"], runscript.status_return(None, None, shell))
         self.shell = shell
-        _write(self.paths["r"], runscript.script(files=self.paths, fence=fence, shell=shell))
+        _write(
+            self.paths["r"],
+            runscript.script(
+                files=self.paths, fence=fence, shell=shell, errexit_copy=self.errexit_copy
+            ),
+        )
 
     def record_shell(self, pid: int) -> None:
         """Record the shell about to be typed into (again, when the pane was checked again)."""
@@ -101,8 +114,8 @@ class RunFiles:
                     os.close(fd)
         self.status_fd = self.release_fd = self.lock_fd = -1
         # The script's last step sources t; it is removed with the directory.
-        for path in [self.paths[key] for key in "csg"] + [self.shell_record]:
-            if going and path != self.paths["c"]:
+        for path in [self.paths[key] for key in "cesg"] + [self.shell_record]:
+            if going and path not in (self.paths["c"], self.paths["e"]):
                 continue  # the script still opens them, and the record says who does
             with contextlib.suppress(OSError):
                 os.unlink(path)

@@ -2,7 +2,8 @@
 
 Pure: text only. What is typed into the pane is one short line,
 
-    `` { _='the command' . /dev/shm/tmuxmcp-k3j2/r7; } 7>&1 8>&2 >/dev/null 2>&1``
+    `` { _='the command' . /dev/shm/tmuxmcp-k3j2/r7; . /dev/shm/tmuxmcp-k3j2/t7 && :; }``
+    ``7>&1 8>&2 >/dev/null 2>&1`` (one line, shown here in two)
 
 so a person watching sees their command (shown, never run: the value of an
 assignment to ``_`` on the ``.``, which runs no command, so the script finds
@@ -19,6 +20,8 @@ directory (mode 0700), never on the screen:
 * ``c<k>``: the command itself, exactly as given, sourced by the script. A
   command of any length up to the cap runs whole: nothing passes through the
   terminal's line discipline, whose 4,095-byte line limit would cut it.
+* ``e<k>``: the same text and one line more, ``tmuxmcp_release=$?``, sourced
+  instead of ``c`` when the shell has errexit on (Rule 3).
 * ``r<k>``: the script. It reports ``S`` (started) and ``E <status>`` on the
   FIFO ``s<k>``, opened read-write (``1<>``) so the shell never blocks on it
   even if tmuxmcp is gone. After the command, and before ``E``, it prints a
@@ -28,12 +31,12 @@ directory (mode 0700), never on the screen:
   the FIFO ``g<k>`` (held open by tmuxmcp; a dead tmuxmcp closes it, which
   releases the wait), so the shell cannot draw its next prompt before the
   output is read: the end of the output is the cursor position at the fence,
-  not a marker a program could print. Released, it sources ``t<k>``, which
-  tmuxmcp writes at collection: it puts ``#{pane_path}`` back and returns the
-  command's status, so ``$?`` at the prompt is the command's. Until then
-  ``t<k>`` returns the status the typed line kept, and the script sources it
-  just before the command too, so the command's ``$?`` starts as the last
-  command's, as when typed.
+  not a marker a program could print. Released, it returns (status 0), and the
+  typed line sources ``t<k>``, which tmuxmcp writes at collection: it puts
+  ``#{pane_path}`` back and returns the command's status, so ``$?`` at the
+  prompt is the command's. Until then ``t<k>`` returns the status the typed
+  line kept, and the script sources it just before the command too, so the
+  command's ``$?`` starts as the last command's, as when typed.
 * shells that abandon a whole dot script on a syntax error in a nested one
   (dash, ash, ksh ...) source the command with ``command .``: POSIX takes the
   special-builtin error behaviour away from a builtin run by ``command``, so
@@ -44,25 +47,43 @@ directory (mode 0700), never on the screen:
 * the shell's settings are the user's, and the script keeps working under
   them: every builtin it calls goes past a user's alias *and* function of
   that name (``\\builtin printf`` in bash and zsh, ``\\command printf``
-  elsewhere; a backslash alone escapes aliases only); under errexit it runs
-  nothing (Rule 3); ``set -u``, ``noclobber`` (the FIFOs are opened ``1<>``)
+  elsewhere; a backslash alone escapes aliases only); under errexit the
+  shell ends where the command, typed, would have ended it, and nowhere else
+  (Rules 3 and 4); ``set -u``, ``noclobber`` (the FIFOs are opened ``1<>``)
   and ``umask`` do not touch it.
 
 Rules:
 
 Rule 1: the command is never altered or re-quoted; names typed on screen
   are shell-quoted words, and no control character is typed but the final
-  newline (the shown first line has its tabs as spaces: ``shown``).
+  newline (the shown first line has its tabs as spaces: ``shown``). The one
+  line ``e`` adds stands after the command's text, never inside it
+  (``errexit_copy``).
 Rule 2: the descriptors the script holds (7, 8 and the release FIFO's 9)
   are closed for the command, so the command's programs do not inherit
   them. A consequence: an ``exec`` that redirects the command's stdout or
   stderr (``exec >log 2>&1``) holds until the command ends, not after it
   (other descriptors it opens stay open).
-Rule 3: with errexit on (``set -e``; zsh: or ``ERR_RETURN``) the script
-  runs nothing and reports ``X errexit`` (``X errreturn``) instead of ``S``,
-  and the call is refused with ``pane-not-ready``. The whole rule is
-  ``REFUSALS``, ``refused_options`` (the script's side) and ``refusal``
-  (the caller's side), here and nowhere else.
+Rule 3: errexit (``set -e``) behaves as if the command were typed (issue
+  22.10). A ``.`` of the command alone returns the status of its last AND-OR
+  list and so would end the shell where that list did not trip errexit
+  (``test -f x && echo yes``); a tested ``.`` (``. c || :``) turns errexit off
+  inside it in bash and zsh. So under errexit the script sources ``e``, whose
+  own last line takes the status (a plain ``\\.`` in dash: its ``command .``
+  ends the shell on a syntax error, which typed does not). Where that line
+  could become part of the command (its text ends inside a here-document or
+  after a continuing backslash: ``errexit_copy`` is None) the script runs
+  nothing and reports ``X errexit``; so it does under zsh's ``ERR_RETURN``
+  (``X errreturn``: it would return from the script at the command's first
+  failure). Each is refused with ``pane-not-ready``. The whole rule is
+  ``REFUSALS``, ``errexit_copy``, ``refused_options`` (the script's side) and
+  ``refusal`` (the caller's side), here and nowhere else.
+Rule 4: nothing of tmuxmcp's own fails where errexit could see it. Every step
+  of the script has status 0; the statuses it gives back (``$?`` to the
+  command, and to the prompt) come from ``. t && :``, an AND-OR list, whose
+  non-zero status ends no shell and runs no ERR trap; under errexit ``t`` sets
+  it with ``(exit N) && :``, since dash ends the shell on a failing
+  ``return`` in a dot script even when that ``.`` is tested.
 
 What a per-run secret protects against, and what it cannot: see
 ``docs/trust.md`` (a program running as the same user can read tmuxmcp's
@@ -70,6 +91,8 @@ files and write its FIFOs).
 """
 
 from __future__ import annotations
+
+import re
 
 from tmuxmcp.errors import PaneNotReady
 from tmuxmcp.sinks.shell import quote_word
@@ -110,18 +133,22 @@ SAVED_STDERR = 8
 tmuxmcp's own steps run with both sent to /dev/null (see the module docstring)."""
 
 
-def typed_line(command: str, script: str, *, suppress_history: bool) -> str:
-    """The line typed into the pane (ending in a newline).
+def typed_line(command: str, files: dict[str, str], *, suppress_history: bool) -> str:
+    """The line typed into the pane (ending in a newline); ``files`` maps ``r`` and ``t``
+    to the script's and the status file's paths.
 
     The group's redirections send what the shell itself prints for tmuxmcp's
     steps (xtrace lines, a bash DEBUG trap's output, a "No such file" from a
     script already removed) to /dev/null; the command gets the saved
-    descriptors back.
+    descriptors back. The status is given back last, by ``. t && :`` in the
+    group (Rule 4): the script itself always ends with status 0.
     """
     lead = " " if suppress_history else ""
     display = quote_word(shown(command), "command")
+    script = quote_word(files["r"], "script")
+    status = quote_word(files["t"], "status")
     return (
-        f"{lead}{{ _={display} . {quote_word(script, 'script')}; }} "
+        f"{lead}{{ _={display} . {script}; . {status} && :; }} "
         f"{SAVED_STDOUT}>&1 {SAVED_STDERR}>&2 >/dev/null 2>&1\n"
     )
 
@@ -151,11 +178,12 @@ def restorable_path(path: str) -> str:
 
 REFUSALS = {
     "errexit": (
-        "pane {pane}'s shell has errexit on (set -e), so nothing was run: there, any command "
-        "that ends with a non-zero status (even `test -f x && echo yes`) would exit the "
-        "shell and close the pane before its status could be reported. Turn it off in the "
-        "pane with send_text 'set +e' (enter true), then retry; to stop at the first "
-        "failure, run the command in a child shell: sh -ec '...'"
+        "pane {pane}'s shell has errexit on (set -e) and the command's text ends inside a "
+        "here-document or after a line-continuing backslash, so nothing was run: under "
+        "errexit tmuxmcp reads the command's status on a line after its text (so that the "
+        "shell exits exactly when it would have, had you typed the command), and such an "
+        "ending would take that line into the command. End the here-document with its "
+        "delimiter line (or drop the trailing backslash) and retry"
     ),
     "errreturn": (
         "pane {pane}'s zsh has ERR_RETURN set, so nothing was run: it would make tmuxmcp's "
@@ -163,34 +191,77 @@ REFUSALS = {
         "it off in the pane with send_text 'unsetopt err_return' (enter true), then retry"
     ),
 }
-"""Rule 3: what the script reports (``X <name>``) instead of ``S`` when the shell has
-that option on, and so runs nothing, with the refusal the caller gets for each."""
+"""Rule 3: what the script reports (``X <name>``) instead of ``S`` when it runs nothing,
+with the refusal the caller gets for each."""
+
+STATUS_LINE = "tmuxmcp_release=$?"
+"""The line the errexit copy ``e<k>`` of the command ends with (Rule 3)."""
+
+_HEREDOC = re.compile(r"(?<![<0-9])[0-9]*<<(?!<)(-?)[ \t]*((?:[^\s;&|<>()]|\\.)+)")
 
 
-def refused_options(shell: str, builtin: str, status_fifo: str) -> tuple[str, str]:
+def errexit_copy(command: str) -> str | None:
+    """The text the script sources under errexit (Rule 3): the command and then
+    ``STATUS_LINE``, or None where that line could become part of the command.
+
+    Under errexit the script cannot source the command alone: the ``.`` would return
+    the status of the command's last AND-OR list and end the shell whenever it is
+    non-zero, even where that list did not trip errexit (``test -f x && echo yes``,
+    which a person can type); tested for it (``. c || :``), bash and zsh turn errexit
+    off inside it. A last line of its own that takes the status keeps both right. It
+    is unsafe where the command's text ends inside a here-document (the line would
+    be its last line of data) or after a backslash that continues the line; both are
+    found conservatively here (a ``<<`` in quotes or arithmetic counts as an open
+    here-document unless its word stands alone on a later line), and only cost a
+    refusal, under errexit alone.
+    """
+    text = command if command.endswith("\n") else command + "\n"
+    lines = text.split("\n")[:-1]
+    last = lines[-1] if lines else ""
+    if (len(last) - len(last.rstrip("\\"))) % 2 == 1:
+        return None
+    index = 0
+    while index < len(lines):
+        delimiters = [
+            (strip == "-", _unquoted(word)) for strip, word in _HEREDOC.findall(lines[index])
+        ]
+        index += 1
+        for strip_tabs, word in delimiters:
+            while index < len(lines) and (
+                (lines[index].lstrip("\t") if strip_tabs else lines[index]) != word
+            ):
+                index += 1
+            if index >= len(lines):
+                return None
+            index += 1
+    return f"{text}{STATUS_LINE}\n"
+
+
+def _unquoted(word: str) -> str:
+    """A here-document's delimiter word with its quotes and backslashes removed."""
+    return re.sub(r"\\(.)|['\"]", lambda m: m.group(1) or "", word)
+
+
+def refused_options(
+    shell: str, builtin: str, status_fifo: str, *, errexit_copy: bool
+) -> tuple[str, str]:
     """Rule 3, the script's side: the text that opens and closes the script's body so
-    that, with one of ``REFUSALS`` on, it reports ``X <option>`` on ``status_fifo`` (a
-    quoted word) and runs nothing.
+    that, where it cannot run the command, it reports ``X <option>`` on
+    ``status_fifo`` (a quoted word) and runs nothing: under zsh's ERR_RETURN (which
+    would make the script return at the command's failing status, before it
+    reports), and under errexit when the command has no ``errexit_copy``.
 
-    With errexit on (``set -e``), the status of the script's ``.`` of the command
-    would end the shell whenever the command's status is non-zero, even where the
-    command itself did not trip errexit (``test -f x && echo yes``); zsh's
-    ERR_RETURN would make the script return at the command's failing status,
-    before it reports.
+    The status the typed line kept stays set: the typed line's ``. t`` gives it back.
     """
 
     def refuse(option: str) -> str:
-        return (
-            f"{builtin} printf 'X {option}\\n' 1<>{status_fifo}; {builtin} unset {PREVIOUS_STATUS}"
-        )
+        return f"{builtin} printf 'X {option}\\n' 1<>{status_fifo}"
 
     if shell == "zsh":
-        opening = (
-            f"if [[ -o errexit ]]; then {refuse('errexit')}\n"
-            f"elif [[ -o errreturn ]]; then {refuse('errreturn')}\n"
-            "else "
-        )
-        return opening, "fi\n"
+        errexit = "" if errexit_copy else f"elif [[ -o errexit ]]; then {refuse('errexit')}\n"
+        return f"if [[ -o errreturn ]]; then {refuse('errreturn')}\n{errexit}else ", "fi\n"
+    if errexit_copy:
+        return "", ""
     return f"case $- in\n*e*) {refuse('errexit')} ;;\n*) ", ";;\nesac\n"
 
 
@@ -199,33 +270,41 @@ def refusal(option: str, pane: str) -> PaneNotReady:
     return PaneNotReady(REFUSALS[option].format(pane=pane))
 
 
-def script(*, files: dict[str, str], fence: str, shell: str) -> str:
+def script(*, files: dict[str, str], fence: str, shell: str, errexit_copy: bool) -> str:
     """The script sourced by the pane's shell (``shell``: the program's base name).
 
-    ``files`` maps ``c``, ``s``, ``g``, ``t`` to their paths.
+    ``files`` maps ``c``, ``e``, ``s``, ``g``, ``t`` to their paths; ``errexit_copy``:
+    whether ``e`` was written (``errexit_copy`` above).
     """
     q = {key: quote_word(path, key) for key, path in files.items()}
     b = builtin_prefix(shell)
     dot = "\\command ." if shell in SHELLS_WITHOUT_RECOVERY else f"{b} ."
+    redirect = f"1>&{SAVED_STDOUT} 2>&{SAVED_STDERR} {SAVED_STDOUT}>&- {SAVED_STDERR}>&- 9<&-"
 
     # The command gets the shell's own stdout and stderr back and none of the
     # script's descriptors (7, 8, 9). The fence is drawn before the status is
     # reported, so that by the time tmuxmcp reads the status the fence is
     # already in the terminal's output and its first read of the pane finds it.
     # The status is kept meanwhile in the variable the release read sets anyway
-    # (unset at the end). Under an option it refuses, the script runs nothing
-    # (Rule 3).
+    # (unset at the end). Where it cannot run the command, the script runs
+    # nothing (Rule 3).
     # `. t && :` gives `$?` back to the command (the status the typed line kept:
     # t returns it until the run is collected), and unsets the variable that kept
-    # it; in an AND-OR list, a non-zero status there runs no ERR trap of the user's.
-    test, end = refused_options(shell, b, q["s"])
+    # it; in an AND-OR list, a non-zero status there runs no ERR trap of the user's
+    # and ends no shell under errexit.
+    # Under errexit the command's copy e, which takes its own status on its last
+    # line, is sourced with a plain `\.`: dash's `command .` would end the shell
+    # on a syntax error in it, where the same error typed does not.
+    run = f"{dot} {q['c']} {redirect}\ntmuxmcp_release=$?"
+    if errexit_copy:
+        plain_dot = "\\." if shell in SHELLS_WITHOUT_RECOVERY else f"{b} ."
+        run = f"case $- in\n*e*) {plain_dot} {q['e']} {redirect} ;;\n*) {run} ;;\nesac"
+    test, end = refused_options(shell, b, q["s"], errexit_copy=errexit_copy)
     return (
         f"{PREVIOUS_STATUS}=$?\n"
         f"{test}{b} printf 'S\\n' 1<>{q['s']}\n"
         f"{b} . {q['t']} && :\n"
-        f"{{ {dot} {q['c']} 1>&{SAVED_STDOUT} 2>&{SAVED_STDERR} "
-        f"{SAVED_STDOUT}>&- {SAVED_STDERR}>&- 9<&-\n"
-        "tmuxmcp_release=$?\n"
+        f"{{ {run}\n"
         f"{osc7(fence, b)}\n"
         f"{b} printf 'E %d\\n' \"$tmuxmcp_release\" 1<>{q['s']}\n"
         # `|| :`: a release by a dead tmuxmcp is an EOF (status 1), which must not
@@ -233,22 +312,34 @@ def script(*, files: dict[str, str], fence: str, shell: str) -> str:
         f"{b} read tmuxmcp_release <&9 || :\n"
         f"}} 9<{q['g']}\n"
         f"{b} unset tmuxmcp_release\n"
-        f"{b} . {q['t']}\n"
         f"{end}"
     )
 
 
 def status_return(status: int | None, restore_path: str | None, shell: str) -> str:
-    """The file ``t`` the script sources last: it puts ``#{pane_path}`` back and makes
-    ``$?`` the command's status. Written when the run is collected; until then
-    (``status`` None) it unsets ``PREVIOUS_STATUS`` and returns the status that kept:
-    the script sources it for that just before the command; a script released by a
-    dead tmuxmcp finds it again at its end, with the variable unset, and returns 0."""
+    """The file ``t``: it makes ``$?`` the command's status (Rule 4), and puts
+    ``#{pane_path}`` back. Written when the run is collected; until then (``status``
+    None) it unsets ``PREVIOUS_STATUS`` and returns the status that kept: the script
+    sources it for that just before the command; the typed line sources it last, and
+    finds it so when the script ran nothing (the status the typed line kept comes
+    back) or was released by a dead tmuxmcp (the variable unset: 0).
+
+    Under errexit the status is set with ``(exit N) && :`` rather than ``return N``:
+    dash ends the shell on a non-zero ``return`` in a dot script there, even one
+    whose ``.`` is tested; an AND-OR list's status ends none.
+    """
     b = builtin_prefix(shell)
     if status is None:
         # Expanded before eval runs it: the helper variable is gone before the
         # command starts, and `return` inside eval returns from this file.
         keep = f"${{{PREVIOUS_STATUS}:-0}}"
-        return f'{b} eval "{b} unset {PREVIOUS_STATUS}; {b} return {keep}"\n'
+        unset = f"{b} unset {PREVIOUS_STATUS}"
+        return (
+            "case $- in\n"
+            f'*e*) {b} eval "{unset}; ({b} exit {keep}) && :" && : ;;\n'
+            f'*) {b} eval "{unset}; {b} return {keep}" ;;\n'
+            "esac\n"
+        )
     restore = "" if restore_path is None else osc7(restorable_path(restore_path), b) + "\n"
-    return f"{restore}{b} return {int(status)}\n"
+    code = int(status)
+    return f"{restore}case $- in\n*e*) ({b} exit {code}) && : ;;\n*) {b} return {code} ;;\nesac\n"

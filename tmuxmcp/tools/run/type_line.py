@@ -46,7 +46,7 @@ async def type_line(
     name = f"tmuxmcp-{secrets.token_hex(8)}"
     run.handle(Checked(ready.pane_pid, ready.shell.pid))
     run.write_files(command, shell=ready.shell.program)
-    line = runscript.typed_line(command, run.files.paths["r"], suppress_history=suppress_history)
+    line = runscript.typed_line(command, run.files.paths, suppress_history=suppress_history)
     run.record_shell()
     guard = guards.guard_name(
         ctx.client.marker,
