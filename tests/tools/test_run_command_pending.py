@@ -189,9 +189,21 @@ async def test_keys_a_person_typed_during_the_run_are_kept_and_named(
             assert refused.is_error and "[pane-not-ready]" in text and "C-u" in text, text
             if shell == "sh":
                 # dash has no line editor: the keys wait in the terminal's line, not
-                # shown after the prompt, so they are found only once the line is
-                # typed, and the diagnosis says so (not only "an unclosed quote").
-                assert "text was waiting at its prompt" in text, text
+                # shown after the prompt. They were found only once the line was
+                # typed after them (pending Rule 5): now nothing is typed, and the
+                # refusal says why and how to clear them.
+                assert "shows no text waiting in its input" in text, text
+                assert "send_keys C-u" in text, text
+                screen = private_tmux.bare("capture-pane", "-p", "-t", pane).stdout
+                assert "echo x" not in screen, screen
+                again = await session.call_tool(
+                    "run_command", {"pane_id": pane, "command": "echo x"}
+                )
+                assert "shows no text waiting" in error_text(again)
+                cleared = await session.call_tool("send_keys", {"pane_id": pane, "keys": ["C-u"]})
+                assert not cleared.is_error
+                done = await _run(session, pane, "echo x")
+                assert (done["exit_status"], done["output"]) == (0, "x"), done
             else:
                 assert "zq" in text, text
                 assert "zq" in _cursor_row(private_tmux, pane)

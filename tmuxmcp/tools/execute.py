@@ -140,6 +140,7 @@ async def send_keys(ctx: ToolContext, args: SendKeysArgs) -> Sent:
     names = cast(list[str], args.keys) * args.repeat
     frame, reads = cursor_commands(pane)
     out = await ctx.client.run(*reads, cmd("send-keys", t=pane, args=names))
+    ctx.runs.input_handled(pane)
     cursor = cursor_from(ctx, pane, frame, out.stdout)
     return Sent(pane_id=pane, delivered=f"{len(names)} keys", cursor=cursor)
 
@@ -195,6 +196,8 @@ async def send_text(ctx: ToolContext, args: SendTextArgs) -> Sent:
     else:
         load, pastes = [], []
     out = await ctx.client.run(*reads, *load, *pastes, stdin=data if data else None)
+    if data or args.enter:
+        ctx.runs.input_handled(pane)
     cursor = cursor_from(ctx, pane, frame, out.stdout)
     said = f"{len(data)} bytes"
     if lines:
@@ -222,6 +225,7 @@ async def paste_buffer(ctx: ToolContext, args: PasteBufferArgs) -> Delivered:
     name = args.buffer
     flags = ["-p"] if args.bracketed_paste else []
     await ctx.client.run(cmd("paste-buffer", *flags, b=name, t=pane))
+    ctx.runs.input_handled(pane)
     return Delivered(pane_id=pane, delivered=f"buffer {name}")
 
 

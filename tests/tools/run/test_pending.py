@@ -1,5 +1,5 @@
-"""tools.run.pending, pure: when nobody can have typed into a pane (Rule 2), and the
-text typed after a known prompt (Rule 4)."""
+"""tools.run.pending, pure: when nobody can have typed into a pane (Rule 2), the
+text typed after a known prompt (Rule 4), and input a shell does not show (Rule 5)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,14 @@ from tmuxmcp.tools.run.pending import (
     Input,
     InputPending,
     Prompt,
+    input_may_wait_unseen,
     nobody_typed,
     prompt_at,
     refuse_typed_ahead,
+    refuse_unseen_input,
     typed_ahead,
 )
+from tmuxmcp.tools.run.registry import RunRegistry
 
 TYPED_AT = 1_800_000_000.5
 
@@ -62,3 +65,30 @@ def test_the_refusal_names_the_text_and_how_to_clear_it() -> None:
         refuse_typed_ahead("%4", "$ half typed", 12, prompt_at("$ ", 2))
     assert refused.value.reference == "pane-not-ready"
     refuse_typed_ahead("%4", "$", 2, prompt_at("$ ", 2))  # nothing waits: no refusal
+
+
+def test_only_a_shell_without_a_line_editor_may_hide_kept_input() -> None:
+    """Rule 5: bash and zsh draw what waits after their prompt (Rule 4 sees it)."""
+    typist = _seen(attached=1, activity=int(TYPED_AT) + 1)
+    assert input_may_wait_unseen(typist, "dash", TYPED_AT)
+    assert not input_may_wait_unseen(typist, "bash", TYPED_AT)
+    assert not input_may_wait_unseen(typist, "zsh", TYPED_AT)
+    assert not input_may_wait_unseen(_seen(attached=0), "dash", TYPED_AT)
+
+
+def test_the_unseen_input_refusal_says_how_to_clear_it() -> None:
+    refuse_unseen_input("%3", "dash", flagged=False)
+    refuse_unseen_input("%3", "bash", flagged=True)
+    with pytest.raises(InputPending, match=r"pane %3's shell \(dash\).*send_keys C-u"):
+        refuse_unseen_input("%3", "dash", flagged=True)
+
+
+def test_the_flag_belongs_to_one_shell_and_goes_when_tmuxmcp_sends_input() -> None:
+    runs = RunRegistry()
+    runs.input_may_wait("%3", 100)
+    assert runs.unseen_input("%3", 100)
+    assert not runs.unseen_input("%3", 101)  # respawned: another shell
+    assert not runs.unseen_input("%3", None)  # no /proc: nothing to match
+    assert not runs.unseen_input("%4", 100)
+    runs.input_handled("%3")
+    assert not runs.unseen_input("%3", 100)

@@ -217,7 +217,11 @@ async def collect(ctx: ToolContext, run: Run) -> Outcome:
             # Before the release (pending Rule 1): a reply to a terminal query the
             # command left unread would be typed ahead of the next run's line.
             typed_at = time.time() - (trio.current_time() - run.began)
-            pending.discard_replies(found.input, run.shell_pid, typed_at)
+            discarded = pending.discard_replies(found.input, run.shell_pid, typed_at)
+            if not discarded and pending.input_may_wait_unseen(
+                found.input, run.files.shell, typed_at
+            ):
+                ctx.runs.input_may_wait(run.pane, run.shell_pid)
     return await _read_output(ctx, run, found, phys, joined)
 
 

@@ -35,6 +35,19 @@ Rule 4: text waiting at the prompt when a run is to be typed (typed there
   after the known prompt (``typed_ahead``). A pane no line was typed into yet,
   or whose prompt changed, has no known prompt, and text there is not seen.
 
+Rule 5: a shell with no line editor (``NO_LINE_EDITOR``: dash) does not show
+  text waiting in its input after its prompt: keys typed while a command ran
+  were echoed among its output, and the terminal's line holds them unseen
+  (``driver.tty`` can count only complete lines, and changes no setting to
+  look further). When Rule 2 kept the input of a run there (a client's key
+  reached the session during the run), the next run in that shell is refused
+  before anything is typed (``refuse_unseen_input``), saying how to clear the
+  input, until tmuxmcp sends keys, text or a buffer to the pane (the caller
+  has then dealt with its input: C-u clears it, Enter runs it; text sent
+  after it is echoed after the prompt, where Rule 4 sees it). A key in
+  another pane of the session counts too: tmux keeps one activity time per
+  session, so this errs toward refusing.
+
 Nothing here runs tmux: the facts come with the end frame ``collect`` reads
 anyway (``INPUT_FIELDS``), the rest from ``/proc`` and the device, and the
 screen the readiness check reads.
@@ -88,6 +101,30 @@ def discard_replies(seen: Input, shell_pid: int, typed_at: float) -> bool:
 
 class InputPending(PaneNotReady):
     """You get this when text waits at the pane's prompt, typed but not entered."""
+
+
+NO_LINE_EDITOR = frozenset({"dash", "posh"})
+"""Shells (the program's base name) that read their input with the terminal's own line
+editing, so text waiting there is not drawn after their prompt (Rule 5)."""
+
+
+def input_may_wait_unseen(seen: Input, shell: str, typed_at: float) -> bool:
+    """Rule 5: input Rule 2 kept may wait where the screen cannot show it."""
+    return shell in NO_LINE_EDITOR and not nobody_typed(seen, typed_at)
+
+
+def refuse_unseen_input(pane: str, shell: str, flagged: bool) -> None:
+    """Rule 5: raise ``InputPending`` for a shell without a line editor whose input a
+    person may have typed into during the last run (``flagged``)."""
+    if not flagged or shell not in NO_LINE_EDITOR:
+        return
+    raise InputPending(
+        f"pane {pane}'s shell ({shell}) shows no text waiting in its input, and a "
+        "client's key reached the pane's session while its last command ran: what a "
+        "person typed then may wait there, unseen, and would run in front of the next "
+        "line. Nothing was typed. Clear the input with send_keys C-u (it discards what "
+        "waits), or run it with send_keys Enter, then retry"
+    )
 
 
 class Prompt(msgspec.Struct, frozen=True):

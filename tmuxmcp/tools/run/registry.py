@@ -45,6 +45,8 @@ class RunRegistry:
         self._held: set[str] = set()
         """Runs a task follows: exempt from the count-based eviction until released."""
         self._prompts: dict[str, pending.Prompt] = {}
+        self._unseen_input: dict[str, int] = {}
+        """Panes whose shell (the pid) may hold input no screen shows (``pending`` Rule 5)."""
 
     def attach(self, nursery: trio.Nursery | None) -> None:
         """Watch runs in ``nursery`` (the server's), so they outlive the calls that start them."""
@@ -109,6 +111,19 @@ class RunRegistry:
     def saw_prompt(self, pane: str, prompt: pending.Prompt) -> None:
         """A line was typed into ``pane`` at ``prompt``."""
         self._prompts[pane] = prompt
+
+    def input_may_wait(self, pane: str, shell_pid: int) -> None:
+        """A person may have typed into ``pane``'s shell ``shell_pid`` during a run, and
+        that shell does not show it (``pending`` Rule 5)."""
+        self._unseen_input[pane] = shell_pid
+
+    def unseen_input(self, pane: str, shell_pid: int | None) -> bool:
+        """Whether ``pane``'s shell ``shell_pid`` may hold input no screen shows."""
+        return shell_pid is not None and self._unseen_input.get(pane) == shell_pid
+
+    def input_handled(self, pane: str) -> None:
+        """tmuxmcp sent keys, text or a buffer to ``pane``: its caller dealt with its input."""
+        self._unseen_input.pop(pane, None)
 
     def free(self, run: Run) -> None:
         """``run`` no longer holds its pane."""

@@ -85,6 +85,8 @@ async def ready_shell(ctx: ToolContext, pane: str) -> Ready:
             prompt = ctx.runs.prompt(pane)
             if cached is not None and readiness.proc_available():
                 shell = readiness.check_process(pane, cached)
+                unseen = ctx.runs.unseen_input(pane, shell.pid)
+                pending.refuse_unseen_input(pane, shell.program, unseen)
                 column = None if prompt is None else prompt.column
                 return Ready(shell, cached, screen_read=False, cursor_x=column)
             state, rows = await read_state(ctx, pane)
@@ -94,6 +96,8 @@ async def ready_shell(ctx: ToolContext, pane: str) -> Ready:
             ctx.runs.saw_pane_pid(pane, state.pid)
             if 0 <= state.cursor_y < len(rows):
                 pending.refuse_typed_ahead(pane, rows[state.cursor_y], state.cursor_x, prompt)
+            unseen = ctx.runs.unseen_input(pane, shell.pid)
+            pending.refuse_unseen_input(pane, shell.program, unseen)
             return Ready(shell, state.pid, screen_read=True, cursor_x=state.cursor_x)
         except readiness.ShellBusy as exc:
             refusal, waited = exc, trio.current_time() >= settle
