@@ -10,6 +10,7 @@ import pytest
 from tmuxmcp.errors import InvalidArguments
 from tmuxmcp.tools.scrollback import (
     Frame,
+    Mark,
     View,
     decode_cursor,
     encode_cursor,
@@ -77,7 +78,35 @@ def test_rows_trimmed_past_the_mark_are_reported_as_a_history_limit_gap() -> Non
     assert locate(mark, after) is None
     gap = explain_gap(mark, after)
     assert gap.reason == "history-limit"
-    assert gap.lines_lost >= 0
+    # Lost once row 58 goes: six trims of 10 reach it, and leave rows 60.. possibly.
+    assert gap.lines_lost == 0
+
+
+@pytest.mark.parametrize(
+    ("row", "lost"),
+    [(0, 200), (1, 199), (2, 198), (162, 38), (200, 0), (201, 0), (202, 198), (450, 150)],
+)
+def test_a_history_limit_gap_counts_only_rows_certainly_trimmed_after_the_mark(
+    row: int, lost: int
+) -> None:
+    """Trims of 200 rows (limit 2000): the mark is lost once the upper of its two
+    fingerprint rows goes, so a mark at row 201 can be lost with its own row kept
+    (0 lost); the count was ceil(row / 200) * 200 - row, which said 199 there: a
+    loss that need not have happened."""
+    frame = Frame(
+        pane_id="%1",
+        history_size=1900,
+        history_limit=2000,
+        height=HEIGHT,
+        width=80,
+        cursor_x=0,
+        cursor_y=HEIGHT - 1,
+        alternate=False,
+        dead=False,
+    )
+    mark = Mark(row, "0" * 16, 1800, 80, False)
+    gap = explain_gap(mark, View(frame, []))
+    assert (gap.reason, gap.lines_lost) == ("history-limit", lost)
 
 
 def test_a_cleared_history_is_reported_as_such() -> None:

@@ -264,12 +264,26 @@ def explain_gap(mark: Mark, view: View) -> Gap:
     trim = max(1, frame.history_limit // 10)
     if frame.history_size >= frame.history_limit - trim:
         # A trim leaves at least limit - trim rows, and only whole trims
-        # remove rows: at least enough of them to remove the row above the
-        # mark, so everything from the mark up to that multiple is gone.
-        removed = -(-max(mark.row, 1) // trim) * trim
-        return Gap("history-limit", max(0, removed - mark.row))
+        # remove rows: at least those that reach the mark's fingerprint rows;
+        # of them, the rows from the mark's own on are the lines lost.
+        return Gap("history-limit", max(0, trimmed_at_least(mark.row, trim) - mark.row))
     # Below limit - trim rows, history only shrinks by clearing.
     return Gap("history-cleared", 0)
+
+
+def trimmed_at_least(mark_row: int, trim: int) -> int:
+    """Rows certainly trimmed from the top of the history when a mark at ``mark_row`` can
+    no longer be found, tmux trimming ``trim`` rows at a time.
+
+    A mark is found by the two rows above it (``fingerprint``; above row 2, the
+    start of the history and the row's own beginning stand in): it is lost once
+    the upper one goes, so once ``max(1, mark_row - 1)`` rows went, and no whole
+    number of trims removes fewer. How many more went, no counter of tmux tells:
+    it keeps the history's size, not the rows ever written, so this is a lower
+    bound (and the mark's own row may be left, at the very top).
+    """
+    trim = max(1, trim)
+    return (max(0, mark_row - 2) // trim + 1) * trim
 
 
 # -- opaque cursors ----------------------------------------------------------------

@@ -58,6 +58,7 @@ import msgspec
 
 from tmuxmcp.tools.inline import line_cost
 from tmuxmcp.tools.observation import cells
+from tmuxmcp.tools.scrollback import trimmed_at_least
 
 HEAD_SHARE = 4
 """The head keeps 1/HEAD_SHARE of an output budget, the tail the rest (Rule 2)."""
@@ -311,16 +312,10 @@ def typed_rows(typed: TypedLine) -> int:
 def lost_at_least(mark_row: int, typed: TypedLine, trim: int) -> int:
     """Output lines certainly trimmed from the history when the start mark is gone (Rule 3).
 
-    tmux drops ``trim`` rows at a time from the top; the mark is found again
-    wherever fewer than ``mark_row - 1`` rows went (its fingerprint rows are
-    above it), so at least the smallest number of whole trims reaching past
-    them went. Of those rows, the ones above the mark and the prompt's and
-    typed line's own rows are not output. How many more trims there were, no
-    counter of tmux tells: tmux keeps the history's size, not the rows ever
-    written, so this is a lower bound.
+    Of the rows certainly trimmed (``scrollback.trimmed_at_least``), the ones
+    above the mark and the prompt's and typed line's own rows are not output.
     """
-    trims = max(0, mark_row - 2) // max(1, trim) + 1
-    return max(0, trims * trim - mark_row - typed_rows(typed))
+    return max(0, trimmed_at_least(mark_row, trim) - mark_row - typed_rows(typed))
 
 
 def _omitted(count: int) -> str:
