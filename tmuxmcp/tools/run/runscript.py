@@ -197,7 +197,8 @@ with the refusal the caller gets for each."""
 STATUS_LINE = "tmuxmcp_release=$?"
 """The line the errexit copy ``e<k>`` of the command ends with (Rule 3)."""
 
-_HEREDOC = re.compile(r"(?<![<0-9])[0-9]*<<(?!<)(-?)[ \t]*((?:[^\s;&|<>()]|\\.)+)")
+_HEREDOC = re.compile(r"(?<![<0-9])[0-9]*<<(?!<)(-?)[ \t]*((?:[^\s;&|<>()\\]|\\.)+)")
+"""A here-document operator and its delimiter word (quotes and escapes in it kept)."""
 
 
 def errexit_copy(command: str) -> str | None:
