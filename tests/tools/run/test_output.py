@@ -268,3 +268,34 @@ def test_characters_the_screen_replaced_are_said_first() -> None:
     assert first.startswith("[... 2 characters of this output are U+FFFD")
     assert rest == ["\ufffd\ufffd ok", "fine"]
     assert output.shape(_outcome(["ok"]), budget=1000).text == "ok"
+
+
+# -- Rule 5: the output of a run whose shell left the script ends at its prompt ------
+
+
+def test_the_prompt_a_left_shell_drew_is_not_output() -> None:
+    """The shell's own fresh line after a SIGINT (a blank row) and its prompt go."""
+    assert output.before_prompt(["one", "two", "", "$ "], [], "$ ", "bash") == (["one", "two"], [])
+
+
+def test_a_last_line_printed_with_no_newline_keeps_its_text_left_of_the_prompt() -> None:
+    assert output.before_prompt(["one", "partial$ "], [], "$ ", "sh") == (["one", "partial"], [])
+
+
+def test_a_prompt_that_changed_drops_its_row_whole() -> None:
+    """An unknown prompt cannot be told from output on its row: the row is not kept."""
+    assert output.before_prompt(["one", "(venv) $ "], [], "% ", "bash") == (["one"], [])
+
+
+def test_zshs_prompt_sp_mark_is_not_output() -> None:
+    """zsh marks a last line printed with no newline with `%` (`#` for root) padded
+    with blanks, and draws its prompt on the next row; a `%` ending a line is kept."""
+    rows = ["looping", "^C%" + " " * 20, "% "]
+    assert output.before_prompt(rows, [], "% ", "zsh") == (["looping", "^C"], [])
+    assert output.before_prompt(["100%", "% "], [], "% ", "zsh") == (["100%"], [])
+    assert output.before_prompt(["^C%   ", "$ "], [], "$ ", "bash") == (["^C%   "], [])
+
+
+def test_the_prompt_is_cut_from_the_tail_of_a_long_output() -> None:
+    assert output.before_prompt(["a"], ["y", "z$ "], "$ ", "bash") == (["a"], ["y", "z"])
+    assert output.before_prompt([], [], "$ ", "bash") == ([], [])

@@ -226,6 +226,14 @@ async def peek(ctx: ToolContext, run: Run) -> Outcome:
     return await _read_output(ctx, run, *await _end_frame(ctx, run.pane, speculative_rows(run)))
 
 
+async def left(ctx: ToolContext, run: Run) -> Outcome:
+    """The output of a run whose shell left the script (``state`` Rule 5), read with
+    the shell at its prompt, before anything is typed after it: from the run's start
+    up to that prompt, which is not output (``output`` Rule 5). No status yet."""
+    found, phys, joined = await _end_frame(ctx, run.pane, speculative_rows(run))
+    return await _read_output(ctx, run, found, phys, joined, at_prompt=True)
+
+
 async def last_line(ctx: ToolContext, pane: str) -> str:
     """The last non-blank row of the pane's screen (for progress messages)."""
     out = await ctx.client.run(cmd("capture-pane", "-p", t=pane))
@@ -269,14 +277,22 @@ def _end_y(run: Run, frame: Frame, view: View) -> int:
 
 
 async def _read_output(
-    ctx: ToolContext, run: Run, found: PathFrame, phys: list[str], joined: list[str]
+    ctx: ToolContext,
+    run: Run,
+    found: PathFrame,
+    phys: list[str],
+    joined: list[str],
+    *,
+    at_prompt: bool = False,
 ) -> Outcome:
+    """The output in the rows read; ``at_prompt``: the shell has drawn its prompt
+    after it (``left``), and the output ends where that prompt begins."""
     frame = found.frame
     mark = run.mark
     assert mark is not None
     typed = output.TypedLine(text=run.typed, shell=run.shell, column=mark.column, width=mark.width)
     view = View(frame, phys)
-    end_y = _end_y(run, frame, view)
+    end_y = frame.cursor_y if at_prompt else _end_y(run, frame, view)
     last = frame.history_size + end_y
     start = await _locate(ctx, run, frame, view)
     # The rows above the prompt, or the prompt row itself, changed (a command
@@ -328,6 +344,8 @@ async def _read_output(
             head, tail = output.after_start(head, tail, omitted, typed, frame.width)
             if over:
                 head, tail = (over + head, tail) if head else (head, over + tail)
+    if at_prompt:
+        head, tail = output.before_prompt(head, tail, run.at_typing.prompt, run.shell)
     head, tail = output.without_verbose_echo(head, tail, run.typed)
     return Outcome(
         exit_status=run.status,

@@ -47,6 +47,9 @@ Rule 4 (what the screen cannot keep): the output is what the screen holds,
   the bytes are gone. tmux before 3.6 drops such bytes without a trace,
   and every version drops control characters; tabs become spaces before
   3.6. Nothing on the screen tells tmuxmcp of those (``docs/patterns.md``).
+Rule 5 (where the output of a left run ends): a shell that left the script
+  by itself (``state`` Rule 5) has drawn its prompt when the output is read:
+  the output ends where that prompt begins (``before_prompt``).
 """
 
 from __future__ import annotations
@@ -283,6 +286,37 @@ def written_over(row: str, typed: str, prompt: str) -> list[str]:
         agree -= 1
     written = before[:agree].rstrip()
     return [written] if written else []
+
+
+ZSH_EOL_MARK = re.compile(r"[%#] +$")
+"""zsh's ``PROMPT_SP`` mark (``%`` or ``#``) and the blanks it pads its row with, at the end
+of a last line printed with no newline, before the prompt zsh draws on the next row."""
+
+
+def before_prompt(
+    head: list[str], tail: list[str], prompt: str, shell: str
+) -> tuple[list[str], list[str]]:
+    """Rule 5: the output of a run whose shell left the script, read up to the cursor at
+    the prompt the shell drew then. That prompt is not output, and what is left of it
+    on its row (the command's last line, printed with no newline) is, but for zsh's
+    ``PROMPT_SP`` mark; nor are the blank lines the shell moved down by before it
+    (bash, dash and zsh start a fresh line after a command killed by SIGINT).
+
+    The prompt is known as the one the run was typed at (``AtTyping.prompt``); a row
+    that does not end with it holds a prompt that changed, and is dropped whole.
+    """
+    lines = list(tail if tail else head)
+    if lines:
+        last = lines.pop().rstrip()
+        mark = prompt.rstrip()
+        kept = last[: len(last) - len(mark)] if mark and last.endswith(mark) else ""
+        if kept.strip():
+            lines.append(kept)
+    if shell == "zsh" and lines:
+        lines[-1] = ZSH_EOL_MARK.sub("", lines[-1])
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return (head, lines) if tail else (lines, tail)
 
 
 def without_verbose_echo(

@@ -19,7 +19,9 @@ directory (mode 0700), never on the screen:
 * ``c<k>``: the command itself, exactly as given, sourced by the script. A
   command of any length up to the cap runs whole: nothing passes through the
   terminal's line discipline, whose 4,095-byte line limit would cut it.
-* ``r<k>``: the script. It reports ``S`` (started) and ``E <status>`` on the
+* ``r<k>``: the script. It reports ``S <status>`` (started, with ``$?`` as the
+  typed line found it: a status probe reads a shell's status back so, see
+  ``watch`` Rule 2) and ``E <status>`` on the
   FIFO ``s<k>``, opened read-write (``1<>``) so the shell never blocks on it
   even if tmuxmcp is gone. After the command, and before ``E``, it prints a
   *fence*: an OSC 7 sequence setting ``#{pane_path}`` to a per-run secret.
@@ -221,7 +223,7 @@ def script(*, files: dict[str, str], fence: str, shell: str) -> str:
     test, end = refused_options(shell, b, q["s"])
     return (
         f"{PREVIOUS_STATUS}=$?\n"
-        f"{test}{b} printf 'S\\n' 1<>{q['s']}\n"
+        f"{test}{b} printf 'S %d\\n' \"${PREVIOUS_STATUS}\" 1<>{q['s']}\n"
         f"{b} . {q['t']} && :\n"
         f"{{ {dot} {q['c']} 1>&{SAVED_STDOUT} 2>&{SAVED_STDERR} "
         f"{SAVED_STDOUT}>&- {SAVED_STDERR}>&- 9<&-\n"
