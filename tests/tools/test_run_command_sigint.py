@@ -20,6 +20,7 @@ import trio
 
 from tests.support import PrivateTmux, error_text, serve, structured
 from tests.tools.test_run_command import SHELLS, _at_prompt, _run, _shell_session
+from tests.tools.test_run_command_shells import _configure
 
 SIGINT_OF_A_CHILD = "sh -c 'kill -INT $$'"
 """A program that dies of SIGINT, as one does when a person presses C-c."""
@@ -189,3 +190,31 @@ async def test_text_waiting_at_the_prompt_is_not_typed_after_the_status_is_unrea
         cursor = int(private_tmux.bare("display-message", "-p", "-t", pane, "#{cursor_y}").stdout)
         assert screen[cursor].endswith("ls ahead"), screen  # still there, not entered
         assert not any("_=''" in row for row in screen), screen  # no probe was typed
+        # The person clears their text; the pane is free, and `$?` is still the run's.
+        private_tmux.bare("send-keys", "-t", pane, "C-u")
+        after = await _run(session, pane, "echo $?", timeout=30)
+        assert (after["exit_status"], after["output"]) == (0, "130")
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+@pytest.mark.parametrize(
+    ("printed", "expected"),
+    [(r"printf 'one\ntwo\n'", "one\ntwo"), (r"printf 'one\npartial'", "one\npartial")],
+    ids=["lines", "partial-line"],
+)
+async def test_a_prompt_of_two_rows_is_not_output(
+    private_tmux: PrivateTmux, shell: str, printed: str, expected: str
+) -> None:
+    """A prompt on two rows (`user@host` above `$ `): the shell draws both after the
+    interrupt; neither is output (the rows of the prompt are learnt from the one the
+    shell draws after the status probe, on rows of their own)."""
+    async with serve(private_tmux) as session:
+        pane = _shell_session(private_tmux, f"ps1-{shell}", shell)
+        await _configure(private_tmux, pane, "PS1=\"$(printf 'user@host\\n$ ')\"")
+        done = await _run(session, pane, f"{printed}; {SIGINT_OF_A_CHILD}; echo never", timeout=60)
+        assert (done["exit_status"], done["output"]) == (130, expected), (
+            done["output"],
+            _screen(private_tmux, pane),
+        )
+        after = await _run(session, pane, "echo $?", timeout=30)
+        assert (after["exit_status"], after["output"]) == (0, "130")

@@ -227,11 +227,37 @@ async def peek(ctx: ToolContext, run: Run) -> Outcome:
 
 
 async def left(ctx: ToolContext, run: Run) -> Outcome:
-    """The output of a run whose shell left the script (``state`` Rule 5), read with
-    the shell at its prompt, before anything is typed after it: from the run's start
-    up to that prompt, which is not output (``output`` Rule 5). No status yet."""
+    """The rows of a run whose shell left the script (``state`` Rule 5), read with the
+    shell at its prompt, before anything is typed after it: from the run's start up to
+    the cursor at that prompt, as captured (``output.left_outcome`` takes the prompt
+    off, Rule 5). No status yet."""
     found, phys, joined = await _end_frame(ctx, run.pane, speculative_rows(run))
     return await _read_output(ctx, run, found, phys, joined, at_prompt=True)
+
+
+PROMPT_BACK = 4
+"""History rows read with the screen for the prompt drawn after a status probe (its
+typed line is on the last rows, unless the prompt is nearly as tall as the pane)."""
+
+
+async def prompt_after(ctx: ToolContext, probe: Run) -> list[str] | None:
+    """The rows of the prompt the shell drew after ``probe``'s typed line, joined (the
+    last one up to the cursor), read with the shell back at it; None when that line
+    is not found. The prompt as the shell draws it on rows of its own: what a left
+    run's output ends with (``output`` Rule 5)."""
+    mark = probe.mark
+    if mark is None:
+        return None
+    found, _, joined = await _end_frame(ctx, probe.pane, PROMPT_BACK)
+    frame = found.frame
+    at = output.typed_index(joined, probe.typed)
+    if at is None:
+        return None
+    typed = output.TypedLine(
+        text=probe.typed, shell=probe.shell, column=mark.column, width=mark.width
+    )
+    below = frame.height - 1 - frame.cursor_y
+    return output.below_typed_line(joined, at, below, typed, frame.width) or None
 
 
 async def last_line(ctx: ToolContext, pane: str) -> str:
@@ -286,7 +312,8 @@ async def _read_output(
     at_prompt: bool = False,
 ) -> Outcome:
     """The output in the rows read; ``at_prompt``: the shell has drawn its prompt
-    after it (``left``), and the output ends where that prompt begins."""
+    after it (``left``): the rows up to the cursor, as captured (the prompt is still
+    to be taken off: ``output.left_outcome``)."""
     frame = found.frame
     mark = run.mark
     assert mark is not None
@@ -344,13 +371,14 @@ async def _read_output(
             head, tail = output.after_start(head, tail, omitted, typed, frame.width)
             if over:
                 head, tail = (over + head, tail) if head else (head, over + tail)
-    if at_prompt:
-        head, tail = output.before_prompt(head, tail, run.at_typing.prompt, run.shell)
     head, tail = output.without_verbose_echo(head, tail, run.typed)
+    if not at_prompt:
+        # Kept for a left run: zsh's PROMPT_SP mark is told by its padding (Rule 5).
+        head, tail = [line.rstrip() for line in head], [line.rstrip() for line in tail]
     return Outcome(
         exit_status=run.status,
-        head=[line.rstrip() for line in head],
-        tail=[line.rstrip() for line in tail],
+        head=head,
+        tail=tail,
         lines_omitted=omitted,
         lines_lost=lines_lost,
         start_lost=start is None,

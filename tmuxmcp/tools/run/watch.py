@@ -44,7 +44,6 @@ from __future__ import annotations
 import contextlib
 import os
 
-import msgspec
 import trio
 
 from tmuxmcp.driver import proc
@@ -56,9 +55,11 @@ from tmuxmcp.errors import (
     TmuxMcpError,
 )
 from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.run import collect, readiness, runscript, settle, type_line
+from tmuxmcp.tools.run import collect, output, readiness, runscript, settle, type_line
+from tmuxmcp.tools.run.output import Outcome
 from tmuxmcp.tools.run.state import (
     FINAL,
+    Abandoned,
     Cancelled,
     Collected,
     Ended,
@@ -233,27 +234,62 @@ async def _read_back(ctx: ToolContext, run: Run) -> None:
     found = await collect.left(ctx, run)
     probe = ctx.runs.new_probe(run.pane)
     try:
-        try:
-            await type_line.type_until_typed(
-                ctx, probe, "", suppress_history=run.typed.startswith(" "), ready=ready
-            )
-        except PaneNotReady as exc:
-            probe.disarm()
-            run.handle(Interrupted(_interrupted(run, _unprobed(exc))))
+        status = await _probe(ctx, run, probe, ready)
+        if status is None:
             return
-        await _wait_for_status(ctx, probe)
-        status = probe.status_before
-        if probe.phase is not Phase.ENDED or status is None:
-            error = probe.error or _interrupted(probe)
-            why = f"its shell left it, and its status could not be read back ({error})"
-            run.handle(Interrupted(_interrupted(run, why)))
-            return
-        probe.handle(Collected(msgspec.structs.replace(found, exit_status=status)))
-        run.handle(Probed(msgspec.structs.replace(found, exit_status=status)))
+        prompt = await _prompt_after(ctx, probe)
+        outcome = output.left_outcome(found, prompt or [run.at_typing.prompt], run.shell, status)
+        run.handle(Probed(outcome))
     finally:
-        if probe.phase not in FINAL:
+        if probe.phase is Phase.PREPARING:
+            probe.disarm()
+            probe.handle(Abandoned())
+        elif probe.phase not in FINAL:
             probe.handle(Cancelled())
         probe.close()
+
+
+async def _probe(ctx: ToolContext, run: Run, probe: Run, ready: settle.Ready) -> int | None:
+    """Type and watch ``probe``, and release it: the status it read back, or None when
+    it could not, the left ``run`` then ended ``Interrupted``, saying why."""
+    try:
+        await type_line.type_until_typed(
+            ctx, probe, "", suppress_history=run.typed.startswith(" "), ready=ready
+        )
+    except PaneNotReady as exc:
+        run.handle(Interrupted(_interrupted(run, _unprobed(exc))))
+        return None
+    await _wait_for_status(ctx, probe)
+    status = probe.status_before
+    if probe.phase is not Phase.ENDED or status is None:
+        error = probe.error or _interrupted(probe)
+        why = f"its shell left it, and its status could not be read back ({error})"
+        run.handle(Interrupted(_interrupted(run, why)))
+        return None
+    probe.handle(
+        Collected(
+            Outcome(
+                exit_status=status,
+                head=[],
+                tail=[],
+                lines_omitted=0,
+                lines_lost=0,
+                start_lost=False,
+            )
+        )
+    )
+    probe.close()  # the shell gets $? back and draws its prompt on rows of its own
+    return status
+
+
+async def _prompt_after(ctx: ToolContext, probe: Run) -> list[str] | None:
+    """The rows of the prompt the shell drew after ``probe``, once it is back at it; None
+    when it is not (busy, a person typing) or the rows cannot be told."""
+    try:
+        await settle.ready_shell(ctx, probe.pane)
+        return await collect.prompt_after(ctx, probe)
+    except TmuxMcpError:
+        return None
 
 
 def _unprobed(refusal: PaneNotReady) -> str:
