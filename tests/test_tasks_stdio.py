@@ -211,6 +211,28 @@ def test_cancel_interrupts_the_command_and_leaves_the_pane_ready(
     assert "after-2" in private_tmux.bare("capture-pane", "-p", "-t", pane).stdout
 
 
+def test_a_c_c_tmuxmcp_did_not_send_completes_the_task_with_the_shells_status(
+    private_tmux: PrivateTmux,
+) -> None:
+    """A person's C-c (sent straight to the pane, not tasks/cancel) ends the command:
+    the task completes with the result run_command would have returned, exit status
+    130 (issue 22.2: it was `command-interrupted`), and `$?` is 130 after it."""
+    pane = private_tmux.new_session("person")["pane_id"]
+    with modern(private_tmux) as client:
+        created = client.run(pane, "echo started; sleep 600", 0.5)
+        assert created["resultType"] == "task"
+        assert _current_command(private_tmux, pane) == "sleep"
+        private_tmux.bare("send-keys", "-t", pane, "C-c")
+        done = client.until_done(created["taskId"])
+        assert done["status"] == "completed"
+        assert done["result"].get("isError") is not True, done["result"]
+        facts = done["result"]["structuredContent"]
+        assert (facts["completed"], facts["exit_status"]) == (True, 130)
+        assert facts["output"].split("\n")[0] == "started"
+        after = client.run(pane, "echo $?", 20)
+    assert after["structuredContent"]["output"] == "130"
+
+
 def test_the_status_message_of_hostile_pane_text_is_one_clean_line(
     private_tmux: PrivateTmux,
 ) -> None:

@@ -129,9 +129,12 @@ class PaneNotReady(CallerError):
 class CommandInterrupted(TmuxMcpError):
     """You get this when a run_command run ended without reporting its exit status.
 
-    Its shell left the script tmuxmcp had it source, for example on C-c
-    (send_keys), and is back at its prompt; the pane is free again. What the
-    command printed is on the pane's screen (capture_pane).
+    Its shell left the script tmuxmcp had it source and its status cannot be
+    told: tmuxmcp itself interrupted it (an MCP Task's cancellation types
+    C-c), the command replaced the shell (exec), or the pane was not safe to
+    type into to read the status back. A command ended by C-c from anyone
+    else (send_keys, a person) gets its exit status (130) instead. The pane is
+    free again; what the command printed is on its screen (capture_pane).
     """
 
     reference = "command-interrupted"

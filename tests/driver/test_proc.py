@@ -93,3 +93,36 @@ def test_open_descriptors_lists_a_file_just_opened(tmp_path: Path) -> None:
         assert fd in proc.open_descriptors()
     finally:
         os.close(fd)
+
+
+def test_a_program_image_changes_when_a_process_execs(tmp_path: Path) -> None:
+    """issue 22.2: a shell replaced by ``exec`` keeps its pid and start time, not where
+    its program's stack, arguments and environment lie (address-space randomization)."""
+    aslr = Path("/proc/sys/kernel/randomize_va_space")
+    if aslr.exists() and aslr.read_text().strip() == "0":
+        pytest.skip("address-space randomization is off: an exec may reuse the addresses")
+    after_exec = "import sys; print('exec', flush=True); sys.stdin.readline()"
+    code = (
+        "import os, sys; sys.stdin.readline(); "
+        f"os.execv(sys.executable, [sys.executable, '-c', {after_exec!r}])"
+    )
+    with subprocess.Popen(
+        [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    ) as child:
+        assert child.stdin is not None and child.stdout is not None
+        try:
+            before = proc.image(child.pid)
+            assert before is not None
+            assert before == proc.image(child.pid)
+            started = proc.start_time(child.pid)
+            child.stdin.write(b"go\n")
+            child.stdin.flush()
+            assert child.stdout.readline() == b"exec\n"  # the new program runs
+            now = proc.image(child.pid)
+            assert now is not None and now != before
+            assert proc.start_time(child.pid) == started
+        finally:
+            child.communicate(b"\n")
+    hidden = ["S", *["0"] * 60]
+    root = _fake_stat(tmp_path, 79, "79 (sh) " + " ".join(hidden) + "\n")
+    assert proc.image(79, root) is None  # hidden (all 0): nothing can be told

@@ -62,6 +62,25 @@ def start_time(pid: int, proc: Path = PROC) -> int | None:
     return int(value) if value.isdigit() else None
 
 
+_IMAGE = (25, 45, 46, 47, 48)
+"""Indexes of ``startstack``, ``arg_start``, ``arg_end``, ``env_start`` and ``env_end``
+(proc(5) fields 28 and 48-51) after the command name."""
+
+
+def image(pid: int, proc: Path = PROC) -> tuple[int, ...] | None:
+    """Where ``pid``'s program keeps its stack, arguments and environment in memory; a
+    new program (``exec``) gets other addresses under address-space randomization.
+
+    ``None`` if unreadable, or when the kernel hides the addresses (they read as 0
+    to a reader not allowed to trace the process): nothing can be told then.
+    """
+    fields = stat_fields(pid, proc)
+    if fields is None or len(fields) <= max(_IMAGE) or fields[0] in _EXITED:
+        return None
+    values = tuple(int(fields[i]) if fields[i].isdigit() else 0 for i in _IMAGE)
+    return values if any(values) else None
+
+
 def running(pid: int, proc: Path = PROC) -> bool:
     """Whether ``pid`` names a process that has not exited (a zombie has, Rule 2).
 

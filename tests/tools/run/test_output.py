@@ -268,3 +268,73 @@ def test_characters_the_screen_replaced_are_said_first() -> None:
     assert first.startswith("[... 2 characters of this output are U+FFFD")
     assert rest == ["\ufffd\ufffd ok", "fine"]
     assert output.shape(_outcome(["ok"]), budget=1000).text == "ok"
+
+
+# -- Rule 5: the output of a run whose shell left the script ends at its prompt ------
+
+
+def test_the_prompt_a_left_shell_drew_is_not_output() -> None:
+    """The shell's own fresh line after a SIGINT (a blank row) and its prompt go."""
+    rows = ["one", "two", "", "$ "]
+    assert output.before_prompt(rows, [], ["$ "], "bash") == (["one", "two"], [])
+
+
+def test_a_last_line_printed_with_no_newline_keeps_its_text_left_of_the_prompt() -> None:
+    assert output.before_prompt(["one", "partial$ "], [], ["$ "], "sh") == (["one", "partial"], [])
+
+
+def test_a_prompt_that_changed_drops_its_row_whole() -> None:
+    """An unknown prompt cannot be told from output on its row: the row is not kept."""
+    assert output.before_prompt(["one", "(venv) $ "], [], ["% "], "bash") == (["one"], [])
+
+
+def test_every_row_of_a_prompt_of_several_rows_goes() -> None:
+    """The rows of a prompt drawn on rows of its own after the probe (`top\\n$ `): all
+    of them go, and what its first row follows on its row stays."""
+    prompt = ["user@host ~/src", "$ "]
+    rows = ["one", "user@host ~/src", "$ "]
+    assert output.before_prompt(rows, [], prompt, "bash") == (["one"], [])
+    rows = ["one", "partialuser@host ~/src", "$ "]
+    assert output.before_prompt(rows, [], prompt, "bash") == (["one", "partial"], [])
+
+
+def test_a_prompt_whose_first_row_is_blank_keeps_a_line_it_ended() -> None:
+    """`\\n$ `: the prompt's own newline ends a last line printed with no newline; that
+    line is output, and a blank row the newline made is not."""
+    assert output.before_prompt(["one", "partial", "$ "], [], ["", "$ "], "sh") == (
+        ["one", "partial"],
+        [],
+    )
+    assert output.before_prompt(["one", "", "$ "], [], ["", "$ "], "sh") == (["one"], [])
+
+
+def test_rows_that_do_not_end_with_the_whole_prompt_are_cut_at_its_last_row() -> None:
+    rows = ["one", "other", "$ "]
+    assert output.before_prompt(rows, [], ["top", "$ "], "bash") == (["one", "other"], [])
+
+
+def test_zshs_prompt_sp_mark_is_not_output() -> None:
+    """zsh marks a last line printed with no newline with `%` (`#` for root) padded
+    with blanks, and draws its prompt on the next row; a `%` ending a line is kept."""
+    rows = ["looping", "^C%" + " " * 20, "% "]
+    assert output.before_prompt(rows, [], ["% "], "zsh") == (["looping", "^C"], [])
+    assert output.before_prompt(["100%", "% "], [], ["% "], "zsh") == (["100%"], [])
+    assert output.before_prompt(["^C%   ", "$ "], [], ["$ "], "bash") == (["^C%   "], [])
+
+
+def test_the_prompt_is_cut_from_the_tail_of_a_long_output() -> None:
+    assert output.before_prompt(["a"], ["y", "z$ "], ["$ "], "bash") == (["a"], ["y", "z"])
+    assert output.before_prompt([], [], ["$ "], "bash") == ([], [])
+
+
+def test_a_left_outcome_has_the_status_read_back_and_its_lines_end_trimmed() -> None:
+    read = Outcome(
+        exit_status=None,
+        head=["one  ", "$ "],
+        tail=[],
+        lines_omitted=0,
+        lines_lost=0,
+        start_lost=False,
+    )
+    left = output.left_outcome(read, ["$ "], "bash", 130)
+    assert (left.exit_status, left.head, left.tail) == (130, ["one"], [])

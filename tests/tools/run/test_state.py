@@ -28,12 +28,15 @@ EXPECTED: dict[tuple[state.Phase, type[state.Event]], state.Phase] = {
     (P.PREPARING, state.Typed): P.TYPED,
     (P.PREPARING, state.Abandoned): P.ABANDONED,
     (P.TYPED, state.Started): P.RUNNING,
+    (P.TYPED, state.Stopped): P.TYPED,
     (P.TYPED, state.Ended): P.ENDED,
     (P.TYPED, state.Refused): P.REFUSED,
     (P.TYPED, state.NotRun): P.NOT_RUN,
     (P.TYPED, state.ShellExited): P.SHELL_EXITED,
     (P.TYPED, state.Failed): P.FAILED,
     (P.TYPED, state.Cancelled): P.CANCELLED,
+    (P.RUNNING, state.Stopped): P.RUNNING,
+    (P.RUNNING, state.Left): P.LEFT,
     (P.RUNNING, state.Ended): P.ENDED,
     (P.RUNNING, state.ShellExited): P.SHELL_EXITED,
     (P.RUNNING, state.Interrupted): P.INTERRUPTED,
@@ -42,6 +45,11 @@ EXPECTED: dict[tuple[state.Phase, type[state.Event]], state.Phase] = {
     (P.ENDED, state.Collected): P.COLLECTED,
     (P.ENDED, state.Failed): P.FAILED,
     (P.ENDED, state.Cancelled): P.CANCELLED,
+    (P.LEFT, state.Probed): P.COLLECTED,
+    (P.LEFT, state.ShellExited): P.SHELL_EXITED,
+    (P.LEFT, state.Interrupted): P.INTERRUPTED,
+    (P.LEFT, state.Failed): P.FAILED,
+    (P.LEFT, state.Cancelled): P.CANCELLED,
 }
 """Every move a run can make; anything else is forbidden."""
 
@@ -68,9 +76,12 @@ def _event(kind: type[state.Event]) -> state.Event:
     events: dict[type[state.Event], state.Event] = {
         state.Checked: state.Checked(100, 101),
         state.Typed: state.Typed(line=" { : 'x'; . /r1; }\n", mark=_MARK, restore_path="/home"),
-        state.Started: state.Started(),
+        state.Started: state.Started(0),
+        state.Stopped: state.Stopped(),
+        state.Left: state.Left(),
         state.Ended: state.Ended(3),
         state.Collected: state.Collected(_OUTCOME),
+        state.Probed: state.Probed(_OUTCOME),
         state.Refused: state.Refused(_ERROR),
         state.NotRun: state.NotRun(_ERROR),
         state.ShellExited: state.ShellExited(_ERROR),
@@ -86,8 +97,11 @@ ALL_EVENTS: list[type[state.Event]] = [
     state.Checked,
     state.Typed,
     state.Started,
+    state.Stopped,
+    state.Left,
     state.Ended,
     state.Collected,
+    state.Probed,
     state.Refused,
     state.NotRun,
     state.ShellExited,
@@ -102,6 +116,7 @@ PATHS: dict[state.Phase, list[type[state.Event]]] = {
     P.TYPED: [state.Typed],
     P.RUNNING: [state.Typed, state.Started],
     P.ENDED: [state.Typed, state.Started, state.Ended],
+    P.LEFT: [state.Typed, state.Started, state.Left],
     P.COLLECTED: [state.Typed, state.Started, state.Ended, state.Collected],
     P.REFUSED: [state.Typed, state.Refused],
     P.NOT_RUN: [state.Typed, state.NotRun],
@@ -205,6 +220,38 @@ async def test_the_shell_is_gone_from_the_run_only_where_no_script_looks_again(
     """Rule 4: refused, shell exited and interrupted runs leave nothing to the script."""
     run = _run_in(phase)
     assert run.shell_gone is (phase in {P.REFUSED, P.SHELL_EXITED, P.INTERRUPTED})
+
+
+async def test_a_run_its_shell_left_is_gone_from_the_shell_and_not_done() -> None:
+    """Rule 4 and 5: a shell that left the script looks for none of its files again,
+    and the run waits for its status to be read back."""
+    run = _run_in(P.LEFT)
+    assert run.shell_gone and not run.pending
+    assert not run.done.is_set()
+
+
+async def test_a_left_run_read_back_ends_collected_with_the_shells_status() -> None:
+    """Rule 5: the status read back is the run's, as if the script had reported it."""
+    run = _run_in(P.LEFT)
+    probed = Outcome(
+        exit_status=130, head=[], tail=["x"], lines_omitted=0, lines_lost=0, start_lost=False
+    )
+    run.handle(state.Probed(probed))
+    assert (run.phase, run.status, run.outcome, run.error) == (P.COLLECTED, 130, probed, None)
+
+
+async def test_a_run_tmuxmcp_stopped_says_so_and_stays_where_it_was() -> None:
+    """Rule 5: ``Stopped`` marks the run (its leaving is then an interruption)."""
+    run = _run_in(P.RUNNING)
+    assert not run.stopped
+    run.handle(state.Stopped())
+    assert (run.phase, run.stopped) == (P.RUNNING, True)
+
+
+async def test_a_started_run_keeps_the_status_its_typed_line_found() -> None:
+    run = _run_in(P.TYPED)
+    run.handle(state.Started(130))
+    assert (run.started, run.status_before, run.status) == (True, 130, None)
 
 
 async def test_a_run_waited_for_wakes_when_it_reaches_a_final_phase() -> None:

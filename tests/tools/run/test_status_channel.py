@@ -22,8 +22,10 @@ def _typed_run() -> state.Run:
 
 
 def test_the_script_s_lines_become_events() -> None:
-    events = watch.status_events(b"S\nE 3\n", "%7")
-    assert events == [state.Started(), state.Ended(3)]
+    """``S`` carries ``$?`` as the typed line found it (issue 22.2: the status a probe
+    reads back)."""
+    events = watch.status_events(b"S 130\nE 3\n", "%7")
+    assert events == [state.Started(130), state.Ended(3)]
 
 
 def test_an_errexit_report_becomes_the_refusal_naming_the_pane_and_the_fix() -> None:
@@ -35,12 +37,13 @@ def test_an_errexit_report_becomes_the_refusal_naming_the_pane_and_the_fix() -> 
 
 
 def test_lines_that_are_not_the_script_s_are_no_events() -> None:
-    assert watch.status_events(b"E x\nE -1\nX nounset\nS \nhello\n\xff\n", "%7") == []
+    odd = b"E x\nE -1\nX nounset\nS \nS\nS -1\nS 1 2\nS x\nS 0x1\nhello\n\xff\n"
+    assert watch.status_events(odd, "%7") == []
 
 
 async def test_the_first_status_wins_and_later_lines_change_nothing() -> None:
     run = _typed_run()
-    watch.take_status(run, b"S\nE 0\nE 7\nS\nX errexit\n")
+    watch.take_status(run, b"S 0\nE 0\nE 7\nS 1\nX errexit\n")
     assert run.phase is state.Phase.ENDED
     assert run.status == 0
     assert run.error is None
@@ -49,7 +52,7 @@ async def test_the_first_status_wins_and_later_lines_change_nothing() -> None:
 async def test_a_refusal_after_the_start_changes_nothing() -> None:
     """Only the script refuses, and only instead of ``S``: a later ``X`` is forged."""
     run = _typed_run()
-    watch.take_status(run, b"S\n")
+    watch.take_status(run, b"S 0\n")
     watch.take_status(run, b"X errexit\n")
     assert run.phase is state.Phase.RUNNING
     assert run.error is None

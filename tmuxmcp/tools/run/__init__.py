@@ -13,7 +13,9 @@ How a run works, one module per phase:
    invocation that types first re-checks the pane inside tmux (Rule 4 of
    ``readiness``) and stops before the paste if it changed;
 3. ``watch`` waits for the status, which arrives on a FIFO, not the screen,
-   and notices a shell that exited, left the script or never ran the line;
+   and notices a shell that exited, left the script or never ran the line
+   (one that left it by itself, on a SIGINT, has its status read back by a
+   probe: one more typed run, on that path only);
 4. ``collect`` reads the output from the screen between the prompt row and
    the cursor once tmux has drawn all of it, while the script holds the
    shell back from drawing its next prompt; ``output`` (pure) finds where it

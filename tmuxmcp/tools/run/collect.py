@@ -230,6 +230,40 @@ async def peek(ctx: ToolContext, run: Run) -> Outcome:
     return await _read_output(ctx, run, *await _end_frame(ctx, run.pane, speculative_rows(run)))
 
 
+async def left(ctx: ToolContext, run: Run) -> Outcome:
+    """The rows of a run whose shell left the script (``state`` Rule 5), read with the
+    shell at its prompt, before anything is typed after it: from the run's start up to
+    the cursor at that prompt, as captured (``output.left_outcome`` takes the prompt
+    off, Rule 5). No status yet."""
+    found, phys, joined = await _end_frame(ctx, run.pane, speculative_rows(run))
+    return await _read_output(ctx, run, found, phys, joined, at_prompt=True)
+
+
+PROMPT_BACK = 4
+"""History rows read with the screen for the prompt drawn after a status probe (its
+typed line is on the last rows, unless the prompt is nearly as tall as the pane)."""
+
+
+async def prompt_after(ctx: ToolContext, probe: Run) -> list[str] | None:
+    """The rows of the prompt the shell drew after ``probe``'s typed line, joined (the
+    last one up to the cursor), read with the shell back at it; None when that line
+    is not found. The prompt as the shell draws it on rows of its own: what a left
+    run's output ends with (``output`` Rule 5)."""
+    mark = probe.mark
+    if mark is None:
+        return None
+    found, _, joined = await _end_frame(ctx, probe.pane, PROMPT_BACK)
+    frame = found.frame
+    at = output.typed_index(joined, probe.typed)
+    if at is None:
+        return None
+    typed = output.TypedLine(
+        text=probe.typed, shell=probe.shell, column=mark.column, width=mark.width
+    )
+    below = frame.height - 1 - frame.cursor_y
+    return output.below_typed_line(joined, at, below, typed, frame.width) or None
+
+
 async def last_line(ctx: ToolContext, pane: str) -> str:
     """The last non-blank row of the pane's screen (for progress messages)."""
     out = await ctx.client.run(cmd("capture-pane", "-p", t=pane))
@@ -273,14 +307,23 @@ def _end_y(run: Run, frame: Frame, view: View) -> int:
 
 
 async def _read_output(
-    ctx: ToolContext, run: Run, found: PathFrame, phys: list[str], joined: list[str]
+    ctx: ToolContext,
+    run: Run,
+    found: PathFrame,
+    phys: list[str],
+    joined: list[str],
+    *,
+    at_prompt: bool = False,
 ) -> Outcome:
+    """The output in the rows read; ``at_prompt``: the shell has drawn its prompt
+    after it (``left``): the rows up to the cursor, as captured (the prompt is still
+    to be taken off: ``output.left_outcome``)."""
     frame = found.frame
     mark = run.mark
     assert mark is not None
     typed = output.TypedLine(text=run.typed, shell=run.shell, column=mark.column, width=mark.width)
     view = View(frame, phys)
-    end_y = _end_y(run, frame, view)
+    end_y = frame.cursor_y if at_prompt else _end_y(run, frame, view)
     last = frame.history_size + end_y
     start = await _locate(ctx, run, frame, view)
     # The rows above the prompt, or the prompt row itself, changed (a command
@@ -333,10 +376,13 @@ async def _read_output(
             if over:
                 head, tail = (over + head, tail) if head else (head, over + tail)
     head, tail = output.without_verbose_echo(head, tail, run.typed)
+    if not at_prompt:
+        # Kept for a left run: zsh's PROMPT_SP mark is told by its padding (Rule 5).
+        head, tail = [line.rstrip() for line in head], [line.rstrip() for line in tail]
     return Outcome(
         exit_status=run.status,
-        head=[line.rstrip() for line in head],
-        tail=[line.rstrip() for line in tail],
+        head=head,
+        tail=tail,
         lines_omitted=omitted,
         lines_lost=lines_lost,
         start_lost=start is None,

@@ -14,7 +14,9 @@ Rule 1: the outcome is the result ``run_command`` would have returned had
 Rule 2: the run stays in the registry while the task lives (``hold``), so
   ``wait_for_command`` keeps working on it, whatever else finishes.
 Rule 3: stopping types ``C-c`` only while the run still holds its pane and
-  has not ended, then waits at most ``STOP_WAIT`` seconds for the watcher to
+  has not ended, marking the run ``Stopped`` first, so that the shell leaving
+  the script is tmuxmcp's interruption (``state`` Rule 5), not a status to
+  read back; then it waits at most ``STOP_WAIT`` seconds for the watcher to
   see the shell leave the script (the pane is then free for the next run).
   A command that ignores the interrupt keeps the pane busy, as it would for
   a person; the task is cancelled all the same.
@@ -32,7 +34,7 @@ from tmuxmcp.tools.context import ToolContext, _no_progress
 from tmuxmcp.tools.run import collect
 from tmuxmcp.tools.run.commands import RunCommandArgs, RunCommandResult
 from tmuxmcp.tools.run.handlers import ended
-from tmuxmcp.tools.run.state import Run
+from tmuxmcp.tools.run.state import Run, Stopped
 
 STOP_WAIT = 3.0
 """Seconds to wait, after C-c, for the shell to leave the script (Rule 3): within the
@@ -66,6 +68,10 @@ class RunTask:
         if run.done.is_set():
             return False
         if self._ctx.runs.busy.get(run.pane) is run:
+            # Said before the key is sent: the shell leaving the script after it is
+            # then tmuxmcp's interruption, not a status to read back (state Rule 5).
+            if run.allows(Stopped()):
+                run.handle(Stopped())
             await self._ctx.client.run(cmd("send-keys", t=run.pane, args=["C-c"]))
         with trio.move_on_after(STOP_WAIT):
             await run.done.wait()

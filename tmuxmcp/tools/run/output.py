@@ -47,6 +47,11 @@ Rule 4 (what the screen cannot keep): the output is what the screen holds,
   the bytes are gone. tmux before 3.6 drops such bytes without a trace,
   and every version drops control characters; tabs become spaces before
   3.6. Nothing on the screen tells tmuxmcp of those (``docs/patterns.md``).
+Rule 5 (where the output of a left run ends): a shell that left the script
+  by itself (``state`` Rule 5) has drawn its prompt when the output is read:
+  the output ends where that prompt begins (``before_prompt``), the prompt as
+  the shell draws it on rows of its own (after the status probe, so a prompt
+  of several rows is known whole), or else the prompt row the run was typed at.
 """
 
 from __future__ import annotations
@@ -284,6 +289,72 @@ def written_over(row: str, typed: str, prompt: str) -> list[str]:
         agree -= 1
     written = before[:agree].rstrip()
     return [written] if written else []
+
+
+ZSH_EOL_MARK = re.compile(r"[%#] +$")
+"""zsh's ``PROMPT_SP`` mark (``%`` or ``#``) and the blanks it pads its row with, at the end
+of a last line printed with no newline, before the prompt zsh draws on the next row."""
+
+
+def before_prompt(
+    head: list[str], tail: list[str], prompt: list[str], shell: str
+) -> tuple[list[str], list[str]]:
+    """Rule 5: the output of a run whose shell left the script, read up to the cursor at
+    the prompt the shell drew then, whose rows are ``prompt`` (joined, the last one up
+    to the cursor). That prompt is not output, and what is left of it on its first row
+    (the command's last line, printed with no newline) is, but for zsh's
+    ``PROMPT_SP`` mark; nor are the blank lines the shell moved down by before it
+    (bash, dash and zsh start a fresh line after a command killed by SIGINT).
+
+    ``prompt`` is the prompt as the shell drew it next, on rows of its own (after
+    the status probe), or the one the run was typed at; where the rows read do not
+    end with all of it, only its last row is looked for, and a last row that does
+    not end with that either holds a prompt that changed, and is dropped whole.
+    """
+    lines = list(tail if tail else head)
+    prompt = prompt or [""]
+    *upper, last = (row.rstrip() for row in prompt)
+    rows = len(prompt)
+    if (
+        upper
+        and len(lines) >= rows
+        and [row.rstrip() for row in lines[-rows + 1 :]]
+        == [
+            *upper[1:],
+            last,
+        ]
+    ):
+        # Every row of the prompt but its first is there as drawn; what the first
+        # follows on its row is output. A blank first row is the prompt's own newline,
+        # which a last line printed with no newline took as its end.
+        del lines[-rows + 1 :]
+        first = lines.pop().rstrip()
+        kept = first[: len(first) - len(upper[0])] if first.endswith(upper[0]) else first
+        if kept.strip():
+            lines.append(kept)
+    elif lines:
+        row = lines.pop().rstrip()
+        kept = row[: len(row) - len(last)] if last and row.endswith(last) else ""
+        if kept.strip():
+            lines.append(kept)
+    if shell == "zsh" and lines:
+        lines[-1] = ZSH_EOL_MARK.sub("", lines[-1])
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return (head, lines) if tail else (lines, tail)
+
+
+def left_outcome(read: Outcome, prompt: list[str], shell: str, status: int) -> Outcome:
+    """Rule 5: the outcome of a run whose shell left the script, from its rows as read
+    up to the cursor (``collect.left``), the rows of the prompt the shell drew, and the
+    status read back."""
+    head, tail = before_prompt(read.head, read.tail, prompt, shell)
+    return msgspec.structs.replace(
+        read,
+        exit_status=status,
+        head=[line.rstrip() for line in head],
+        tail=[line.rstrip() for line in tail],
+    )
 
 
 def without_verbose_echo(

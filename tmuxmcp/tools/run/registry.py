@@ -81,6 +81,21 @@ class RunRegistry:
             self.runs.pop(old.run_id, None)
         return run
 
+    def new_probe(self, pane: str) -> Run:
+        """A status probe on ``pane`` (``state`` Rule 5): a run with its own file names,
+        typed while the run whose status it reads back still holds the pane and its
+        lock, so it is neither kept for ``wait_for_command`` nor said to hold the pane."""
+        self._count += 1
+        return Run(
+            secrets.token_hex(6),
+            pane,
+            self.directory(),
+            self._count,
+            budget=0,
+            lock_fd=-1,
+            probe=True,
+        )
+
     def hold(self, run: Run) -> None:
         """Keep ``run`` for ``wait_for_command`` whatever else finishes (a task follows it)."""
         self._held.add(run.run_id)

@@ -22,7 +22,9 @@ directory (mode 0700), never on the screen:
   terminal's line discipline, whose 4,095-byte line limit would cut it.
 * ``e<k>``: the same text and one line more, ``tmuxmcp_release=$?``, sourced
   instead of ``c`` when the shell has errexit on (Rule 3).
-* ``r<k>``: the script. It reports ``S`` (started) and ``E <status>`` on the
+* ``r<k>``: the script. It reports ``S <status>`` (started, with ``$?`` as the
+  typed line found it: a status probe reads a shell's status back so, see
+  ``watch`` Rule 2) and ``E <status>`` on the
   FIFO ``s<k>``, opened read-write (``1<>``) so the shell never blocks on it
   even if tmuxmcp is gone. After the command, and before ``E``, it prints a
   *fence*: an OSC 7 sequence setting ``#{pane_path}`` to a per-run secret.
@@ -303,7 +305,7 @@ def script(*, files: dict[str, str], fence: str, shell: str, errexit_copy: bool)
     test, end = refused_options(shell, b, q["s"], errexit_copy=errexit_copy)
     return (
         f"{PREVIOUS_STATUS}=$?\n"
-        f"{test}{b} printf 'S\\n' 1<>{q['s']}\n"
+        f"{test}{b} printf 'S %d\\n' \"${PREVIOUS_STATUS}\" 1<>{q['s']}\n"
         f"{b} . {q['t']} && :\n"
         f"{{ {run}\n"
         f"{osc7(fence, b)}\n"

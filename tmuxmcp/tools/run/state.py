@@ -18,9 +18,16 @@ Rule 3: ``done`` is set exactly when the run reaches a final phase; a final
   phase has an ``outcome`` (``COLLECTED``) or an ``error`` (every other one
   but ``ABANDONED``, whose error went to the call that was starting it).
 Rule 4: the shell is gone from the run (no script will look for its files
-  again) in ``REFUSED``, ``SHELL_EXITED`` and ``INTERRUPTED``; a run closed
-  after its command started and before it reported its end keeps the files
-  the script still opens (``pending``).
+  again) in ``REFUSED``, ``SHELL_EXITED``, ``LEFT`` and ``INTERRUPTED``; a run
+  closed after its command started and before it reported its end keeps the
+  files the script still opens (``pending``).
+Rule 5 (issue 22.2): a shell that left the script by itself (its command's
+  child died of SIGINT, a C-c tmuxmcp did not send) is ``LEFT``: it waits at
+  its prompt with ``$?`` the status it would show a person, which a status
+  probe reads back (``watch`` Rule 2), and the run ends ``COLLECTED`` with
+  that status (``Probed``) as if it had reported it. Only a run tmuxmcp
+  itself interrupted (``Stopped``: an MCP Task's stop typed C-c), or one whose
+  status cannot be read back, ends ``INTERRUPTED``.
 
 The table, drawn (``FINAL``: every phase without a move out)::
 
@@ -28,10 +35,12 @@ The table, drawn (``FINAL``: every phase without a move out)::
     PREPARING --Abandoned--> ABANDONED
     TYPED    --Refused--> REFUSED          TYPED --NotRun--> NOT_RUN
     TYPED, RUNNING --Ended--> ENDED --Collected--> COLLECTED
-    TYPED, RUNNING --ShellExited--> SHELL_EXITED
-    RUNNING  --Interrupted--> INTERRUPTED
-    TYPED, RUNNING, ENDED --Failed--> FAILED
-    TYPED, RUNNING, ENDED --Cancelled--> CANCELLED
+    TYPED, RUNNING --Stopped--> the same phase (tmuxmcp typed C-c)
+    TYPED, RUNNING, LEFT --ShellExited--> SHELL_EXITED
+    RUNNING  --Left--> LEFT --Probed--> COLLECTED
+    RUNNING, LEFT --Interrupted--> INTERRUPTED
+    TYPED, RUNNING, ENDED, LEFT --Failed--> FAILED
+    TYPED, RUNNING, ENDED, LEFT --Cancelled--> CANCELLED
 """
 
 from __future__ import annotations
@@ -60,6 +69,9 @@ class Phase(enum.Enum):
     """The script reported ``S``: the command runs."""
     ENDED = "ended"
     """The script reported ``E <status>``; the output is read while the shell is held."""
+    LEFT = "left"
+    """The shell left the script by itself, before reporting the end (Rule 5): its
+    status is read back by a probe, and the output read, with the shell at its prompt."""
     COLLECTED = "collected"
     """Final: the output was read."""
     REFUSED = "refused"
@@ -69,7 +81,8 @@ class Phase(enum.Enum):
     SHELL_EXITED = "shell-exited"
     """Final: the shell exited, or its pane went, before the command's end."""
     INTERRUPTED = "interrupted"
-    """Final: the shell left the script (C-c) before reporting the end."""
+    """Final: the shell left the script before reporting the end, after tmuxmcp's own
+    C-c, or its status could not be read back (Rule 5)."""
     FAILED = "failed"
     """Final: tmux failed while the run was watched or collected."""
     ABANDONED = "abandoned"
@@ -86,6 +99,9 @@ class Checked(msgspec.Struct, frozen=True):
 
     pane_pid: int
     shell_pid: int | None
+    shell_image: tuple[int, ...] | None = None
+    """Where the shell's program lies in memory (``driver.proc.image``): a shell that
+    left the script with another one has run ``exec`` (``watch`` Rule 2)."""
 
 
 class Typed(msgspec.Struct, frozen=True):
@@ -100,7 +116,19 @@ class Typed(msgspec.Struct, frozen=True):
 
 
 class Started(msgspec.Struct, frozen=True):
-    """The script reported ``S``."""
+    """The script reported ``S <status>``: ``$?`` as the typed line found it, the
+    status of the shell's last command (what a status probe reads back, Rule 5)."""
+
+    status_before: int
+
+
+class Stopped(msgspec.Struct, frozen=True):
+    """tmuxmcp typed C-c into the pane to stop the run (an MCP Task's stop): a shell
+    leaving the script after it was interrupted, not left by itself (Rule 5)."""
+
+
+class Left(msgspec.Struct, frozen=True):
+    """The shell left the script by itself before reporting the end (Rule 5)."""
 
 
 class Ended(msgspec.Struct, frozen=True):
@@ -111,6 +139,13 @@ class Ended(msgspec.Struct, frozen=True):
 
 class Collected(msgspec.Struct, frozen=True):
     """The output was read."""
+
+    outcome: Outcome
+
+
+class Probed(msgspec.Struct, frozen=True):
+    """A shell that left the script had its status read back, and the output was read
+    (Rule 5): ``outcome.exit_status`` is that status."""
 
     outcome: Outcome
 
@@ -153,8 +188,11 @@ Event = (
     Checked
     | Typed
     | Started
+    | Stopped
+    | Left
     | Ended
     | Collected
+    | Probed
     | Refused
     | NotRun
     | ShellExited
@@ -164,7 +202,7 @@ Event = (
     | Cancelled
 )
 
-_WATCHED = (Phase.TYPED, Phase.RUNNING, Phase.ENDED)
+_WATCHED = (Phase.TYPED, Phase.RUNNING, Phase.ENDED, Phase.LEFT)
 
 TRANSITIONS: dict[Phase, dict[type[Event], Phase]] = {
     Phase.PREPARING: {
@@ -174,6 +212,7 @@ TRANSITIONS: dict[Phase, dict[type[Event], Phase]] = {
     },
     Phase.TYPED: {
         Started: Phase.RUNNING,
+        Stopped: Phase.TYPED,
         Ended: Phase.ENDED,
         Refused: Phase.REFUSED,
         NotRun: Phase.NOT_RUN,
@@ -182,6 +221,8 @@ TRANSITIONS: dict[Phase, dict[type[Event], Phase]] = {
         Cancelled: Phase.CANCELLED,
     },
     Phase.RUNNING: {
+        Stopped: Phase.RUNNING,
+        Left: Phase.LEFT,
         Ended: Phase.ENDED,
         ShellExited: Phase.SHELL_EXITED,
         Interrupted: Phase.INTERRUPTED,
@@ -193,6 +234,13 @@ TRANSITIONS: dict[Phase, dict[type[Event], Phase]] = {
         Failed: Phase.FAILED,
         Cancelled: Phase.CANCELLED,
     },
+    Phase.LEFT: {
+        Probed: Phase.COLLECTED,
+        ShellExited: Phase.SHELL_EXITED,
+        Interrupted: Phase.INTERRUPTED,
+        Failed: Phase.FAILED,
+        Cancelled: Phase.CANCELLED,
+    },
     **{phase: {} for phase in Phase if phase not in (Phase.PREPARING, *_WATCHED)},
 }
 """For each phase, the events it takes and the phase each leads to (Rule 1)."""
@@ -200,7 +248,7 @@ TRANSITIONS: dict[Phase, dict[type[Event], Phase]] = {
 FINAL = frozenset(phase for phase, moves in TRANSITIONS.items() if not moves)
 """The phases a run never leaves."""
 
-SHELL_GONE = frozenset({Phase.REFUSED, Phase.SHELL_EXITED, Phase.INTERRUPTED})
+SHELL_GONE = frozenset({Phase.REFUSED, Phase.SHELL_EXITED, Phase.LEFT, Phase.INTERRUPTED})
 """The phases in which no script will look for the run's files again (Rule 4)."""
 
 CANCELLED_ERROR = (
@@ -213,7 +261,15 @@ class Run:
     """One typed command, from the readiness check to collection."""
 
     def __init__(
-        self, run_id: str, pane: str, run_directory: str, index: int, *, budget: int, lock_fd: int
+        self,
+        run_id: str,
+        pane: str,
+        run_directory: str,
+        index: int,
+        *,
+        budget: int,
+        lock_fd: int,
+        probe: bool = False,
     ) -> None:
         self.run_id = run_id
         self.pane = pane
@@ -229,6 +285,13 @@ class Run:
         self.phase = Phase.PREPARING
         self.started = False
         """The script reported ``S`` or ``E`` (the command began)."""
+        self.status_before: int | None = None
+        """``$?`` when the typed line ran (``Started``)."""
+        self.probe = probe
+        """A status probe (Rule 5): an empty command whose release gives the shell back
+        the status it started with, so that ``$?`` stays the left run's."""
+        self.stopped = False
+        """tmuxmcp typed C-c to stop the run (``Stopped``)."""
         self.status: int | None = None
         self.outcome: Outcome | None = None
         self.error: TmuxMcpError | None = None
@@ -238,6 +301,7 @@ class Run:
         self.restore_path: str | None = None
         self.pane_pid = 0
         self.shell_pid: int | None = None
+        self.shell_image: tuple[int, ...] | None = None
 
     def allows(self, event: Event) -> bool:
         """Whether the current phase takes ``event`` (Rule 1)."""
@@ -252,24 +316,29 @@ class Run:
                 f"{self.phase.value}"
             )
         match event:
-            case Checked(pane_pid=pane_pid, shell_pid=shell_pid):
+            case Checked(pane_pid=pane_pid, shell_pid=shell_pid, shell_image=shell_image):
                 self.pane_pid, self.shell_pid = pane_pid, shell_pid
+                self.shell_image = shell_image
             case Typed(line=line, mark=mark, restore_path=restore_path, at_typing=at_typing):
                 self.typed, self.mark, self.restore_path = line, mark, restore_path
                 self.at_typing = at_typing
-            case Started():
-                self.started = True
+            case Started(status_before=status_before):
+                self.started, self.status_before = True, status_before
+            case Stopped():
+                self.stopped = True
             case Ended(status=status):
                 self.started, self.status = True, status
             case Collected(outcome=outcome):
                 self.outcome = outcome
+            case Probed(outcome=outcome):
+                self.status, self.outcome = outcome.exit_status, outcome
             case _EndsWithError(error=error):
                 self.error = error
             case Cancelled():
                 self.error = CommandInterrupted(
                     CANCELLED_ERROR.format(run_id=self.run_id, pane=self.pane)
                 )
-            case Abandoned():
+            case Left() | Abandoned():
                 pass
         self.phase = following
         if following in FINAL:
@@ -314,7 +383,9 @@ class Run:
 
     def close(self) -> None:
         """Release the shell and close the run's files (once; later calls do nothing)."""
-        self.files.close(going=self.pending, status=self.status, restore_path=self.restore_path)
+        # A probe gives back the status it found (Rule 5), not its empty command's.
+        status = self.status_before if self.probe and self.status is not None else self.status
+        self.files.close(going=self.pending, status=status, restore_path=self.restore_path)
 
     def disarm(self) -> None:
         """The shell did not run the typed line: make sure it never can, then close."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import secrets
 
-from tmuxmcp.driver import guards
+from tmuxmcp.driver import guards, proc
 from tmuxmcp.driver.argv import cmd
 from tmuxmcp.errors import PaneNotReady
 from tmuxmcp.tools.context import ToolContext
@@ -44,7 +44,8 @@ async def type_line(
     """
     fmt = screen.path_frame_format()
     name = f"tmuxmcp-{secrets.token_hex(8)}"
-    run.handle(Checked(ready.pane_pid, ready.shell.pid))
+    pid = ready.shell.pid
+    run.handle(Checked(ready.pane_pid, pid, None if pid is None else proc.image(pid)))
     run.write_files(command, shell=ready.shell.program)
     line = runscript.typed_line(command, run.files.paths, suppress_history=suppress_history)
     run.record_shell()

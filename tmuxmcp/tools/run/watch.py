@@ -17,8 +17,22 @@ Rules, checked each second while no status has come:
 Rule 1: a shell that is no longer alive (``driver.proc.running``: gone, or a zombie)
   ends the run with ``ShellExited``, saying what became of the pane.
 Rule 2: a shell that started the script and no longer holds its release
-  FIFO open, ``ABANDONED_CHECKS`` polls in a row, has left the script (C-c
-  aborts a sourced script in every shell): ``Interrupted``.
+  FIFO open, ``ABANDONED_CHECKS`` polls in a row, has left the script: when a
+  command's program dies of a signal (SIGINT: C-c), or C-c stops a builtin,
+  dash, bash and zsh abandon the whole command line, sourced files included,
+  back to their prompt, with ``$?`` the status a person would see there
+  (130). Such a run is ``Left`` (``state`` Rule 5), and ``_read_back`` gives
+  it an ordinary result: its output, read like a run still going's up to the
+  prompt the shell drew (``collect.left``), and its status, read back by a
+  *status probe*: an empty command typed and watched like any run (readiness
+  and pending-input guards included), whose ``S <status>`` is the ``$?`` its
+  typed line found, and whose release gives that ``$?`` back to the shell.
+  The run is ``Interrupted`` (``command-interrupted``) instead when tmuxmcp
+  itself typed the C-c (``Stopped``: an MCP Task's stop), when the pane is
+  not safe to type into (a person typing, text waiting at the prompt: the
+  message says which), when the shell now runs another program (``exec``,
+  told by ``driver.proc.image``), and when its pane or server is gone (that
+  error). A probe's own shell leaving it is never probed again.
 Rule 3: a shell that has not started the script ``START_GRACE`` seconds after
   typing and still sleeps at its prompt read the line without running it
   (a continuation, a ``read``): the script is removed so that line can never
@@ -41,17 +55,21 @@ from tmuxmcp.errors import (
     TmuxMcpError,
 )
 from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.run import collect, readiness, runscript
+from tmuxmcp.tools.run import collect, output, readiness, runscript, settle, type_line
+from tmuxmcp.tools.run.output import Outcome
 from tmuxmcp.tools.run.state import (
     FINAL,
+    Abandoned,
     Cancelled,
     Collected,
     Ended,
     Event,
     Failed,
     Interrupted,
+    Left,
     NotRun,
     Phase,
+    Probed,
     Refused,
     Run,
     ShellExited,
@@ -75,6 +93,8 @@ async def watch(ctx: ToolContext, run: Run) -> None:
             await _wait_for_status(ctx, run)
             if run.phase is Phase.ENDED:
                 run.handle(Collected(await collect.collect(ctx, run)))
+            elif run.phase is Phase.LEFT:
+                await _read_back(ctx, run)
     except TmuxMcpError as exc:
         run.handle(Failed(exc))
     finally:
@@ -85,12 +105,12 @@ async def watch(ctx: ToolContext, run: Run) -> None:
 
 
 def status_events(data: bytes, pane: str) -> list[Event]:
-    """The events in what the script wrote on the status FIFO (``S``, ``E <status>``,
-    ``X <option>``); other lines are no event."""
+    """The events in what the script wrote on the status FIFO (``S <status>``,
+    ``E <status>``, ``X <option>``); other lines are no event."""
     events: list[Event] = []
     for line in data.decode("ascii", "replace").splitlines():
-        if line == "S":
-            events.append(Started())
+        if line.startswith("S ") and line[2:].isdigit():
+            events.append(Started(int(line[2:])))
         elif line.startswith("X ") and line[2:] in runscript.REFUSALS:
             events.append(Refused(runscript.refusal(line[2:], pane)))
         elif line.startswith("E ") and line[2:].isdigit():
@@ -126,7 +146,16 @@ async def _wait_for_status(ctx: ToolContext, run: Run) -> None:
             held = readiness.holds_open(run.shell_pid, run.files.paths["g"])
             unheld = unheld + 1 if held is False else 0
             if unheld >= ABANDONED_CHECKS:
-                run.handle(Interrupted(await _left_script(ctx, run)))
+                gone = await _tmux_gone(ctx, run)
+                if gone is not None:
+                    run.handle(Interrupted(gone))
+                elif run.stopped or run.probe:
+                    run.handle(Interrupted(_interrupted(run)))
+                elif _replaced(run):
+                    why = "its shell was replaced by exec, so it never ended"
+                    run.handle(Interrupted(_interrupted(run, why)))
+                else:
+                    run.handle(Left())
                 return
         if (
             not run.started
@@ -150,21 +179,123 @@ async def _wait_for_status(ctx: ToolContext, run: Run) -> None:
             return
 
 
-async def _left_script(ctx: ToolContext, run: Run) -> TmuxMcpError:
-    """The error for a shell that left the script before reporting the end.
+async def _tmux_gone(ctx: ToolContext, run: Run) -> TmuxMcpError | None:
+    """The error for a shell that left the script because its pane or server went.
 
     A dying tmux server hangs up the shell, which then leaves the script too:
     tmux is asked first, so a server that is gone is the error (ServerGone)
-    and a pane that closed is ObjectNotFound.
+    and a pane that closed is ObjectNotFound; None while the pane is there.
     """
     try:
         await ctx.client.run(cmd("display-message", "-p", t=run.pane, args=["#{pane_id}"]))
     except TmuxMcpError as exc:
         return exc
+    return None
+
+
+def _replaced(run: Run) -> bool:
+    """Whether the shell runs another program than when the line was typed (``exec``):
+    told from where its program lies in memory, when the kernel shows it."""
+    if run.shell_pid is None or run.shell_image is None:
+        return False
+    now = proc.image(run.shell_pid)
+    return now is not None and now != run.shell_image
+
+
+def _interrupted(run: Run, why: str = "") -> CommandInterrupted:
+    """The error for a run that left its script with no status to report (Rule 2)."""
+    if not why:
+        why = (
+            "tmuxmcp interrupted it (C-c: its task was cancelled)"
+            if run.stopped
+            else "its shell left it (C-c, or the shell was replaced by exec)"
+        )
     return CommandInterrupted(
         f"the command in pane {run.pane} ended without reporting its exit status: "
-        "its shell left it (C-c, or the shell was replaced by exec) and the pane "
-        "is free again; its output is on the screen (capture_pane)"
+        f"{why}; its output is on the screen (capture_pane)"
+    )
+
+
+async def _read_back(ctx: ToolContext, run: Run) -> None:
+    """Rule 2, a shell that left the script by itself: read its output and its status.
+
+    The shell waits at its prompt with ``$?`` the status a person would see: a
+    probe (an empty command typed and watched like any run, guards included)
+    reports it as the ``$?`` its typed line found (``S <status>``), and gives it
+    back to the shell at its release. Where the pane is not safe to type into
+    (a person typing, text waiting at the prompt), nothing is typed, and the run
+    ends interrupted, saying why.
+    """
+    try:
+        ready = await settle.ready_shell(ctx, run.pane)
+    except PaneNotReady as exc:
+        run.handle(Interrupted(_interrupted(run, _unprobed(exc))))
+        return
+    found = await collect.left(ctx, run)
+    probe = ctx.runs.new_probe(run.pane)
+    try:
+        status = await _probe(ctx, run, probe, ready)
+        if status is None:
+            return
+        prompt = await _prompt_after(ctx, probe)
+        outcome = output.left_outcome(found, prompt or [run.at_typing.prompt], run.shell, status)
+        run.handle(Probed(outcome))
+    finally:
+        if probe.phase is Phase.PREPARING:
+            probe.disarm()
+            probe.handle(Abandoned())
+        elif probe.phase not in FINAL:
+            probe.handle(Cancelled())
+        probe.close()
+
+
+async def _probe(ctx: ToolContext, run: Run, probe: Run, ready: settle.Ready) -> int | None:
+    """Type and watch ``probe``, and release it: the status it read back, or None when
+    it could not, the left ``run`` then ended ``Interrupted``, saying why."""
+    try:
+        await type_line.type_until_typed(
+            ctx, probe, "", suppress_history=run.typed.startswith(" "), ready=ready
+        )
+    except PaneNotReady as exc:
+        run.handle(Interrupted(_interrupted(run, _unprobed(exc))))
+        return None
+    await _wait_for_status(ctx, probe)
+    status = probe.status_before
+    if probe.phase is not Phase.ENDED or status is None:
+        error = probe.error or _interrupted(probe)
+        why = f"its shell left it, and its status could not be read back ({error})"
+        run.handle(Interrupted(_interrupted(run, why)))
+        return None
+    probe.handle(
+        Collected(
+            Outcome(
+                exit_status=status,
+                head=[],
+                tail=[],
+                lines_omitted=0,
+                lines_lost=0,
+                start_lost=False,
+            )
+        )
+    )
+    probe.close()  # the shell gets $? back and draws its prompt on rows of its own
+    return status
+
+
+async def _prompt_after(ctx: ToolContext, probe: Run) -> list[str] | None:
+    """The rows of the prompt the shell drew after ``probe``, once it is back at it; None
+    when it is not (busy, a person typing) or the rows cannot be told."""
+    try:
+        await settle.ready_shell(ctx, probe.pane)
+        return await collect.prompt_after(ctx, probe)
+    except TmuxMcpError:
+        return None
+
+
+def _unprobed(refusal: PaneNotReady) -> str:
+    return (
+        "its shell left it (C-c, or the shell was replaced by exec), and tmuxmcp did not "
+        f"type into the pane to read its status back: {refusal}"
     )
 
 
