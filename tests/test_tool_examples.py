@@ -76,8 +76,10 @@ MAX_LIST_ITEMS = 4
 MAX_STRING = 400
 
 # Every tool once. "<field>" is that field of the latest result that had it.
+# Wide enough that the typed line of run_command (two paths of its private directory)
+# fits one row of the split pane on any machine: the page shows no wrap of a path.
 SCRIPT: tuple[tuple[str, dict[str, Any]], ...] = (
-    ("create_session", {"name": "work", "width": 160, "height": 20}),
+    ("create_session", {"name": "work", "width": 360, "height": 20}),
     ("rename_window", {"window_id": "@0", "name": "main"}),
     ("create_window", {"session_id": "$0", "name": "logs"}),
     ("split_pane", {"pane_id": "%0", "direction": "horizontal"}),
