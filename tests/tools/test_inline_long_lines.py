@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 import trio
+from mcp import ClientSession
 
 from tests.support import PrivateTmux, serve, structured
 from tmuxmcp.tools.inline import INLINE_LIMIT
@@ -126,3 +127,63 @@ async def test_pane_resource_and_capture_pane_cut_a_screen_row_over_the_budget(
     head, _, screen = text.partition("\n")
     assert head.startswith("[truncated by max_chars: "), head
     assert screen == got["text"]
+
+
+MAX_CALLS = 40
+"""More calls than any of these follows needs: a loop that does not end fails."""
+
+
+async def _follow(
+    session: ClientSession, pane: str, cursor: str, **args: int
+) -> list[dict[str, Any]]:
+    """capture_since from ``cursor`` on until ``more`` is false, at most ``MAX_CALLS``."""
+    results: list[dict[str, Any]] = []
+    for _ in range(MAX_CALLS):
+        got = structured(
+            await session.call_tool("capture_since", {"pane_id": pane, "cursor": cursor, **args})
+        )
+        results.append(got)
+        if not got["more"]:
+            return results
+        cursor = got["cursor"]
+    raise AssertionError(f"capture_since did not end in {MAX_CALLS} calls: {results[-2:]}")
+
+
+@pytest.mark.parametrize(
+    ("printed", "char", "rows", "length", "budget"),
+    [
+        # The default budget: one row of 10,000 four-byte characters (40,002 as JSON).
+        (_PRINT_WIDE_ROW, WIDE, 1, 10_000, {}),
+        # A 100,000-character line is ten full rows of 10,000, each over 5,000.
+        ("head -c 100000 /dev/zero | tr '\\0' x; echo", "x", 10, 10_000, {"max_chars": 5000}),
+    ],
+    ids=["wide-row-default-budget", "long-line-small-budget"],
+)
+async def test_following_capture_since_returns_a_row_over_the_budget_cut_once(
+    private_tmux: PrivateTmux,
+    printed: str,
+    char: str,
+    rows: int,
+    length: int,
+    budget: dict[str, int],
+) -> None:
+    """Before: the call that reached the long row returned no lines, the same cursor
+    and ``more`` true, every time: the follow never ended."""
+    pane = _pane(private_tmux, "since", 10_000, 30)
+    async with serve(private_tmux) as session:
+        await private_tmux.wait_for_prompt(pane)
+        first = structured(await session.call_tool("capture_since", {"pane_id": pane}))
+        await _typed(private_tmux, pane, f"echo before; {printed}; echo after")
+        results = await _follow(session, pane, first["cursor"], **budget)
+    lines = [line for got in results for line in got["lines"]]
+    assert lines[0].endswith("echo after; echo DO''NE"), "the typed line first"
+    assert len(lines) == 4 + rows, "every row once"
+    assert (lines[1], lines[-2], lines[-1]) == ("before", "after", "DONE")
+    for row in lines[2 : 2 + rows]:
+        _cut(row, char, length)
+    assert sum(got["lines_cut"] for got in results) == rows
+    for got in results:
+        assert got["gap"] is None
+        assert got["lines_cut"] == sum("characters cut ...]" in line for line in got["lines"])
+        if not budget:
+            assert len(_json(got)) <= INLINE_LIMIT
