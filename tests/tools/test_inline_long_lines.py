@@ -8,8 +8,11 @@ stopped before a row longer than ``max_chars`` and returned the same cursor
 with ``more`` set, for ever: a client that follows the cursor never ended.
 Now such a line keeps its start and its end with run_command's marker
 between (``inline.cut_line``), the result says it was cut, and following
-capture_since's cursor returns every row once and ends. Real tmux on the
-private socket, real MCP client over stdio.
+capture_since's cursor returns every row once and ends. search_panes
+excerpts a row to 1,000 characters, which a small ``max_chars`` can still
+not hold: its first match is narrowed rather than left out. (snapshot reads
+a screen whole or not at all, and says so: no line of it is cut.) Real tmux
+on the private socket, real MCP client over stdio.
 """
 
 from __future__ import annotations
@@ -187,3 +190,23 @@ async def test_following_capture_since_returns_a_row_over_the_budget_cut_once(
         assert got["lines_cut"] == sum("characters cut ...]" in line for line in got["lines"])
         if not budget:
             assert len(_json(got)) <= INLINE_LIMIT
+
+
+async def test_search_panes_narrows_a_first_match_over_a_small_budget(
+    private_tmux: PrivateTmux,
+) -> None:
+    """Before: the one matching row, excerpted to 1,000 four-byte characters (over
+    4,000 as JSON), did not fit ``max_chars`` 1,000, so no match came back at all."""
+    pane = _pane(private_tmux, "search", 10_000, 20)
+    await _typed(private_tmux, pane, f"clear; {_PRINT_WIDE_ROW}")
+    async with serve(private_tmux) as session:
+        got = structured(
+            await session.call_tool("search_panes", {"pattern": WIDE, "max_chars": 1000})
+        )
+    assert got["truncated"] is True
+    assert got["truncated_by"] == "max_chars"
+    (match,) = got["matches"]
+    assert len(_json(match)) + 1 <= 1000
+    assert (match["pane_id"], match["row"], match["column"]) == (pane, 0, 0)
+    assert match["matched"] == WIDE
+    assert match["line"] and match["line"] == WIDE * len(match["line"])
