@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from tests.support import PrivateTmux, error_text, serve, structured
 from tmuxmcp.tools import capture
+from tmuxmcp.tools.inline import lines_cost
 from tmuxmcp.verify import proven_in_ci
 
 
@@ -200,6 +201,25 @@ def test_capture_just_under_and_at_the_byte_cap() -> None:
     assert capture._captured(under, None) == ("x" * (cap - 2), 1, 1, None)
     over = "y\n" + "x" * (cap - 2) + "\n"  # the last line alone fills the cap as JSON
     assert capture._captured(over, None) == ("x" * (cap - 2), 1, 2, "max_chars")
+
+
+def test_a_line_longer_than_the_budget_is_cut_and_counted_once() -> None:
+    """inline Rule 4: a line no range could return whole keeps its start and its end
+    (the marker between) in what the lines after it leave, as one line of the count."""
+    kept, by = capture._cap(["before", "x" * 5000, "end"], None, 1000)
+    assert by == "max_chars"
+    assert len(kept) == 2 and kept[1] == "end"
+    start, marker, end = kept[0].split("\n")
+    assert marker.endswith(" of this line's 5,000 characters cut ...]")
+    assert start and end and set(start + end) == {"x"}
+    assert lines_cost(kept) <= 1000
+
+
+def test_a_line_that_fits_the_budget_alone_is_dropped_whole_not_cut() -> None:
+    # "b" * 900 fits 1,000 alone: a narrower range returns it whole, so it is not cut.
+    assert capture._cap(["b" * 900, "c" * 200], None, 1000) == (["c" * 200], "max_chars")
+    # Under CUT_ROOM left after the lines below it: the long line is left out.
+    assert capture._cap(["a" * 5000, "c" * 900], None, 1000) == (["c" * 900], "max_chars")
 
 
 async def test_server_info_reports_whether_the_sink_claims_were_verified(

@@ -4,7 +4,9 @@ Every read is bounded before tmux is asked: a range within the visible
 screen is one read of at most ``max_lines + WINDOW_MARGIN`` rows; a taller
 screen, and a range into history, is read in bounded windows from its bottom
 (``_history_rows``). The result keeps the last ``max_lines`` that fit
-``max_chars``, counted as JSON (``inline``), and says what cut it. The pane
+``max_chars``, counted as JSON (``inline``), and says what cut it; a line
+longer than ``max_chars`` keeps its start and its end, with run_command's
+marker between (``inline`` Rule 4), rather than being left out. The pane
 resource (``resources``) reads the screen through it.
 """
 
@@ -21,7 +23,7 @@ from tmuxmcp.driver.argv import cmd
 from tmuxmcp.driver.guards import GuardRefused, Refusal, geometry_guard_name, guard
 from tmuxmcp.errors import InvalidArguments
 from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.inline import DEFAULT_INLINE_CHARS, line_cost, lines_cost
+from tmuxmcp.tools.inline import CUT_ROOM, DEFAULT_INLINE_CHARS, cut_line, line_cost, lines_cost
 
 MAX_CAPTURE_BYTES = 1024 * 1024
 """The largest ``max_chars``: the most a capture returns, counted as JSON (``inline``);
@@ -54,7 +56,7 @@ class CapturePaneArgs(Arguments):
         int,
         local_int(
             "Most characters the returned text takes in the result's JSON (escapes counted);"
-            " the last lines are kept.",
+            " the last lines are kept, a line longer than this cut in its middle.",
             ge=1_000,
             le=MAX_CAPTURE_BYTES,
         ),
@@ -104,7 +106,11 @@ def _cap(
 ) -> tuple[list[str], str | None]:
     """The last ``max_lines`` of ``lines`` whose ``line_cost`` fits ``budget``, and what cut.
 
-    ``budget`` defaults to ``MAX_CAPTURE_BYTES``.
+    ``budget`` defaults to ``MAX_CAPTURE_BYTES``. A line longer than the whole
+    budget, which no range could return whole, is cut rather than dropped when
+    the lines after it leave ``CUT_ROOM`` (``inline`` Rule 4): it is kept as
+    one line whose text is its start, the marker and its end, joined by
+    newlines, so it costs what the three would and counts as one line.
     """
     budget = MAX_CAPTURE_BYTES if budget is None else budget
     by: str | None = None
@@ -112,12 +118,18 @@ def _cap(
         lines, by = lines[-max_lines:], "max_lines"
     if lines_cost(lines) > budget:
         keep = 0
+        left = budget
         for line in reversed(lines):
-            budget -= line_cost(line)
-            if budget < 0:
+            cost = line_cost(line)
+            if cost > left:
                 break
+            left -= cost
             keep += 1
-        lines, by = lines[len(lines) - keep :], "max_chars"
+        kept = lines[len(lines) - keep :]
+        stopped = lines[len(lines) - keep - 1]  # the line that did not fit
+        if line_cost(stopped) > budget and left >= CUT_ROOM:
+            kept = ["\n".join(cut_line(stopped, left)), *kept]
+        lines, by = kept, "max_chars"
     return lines, by
 
 

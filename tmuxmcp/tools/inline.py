@@ -22,6 +22,12 @@ Rule 2: a budget of ``DEFAULT_INLINE_CHARS`` (36,000) keeps a whole default
 Rule 3: callers can still ask for more, up to each tool's own maximum; the
   facts (truncation, counts) come first in every result, so a preview of a
   longer one still says what was cut.
+Rule 4: a line longer than a budget is cut, not dropped (issue 22.4): its
+  start and its end are kept with a marker between saying how many of its
+  characters were cut (``cut_line``), so a reader sees both ends of a
+  minified JSON blob or a base64 line. Every tool that cuts a line cuts it
+  here, with this marker. A budget needs ``CUT_ROOM`` characters left for a
+  line to be cut rather than left out.
 """
 
 from __future__ import annotations
@@ -34,6 +40,12 @@ INLINE_LIMIT = 40_000
 """Most characters of structured JSON a default call returns (Rule 2)."""
 DEFAULT_INLINE_CHARS = 36_000
 """The default budget of a result's bulk, counted by ``line_cost`` and ``record_cost``."""
+CUT_ROOM = 128
+"""Budget characters a line must have left to be cut rather than dropped (Rule 4): room
+for the marker and for some characters of each end."""
+CUT_START_SHARE = 4
+"""A cut line's start keeps 1/CUT_START_SHARE of what its marker leaves, its end the rest:
+the end of a line is where it usually says how it ended (Rule 4)."""
 
 
 def line_cost(line: str) -> int:
@@ -57,3 +69,46 @@ def lines_cost(lines: Sequence[str]) -> int:
 def record_cost(record: msgspec.Struct) -> int:
     """What ``record`` and the comma after it take of a budget: its compact JSON, plus one."""
     return len(msgspec.json.encode(record)) + 1
+
+
+def end_within(line: str, budget: int) -> str:
+    """The longest end of ``line`` whose ``line_cost`` fits ``budget``."""
+    low, high = 0, len(line)
+    while low < high:
+        # Binary search on the kept length: the cost grows with it.
+        mid = (low + high + 1) // 2
+        if line_cost(line[len(line) - mid :]) <= budget:
+            low = mid
+        else:
+            high = mid - 1
+    return line[len(line) - low :]
+
+
+def _start_within(line: str, budget: int) -> str:
+    """The longest start of ``line`` whose ``line_cost`` fits ``budget``."""
+    low, high = 0, len(line)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if line_cost(line[:mid]) <= budget:
+            low = mid
+        else:
+            high = mid - 1
+    return line[:low]
+
+
+def _cut_marker(cut: int, length: int) -> str:
+    return f"[... {cut:,} of this line's {length:,} characters cut ...]"
+
+
+def cut_line(line: str, budget: int) -> list[str]:
+    """``line`` cut to fit ``budget`` (Rule 4): its start, a marker, its end.
+
+    The start gets 1/CUT_START_SHARE of what the marker leaves, the end the
+    rest. The marker is costed as if the whole line were cut, so the three
+    parts stay within ``budget`` whatever is kept: their ``lines_cost``, the
+    same whether they are three lines or one text joined by newlines.
+    """
+    room = budget - line_cost(_cut_marker(len(line), len(line)))
+    start = _start_within(line, room // CUT_START_SHARE)
+    end = end_within(line[len(start) :], room - line_cost(start))
+    return [start, _cut_marker(len(line) - len(start) - len(end), len(line)), end]

@@ -14,7 +14,7 @@ from typing import Self
 import msgspec
 
 from tmuxmcp.capability.results import Terminal
-from tmuxmcp.tools.matching import Hit, excerpt
+from tmuxmcp.tools.matching import EXCERPT_CHARS, Hit, excerpt
 
 
 class Match(msgspec.Struct, frozen=True, kw_only=True):
@@ -27,17 +27,20 @@ class Match(msgspec.Struct, frozen=True, kw_only=True):
     """Character offset of the match in ``line``'s row."""
     matched: Terminal
     line: Terminal
-    """The row (cut to 1000 characters around the match)."""
+    """The row (cut to 1000 characters around the match; search_panes cuts a first
+    match narrower when it alone is over its ``max_chars``)."""
 
     @classmethod
-    def found(cls, row: int, text: str, hit: Hit, **where: str) -> Self:
-        """The match ``hit`` in row ``row`` (relative) whose text is ``text``; ``where``
-        fills the fields a subclass adds."""
+    def found(
+        cls, row: int, text: str, hit: Hit, *, width: int = EXCERPT_CHARS, **where: str
+    ) -> Self:
+        """The match ``hit`` in row ``row`` (relative) whose text is ``text``, each text
+        cut to ``width`` characters; ``where`` fills the fields a subclass adds."""
         return cls(
             row=row,
             in_scrollback=row < 0,
             column=hit.start,
-            matched=excerpt(text[hit.start : hit.end], Hit(0, 0, 0)),
-            line=excerpt(text, hit),
+            matched=excerpt(text[hit.start : hit.end], Hit(0, 0, 0), width),
+            line=excerpt(text, hit, width),
             **where,
         )

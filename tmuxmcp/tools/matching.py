@@ -180,7 +180,11 @@ class Matcher:
                 began = clock()
 
 
-def excerpt(line: str, hit: Hit, width: int = 1000) -> str:
+EXCERPT_CHARS = 1000
+"""The most characters ``excerpt`` keeps by default (a row can be 10,000 cells wide)."""
+
+
+def excerpt(line: str, hit: Hit, width: int = EXCERPT_CHARS) -> str:
     """``line`` cut to at most ``width`` characters around the match."""
     if len(line) <= width:
         return line

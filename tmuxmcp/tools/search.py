@@ -5,7 +5,8 @@ Each pane in scope is read newest row first in bounded windows
 fill share one tmux invocation, a deeper range gets more windows, and reading
 stops once ``max_scan_bytes`` is spent or ``max_matches`` + 1 rows matched.
 The matches returned are the first that fit ``max_chars``, counted as JSON
-(``inline``), so a default result stays inline (issue 18.2).
+(``inline``), so a default result stays inline (issue 18.2); a first match
+over it alone comes with its texts narrowed around the match, not left out.
 So one call holds at most ``max_scan_bytes`` of rows plus one batch of
 windows planned to fill it (issue 13, item 2). Matching runs here
 (``observation.scan``), never in tmux.
@@ -26,6 +27,7 @@ from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.inline import DEFAULT_INLINE_CHARS, record_cost
 from tmuxmcp.tools.matches import Match
 from tmuxmcp.tools.matching import (
+    EXCERPT_CHARS,
     Hit,
     Matcher,
     Meter,
@@ -65,7 +67,8 @@ class SearchPanesArgs(Arguments):
         int,
         local_int(
             "Most characters the returned matches take in the result's JSON (escapes"
-            " counted); the first in pane and row order are kept.",
+            " counted); the first in pane and row order are kept, the first narrowed if"
+            " over it alone.",
             ge=1_000,
             le=MAX_RESULT_BYTES,
         ),
@@ -85,7 +88,8 @@ class PaneMatch(Match, frozen=True, kw_only=True):
 
 Truncation = Literal["max_matches", "max_chars", "max_scan_bytes"]
 """Which cap left matches out: of the returned ones (``max_chars``, counted as
-JSON), of the rows that matched (``max_matches``), or of the rows read."""
+JSON; also when the first match alone was over it and its texts were narrowed
+to fit), of the rows that matched (``max_matches``), or of the rows read."""
 
 
 class SearchPanesResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -256,23 +260,48 @@ class _Search:
             if self._over():
                 return
 
+    def _match(self, index: int, line: ScanLine, hit: Hit, width: int = EXCERPT_CHARS) -> PaneMatch:
+        """The match ``hit`` in ``line`` of pane ``index``, its texts cut to ``width``."""
+        pane = self.panes[index]
+        return PaneMatch.found(
+            line.row,
+            line.text,
+            hit,
+            width=width,
+            pane_id=pane.pane_id,
+            session_id=pane.session_id,
+            window_id=pane.window_id,
+        )
+
+    def _narrowed(self, index: int, line: ScanLine, hit: Hit, budget: int) -> PaneMatch:
+        """The match with its texts cut to the widest excerpt whose record fits ``budget``.
+
+        A record with empty texts takes a few hundred characters, under the
+        smallest ``max_chars`` (1,000), so some width fits; the cost grows with it.
+        """
+        low, high = 0, EXCERPT_CHARS
+        while low < high:
+            mid = (low + high + 1) // 2
+            if record_cost(self._match(index, line, hit, mid)) <= budget:
+                low = mid
+            else:
+                high = mid - 1
+        return self._match(index, line, hit, low)
+
     def result(self) -> SearchPanesResult:
         """The matches in pane order then row order, and which cap cut the search short."""
         by_matches = len(self.hits) > self.args.max_matches
         kept = sorted(self.hits[: self.args.max_matches], key=lambda h: (h[0], h[1].row))
-        matches = []
+        matches: list[PaneMatch] = []
         left = self.args.max_chars
         by_chars = False
         for index, line, hit in kept:
-            pane = self.panes[index]
-            match = PaneMatch.found(
-                line.row,
-                line.text,
-                hit,
-                pane_id=pane.pane_id,
-                session_id=pane.session_id,
-                window_id=pane.window_id,
-            )
+            match = self._match(index, line, hit)
+            if not matches and record_cost(match) > left:
+                # The first match alone is over max_chars (a row of quotes or of
+                # four-byte characters): narrowed, it comes rather than nothing.
+                match = self._narrowed(index, line, hit, left)
+                by_chars = True
             left -= record_cost(match)
             if left < 0:
                 by_chars = True

@@ -2,7 +2,11 @@
 
 Row positions are tracked by ``scrollback``; lines lost to the history limit,
 a clear, a screen switch or a resize are reported as a gap, never skipped
-silently.
+silently. Every call that has a complete row after its cursor returns at
+least one and moves the cursor past it: a row longer than ``max_chars`` by
+itself comes alone, cut to its start and end with run_command's marker
+between (``inline`` Rule 4), and ``lines_cut`` says so; a client that follows
+the cursor gets every row once and reaches the end.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from tmuxmcp.capability.results import Own, Terminal, TmuxId
 from tmuxmcp.driver.argv import Command
 from tmuxmcp.driver.records import RecordFormat
 from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.inline import DEFAULT_INLINE_CHARS, line_cost
+from tmuxmcp.tools.inline import DEFAULT_INLINE_CHARS, cut_line, line_cost
 from tmuxmcp.tools.observation import (
     MAX_RESULT_BYTES,
     cursor_param,
@@ -72,7 +76,8 @@ class CaptureSinceArgs(Arguments):
         int,
         local_int(
             "Most characters the returned lines and partial row take in the result's JSON"
-            " (escapes counted); rows past it wait behind the cursor.",
+            " (escapes counted); rows past it wait behind the cursor, a row longer than"
+            " this comes alone, cut in its middle.",
             ge=1_000,
             le=MAX_RESULT_BYTES,
         ),
@@ -89,6 +94,10 @@ class CaptureSinceResult(msgspec.Struct, frozen=True, kw_only=True):
     """Set when the cursor's position could not be found again; lines may be missing."""
     lines_lost: int
     """Rows gone before they could be returned: exact (0) without a gap, a lower bound with."""
+    lines_cut: int
+    """Rows of ``lines`` longer than ``max_chars`` by themselves, so returned cut: their
+    start, a marker saying how many characters were cut, and their end, joined by newlines.
+    0 or 1: such a row is returned alone, as ``lines[0]``."""
     first_row: int | None
     """Row number of ``lines[0]`` as capture_pane counts it (negative: scrollback)."""
     cursor: Own
@@ -105,6 +114,8 @@ class CaptureSinceResult(msgspec.Struct, frozen=True, kw_only=True):
         head = f"lines={len(self.lines)} more={'yes' if self.more else 'no'}"
         if self.gap is not None:
             head += f" gap={self.gap} lines_lost>={self.lines_lost}"
+        if self.lines_cut:
+            head += f" lines_cut={self.lines_cut}"
         body = [head, *self.lines]
         if self.partial:
             body.append(f"[partial] {self.partial}")
@@ -237,13 +248,24 @@ async def capture_since(ctx: ToolContext, args: CaptureSinceArgs) -> CaptureSinc
     end = max(start, screen.cursor_row)
     lines: list[str] = []
     size = 0
+    cut = 0
     for r in range(start, min(end, view.end)):
+        if len(lines) >= args.max_lines:
+            break
         text = view.row(r)
-        size += line_cost(text)
-        if len(lines) >= args.max_lines or size > args.max_chars:
-            size -= line_cost(text)
+        cost = line_cost(text)
+        if size + cost > args.max_chars:
+            if not lines:
+                # A row over the whole budget would never fit: left behind the
+                # cursor, every call would return the same cursor (a client
+                # following it loops for ever). It comes alone, cut.
+                text = "\n".join(cut_line(text, args.max_chars))
+                lines.append(text)
+                size += line_cost(text)
+                cut = 1
             break
         lines.append(text)
+        size += cost
     following = start + len(lines)
     # The partial row is counted in the budget too, after the lines: complete
     # rows are what the cursor moves past, the partial row comes again.
@@ -261,4 +283,5 @@ async def capture_since(ctx: ToolContext, args: CaptureSinceArgs) -> CaptureSinc
         more=following < end,
         gap=None if gap is None else gap.reason,
         lines_lost=0 if gap is None else gap.lines_lost,
+        lines_cut=cut,
     )

@@ -61,15 +61,12 @@ import re
 
 import msgspec
 
-from tmuxmcp.tools.inline import line_cost
+from tmuxmcp.tools.inline import CUT_ROOM, cut_line, end_within, line_cost
 from tmuxmcp.tools.observation import cells
 from tmuxmcp.tools.scrollback import trimmed_at_least
 
 HEAD_SHARE = 4
 """The head keeps 1/HEAD_SHARE of an output budget, the tail the rest (Rule 2)."""
-CUT_ROOM = 128
-"""Budget characters a line must have left to be cut rather than dropped (Rule 2): room
-for the marker and for some characters of each end."""
 
 
 class Outcome(msgspec.Struct, frozen=True, kw_only=True):
@@ -433,48 +430,6 @@ def _lost(outcome: Outcome) -> str:
     return f"[... {count} scrolled out of the pane's history ...]"
 
 
-def _end_within(line: str, budget: int) -> str:
-    """The longest end of ``line`` whose ``line_cost`` fits ``budget``."""
-    low, high = 0, len(line)
-    while low < high:
-        # Binary search on the kept length: the cost grows with it.
-        mid = (low + high + 1) // 2
-        if line_cost(line[len(line) - mid :]) <= budget:
-            low = mid
-        else:
-            high = mid - 1
-    return line[len(line) - low :]
-
-
-def _cut_marker(cut: int, length: int) -> str:
-    return f"[... {cut:,} of this line's {length:,} characters cut ...]"
-
-
-def cut_line(line: str, budget: int) -> list[str]:
-    """``line`` cut to fit ``budget`` (Rule 2): its start, a marker, its end.
-
-    The start gets 1/HEAD_SHARE of what the marker leaves, the end the rest,
-    as the lines of an output do. The marker is costed as if the whole line
-    were cut, so the three parts stay within ``budget`` whatever is kept.
-    """
-    room = budget - line_cost(_cut_marker(len(line), len(line)))
-    start = _start_within(line, room // HEAD_SHARE)
-    end = _end_within(line[len(start) :], room - line_cost(start))
-    return [start, _cut_marker(len(line) - len(start) - len(end), len(line)), end]
-
-
-def _start_within(line: str, budget: int) -> str:
-    """The longest start of ``line`` whose ``line_cost`` fits ``budget``."""
-    low, high = 0, len(line)
-    while low < high:
-        mid = (low + high + 1) // 2
-        if line_cost(line[:mid]) <= budget:
-            low = mid
-        else:
-            high = mid - 1
-    return line[:low]
-
-
 def shape(outcome: Outcome, budget: int) -> Shaped:
     """The result's ``output`` and its counts for ``outcome``, within ``budget`` (Rules 2, 3).
 
@@ -513,7 +468,7 @@ def shape(outcome: Outcome, budget: int) -> Shaped:
             cut = True
         elif not keep_head and not keep_tail and lines:
             # One line longer than a budget too small to cut it: keep its end.
-            keep_tail = [_end_within(lines[-1], budget)]
+            keep_tail = [end_within(lines[-1], budget)]
             gap = lines[:-1]
             cut = True
         omitted += len(gap)
