@@ -56,7 +56,7 @@ class CapturePaneArgs(Arguments):
         int,
         local_int(
             "Most characters the returned text takes in the result's JSON (escapes counted);"
-            " the last lines are kept, a line longer than this cut in its middle.",
+            " the last lines are kept, a longer one cut.",
             ge=1_000,
             le=MAX_CAPTURE_BYTES,
         ),

@@ -67,8 +67,7 @@ class SearchPanesArgs(Arguments):
         int,
         local_int(
             "Most characters the returned matches take in the result's JSON (escapes"
-            " counted); the first in pane and row order are kept, the first narrowed if"
-            " over it alone.",
+            " counted); the first in pane and row order are kept.",
             ge=1_000,
             le=MAX_RESULT_BYTES,
         ),

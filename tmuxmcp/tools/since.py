@@ -76,8 +76,7 @@ class CaptureSinceArgs(Arguments):
         int,
         local_int(
             "Most characters the returned lines and partial row take in the result's JSON"
-            " (escapes counted); rows past it wait behind the cursor, a row longer than"
-            " this comes alone, cut in its middle.",
+            " (escapes counted); rows past it wait behind the cursor; a longer row comes cut.",
             ge=1_000,
             le=MAX_RESULT_BYTES,
         ),
