@@ -205,6 +205,63 @@ async def test_errexit_refuses_a_command_ending_in_an_open_here_document(
         assert ran.exists()
 
 
+AS_TYPED = {
+    "bash": {
+        "nonexistent_cmd": "bash: nonexistent_cmd: command not found",
+        "echo (": "bash: syntax error near unexpected token `newline'",
+        "return 3": "bash: return: can only `return' from a function or sourced script",
+        "echo $0": "bash",
+    },
+    "zsh": {
+        "nonexistent_cmd": "zsh: command not found: nonexistent_cmd",
+        "echo $0": "zsh",
+    },
+    "sh": {
+        # dash names the builtin that ran the command, as it does for any `eval`.
+        "nonexistent_cmd": "sh: 1: eval: nonexistent_cmd: not found",
+        "echo $0": "sh",
+    },
+}
+"""What the shell prints for a command, as a person typing it sees it (dash: but for
+its ``eval:``), measured in an interactive dash 0.5.12, bash 5.2 and zsh 5.9."""
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+async def test_shell_messages_read_as_if_the_command_were_typed(
+    private_tmux: PrivateTmux, shell: str
+) -> None:
+    """Issue 22.8: errors named tmuxmcp's command file (dash `sh: 1: /…/tmuxmcp-…/c1:
+    nonexistent_cmd: not found`, zsh `/…/c1:1: command not found: …`, bash's syntax
+    errors), and zsh's `$0` was that file. The command is now evaluated where a typed
+    line would run (runscript Rule 5): no message names tmuxmcp's files."""
+    async with serve(private_tmux) as session:
+        pane = _shell_session(private_tmux, f"msg-{shell}", shell)
+        await _configure(private_tmux, pane, "true")
+        for command, expected in AS_TYPED[shell].items():
+            done = await _run(session, pane, command)
+            assert done["output"] == expected, (command, done["output"])
+            assert "tmuxmcp" not in done["output"]
+        failed = await _run(session, pane, "nonexistent_cmd; echo after $?")
+        assert failed["output"].split("\n")[-1] == "after 127"
+        assert "tmuxmcp" not in failed["output"]
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+async def test_allexport_keeps_the_command_text_out_of_the_environment(
+    private_tmux: PrivateTmux, shell: str
+) -> None:
+    """Under `set -a` every variable assigned is exported: the command's text, read into
+    a variable to be evaluated, would reach every program it starts, so it is sourced
+    from its file there (runscript Rule 5)."""
+    async with serve(private_tmux) as session:
+        pane = _shell_session(private_tmux, f"allexport-{shell}", shell)
+        await _configure(private_tmux, pane, "set -a")
+        done = await _run(session, pane, "env | grep -c '^tmuxmcp' || :")
+        assert done["output"] == "0", done["output"]
+        big = await _run(session, pane, f": {'x' * 60_000}; env | grep -c '^tmuxmcp' || :")
+        assert (big["exit_status"], big["output"]) == (0, "0")
+
+
 @pytest.mark.parametrize("shell", sorted(SHELLS))
 async def test_echo_off_keeps_the_output(private_tmux: PrivateTmux, shell: str) -> None:
     """`stty -echo`: dash has no line editor, so nothing echoed the typed line and the

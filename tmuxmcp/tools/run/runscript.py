@@ -17,9 +17,10 @@ output, an error about a script already removed. The command alone gets the
 saved descriptors back. Everything else lives in files in tmuxmcp's private
 directory (mode 0700), never on the screen:
 
-* ``c<k>``: the command itself, exactly as given, sourced by the script. A
-  command of any length up to the cap runs whole: nothing passes through the
-  terminal's line discipline, whose 4,095-byte line limit would cut it.
+* ``c<k>``: the command itself, exactly as given, read by the script and
+  evaluated (Rule 5). A command of any length up to the cap runs whole:
+  nothing passes through the terminal's line discipline, whose 4,095-byte
+  line limit would cut it.
 * ``e<k>``: the same text and one line more, ``tmuxmcp_release=$?``, sourced
   instead of ``c`` when the shell has errexit on (Rule 3).
 * ``r<k>``: the script. It reports ``S <status>`` (started, with ``$?`` as the
@@ -86,6 +87,20 @@ Rule 4: nothing of tmuxmcp's own fails where errexit could see it. Every step
   non-zero status ends no shell and runs no ERR trap; under errexit ``t`` sets
   it with ``(exit N) && :``, since dash ends the shell on a failing
   ``return`` in a dot script even when that ``.`` is tested.
+Rule 5: the shell's messages about the command read as if it were typed
+  (issue 22.8). A command sourced from a file is reported as that file's
+  (dash ``sh: 1: /…/c1: x: not found``, zsh ``/…/c1:1: command not found:
+  x``, bash's syntax errors, zsh's ``$0``), so the script reads the command
+  into ``COMMAND_TEXT`` and evaluates it; in bash and zsh the typed line
+  evaluates the script's text too (an ``eval`` inside a sourced file is
+  reported as ``eval``'s: ``bash: eval: line 1: …``, ``(eval):1: …``), and
+  what they print is then exactly what a typed line gets. dash still names
+  ``eval`` (``sh: 1: eval: x: not found``), as for any evaluated text. The
+  text is read before ``. t && :``, since reading it (a command
+  substitution) sets ``$?``. Under allexport (``set -a``) the variable would
+  be exported into every program the command starts, so the command is
+  sourced from its file there, as before. Traces (``set -x``) keep their
+  depth: bash's ``+++``, zsh none.
 
 What a per-run secret protects against, and what it cannot: see
 ``docs/trust.md`` (a program running as the same user can read tmuxmcp's
@@ -104,7 +119,9 @@ SHELLS_WITHOUT_RECOVERY = frozenset(
 )
 """Shells whose dot script is abandoned on a syntax error (they source with ``command .``)."""
 
-DISPLAY_CHARS = 60
+DISPLAY_CHARS = 40
+"""How much of the command's first line the typed line shows (it is kept short: a
+typed line that wraps is harder to tell from output moved over it)."""
 
 
 def shown(command: str) -> str:
@@ -135,22 +152,34 @@ SAVED_STDERR = 8
 tmuxmcp's own steps run with both sent to /dev/null (see the module docstring)."""
 
 
-def typed_line(command: str, files: dict[str, str], *, suppress_history: bool) -> str:
+TOP_LEVEL_SHELLS = frozenset({"bash", "zsh"})
+"""Shells whose typed line evaluates the script's text instead of sourcing it (Rule 5)."""
+
+
+def typed_line(
+    command: str, files: dict[str, str], *, shell: str = "", suppress_history: bool
+) -> str:
     """The line typed into the pane (ending in a newline); ``files`` maps ``r`` and ``t``
-    to the script's and the status file's paths.
+    to the script's and the status file's paths; ``shell``: the program's base name.
 
     The group's redirections send what the shell itself prints for tmuxmcp's
     steps (xtrace lines, a bash DEBUG trap's output, a "No such file" from a
     script already removed) to /dev/null; the command gets the saved
     descriptors back. The status is given back last, by ``. t && :`` in the
-    group (Rule 4): the script itself always ends with status 0.
+    group (Rule 4): the script itself always ends with status 0. bash and zsh
+    evaluate the script's text (Rule 5), keeping ``$?`` first: reading the file
+    in a command substitution sets it.
     """
     lead = " " if suppress_history else ""
     display = quote_word(shown(command), "command")
     script = quote_word(files["r"], "script")
     status = quote_word(files["t"], "status")
+    if shell in TOP_LEVEL_SHELLS:
+        start = f'_={display} {PREVIOUS_STATUS}=$?; eval "$(<{script})"'
+    else:
+        start = f"_={display} . {script}"
     return (
-        f"{lead}{{ _={display} . {script}; . {status} && :; }} "
+        f"{lead}{{ {start}; . {status} && :; }} "
         f"{SAVED_STDOUT}>&1 {SAVED_STDERR}>&2 >/dev/null 2>&1\n"
     )
 
@@ -274,49 +303,77 @@ def refusal(option: str, pane: str) -> PaneNotReady:
 
 
 def script(*, files: dict[str, str], fence: str, shell: str, errexit_copy: bool) -> str:
-    """The script sourced by the pane's shell (``shell``: the program's base name).
+    """The script the pane's shell runs (``shell``: the program's base name): sourced, or
+    in bash and zsh evaluated by the typed line (Rule 5).
 
     ``files`` maps ``c``, ``e``, ``s``, ``g``, ``t`` to their paths; ``errexit_copy``:
     whether ``e`` was written (``errexit_copy`` above).
     """
     q = {key: quote_word(path, key) for key, path in files.items()}
     b = builtin_prefix(shell)
-    dot = "\\command ." if shell in SHELLS_WITHOUT_RECOVERY else f"{b} ."
+    recovers = shell not in SHELLS_WITHOUT_RECOVERY
     redirect = f"1>&{SAVED_STDOUT} 2>&{SAVED_STDERR} {SAVED_STDOUT}>&- {SAVED_STDERR}>&- 9<&-"
+    read = "<" if shell in TOP_LEVEL_SHELLS else "\\command cat "
+
+    def by_errexit(plain: str, errexit: str) -> str:
+        # Rule 3: under errexit the command's copy e, which takes its own status
+        # on its last line; dash's `command .` / `command eval` would end the
+        # shell on a syntax error there, where the same error typed does not.
+        if not errexit_copy:
+            return plain
+        return f"case $- in\n*e*) {errexit} ;;\n*) {plain} ;;\nesac"
+
+    # Rule 5: the command is evaluated from a variable (read before `. t && :`,
+    # which gives `$?` back: a command substitution sets it), and sourced from
+    # its file only under allexport, which would export that variable into
+    # every program the command starts.
+    load = by_errexit(f"{COMMAND_TEXT}=$({read}{q['c']})", f"{COMMAND_TEXT}=$({read}{q['e']})")
+    # Where a builtin's error would abandon the whole script, `command` keeps it
+    # going (dash); under errexit that `command` would end the shell instead.
+    guarded = b if recovers else "\\command"
+    bare = f"{b} " if recovers else "\\"
+    evaluate = by_errexit(
+        f'{guarded} eval "${COMMAND_TEXT}" {redirect}', f'{bare}eval "${COMMAND_TEXT}" {redirect}'
+    )
+    # Sourced instead under allexport, which would export the variable into every
+    # program the command starts.
+    sourced = "*a*"
+    source = by_errexit(f"{guarded} . {q['c']} {redirect}", f"{bare}. {q['e']} {redirect}")
 
     # The command gets the shell's own stdout and stderr back and none of the
     # script's descriptors (7, 8, 9). The fence is drawn before the status is
     # reported, so that by the time tmuxmcp reads the status the fence is
     # already in the terminal's output and its first read of the pane finds it.
     # The status is kept meanwhile in the variable the release read sets anyway
-    # (unset at the end). Where it cannot run the command, the script runs
-    # nothing (Rule 3).
+    # (unset at the end; under errexit, e sets it). Where it cannot run the
+    # command, the script runs nothing (Rule 3).
     # `. t && :` gives `$?` back to the command (the status the typed line kept:
     # t returns it until the run is collected), and unsets the variable that kept
     # it; in an AND-OR list, a non-zero status there runs no ERR trap of the user's
     # and ends no shell under errexit.
-    # Under errexit the command's copy e, which takes its own status on its last
-    # line, is sourced with a plain `\.`: dash's `command .` would end the shell
-    # on a syntax error in it, where the same error typed does not.
-    run = f"{dot} {q['c']} {redirect}\ntmuxmcp_release=$?"
-    if errexit_copy:
-        plain_dot = "\\." if shell in SHELLS_WITHOUT_RECOVERY else f"{b} ."
-        run = f"case $- in\n*e*) {plain_dot} {q['e']} {redirect} ;;\n*) {run} ;;\nesac"
     test, end = refused_options(shell, b, q["s"], errexit_copy=errexit_copy)
+    keep = "" if shell in TOP_LEVEL_SHELLS else f"{PREVIOUS_STATUS}=$?\n"
     return (
-        f"{PREVIOUS_STATUS}=$?\n"
+        f"{keep}"
         f"{test}{b} printf 'S %d\\n' \"${PREVIOUS_STATUS}\" 1<>{q['s']}\n"
+        f"{b} unset tmuxmcp_release\n"
+        f"case $- in\n{sourced}) ;;\n*) {load} ;;\nesac\n"
         f"{b} . {q['t']} && :\n"
-        f"{{ {run}\n"
+        f"{{ case $- in\n{sourced}) {source} ;;\n*) {evaluate} ;;\nesac\n"
+        "tmuxmcp_release=${tmuxmcp_release:-$?}\n"
         f"{osc7(fence, b)}\n"
         f"{b} printf 'E %d\\n' \"$tmuxmcp_release\" 1<>{q['s']}\n"
         # `|| :`: a release by a dead tmuxmcp is an EOF (status 1), which must not
         # end a shell whose command turned errexit on.
         f"{b} read tmuxmcp_release <&9 || :\n"
         f"}} 9<{q['g']}\n"
-        f"{b} unset tmuxmcp_release\n"
+        f"{b} unset tmuxmcp_release {COMMAND_TEXT}\n"
         f"{end}"
     )
+
+
+COMMAND_TEXT = "tmuxmcp_command"
+"""The variable the script reads the command's text into, to evaluate it (Rule 5)."""
 
 
 def status_return(status: int | None, restore_path: str | None, shell: str) -> str:

@@ -47,7 +47,9 @@ async def type_line(
     pid = ready.shell.pid
     run.handle(Checked(ready.pane_pid, pid, None if pid is None else proc.image(pid)))
     run.write_files(command, shell=ready.shell.program)
-    line = runscript.typed_line(command, run.files.paths, suppress_history=suppress_history)
+    line = runscript.typed_line(
+        command, run.files.paths, shell=ready.shell.program, suppress_history=suppress_history
+    )
     run.record_shell()
     guard = guards.guard_name(
         ctx.client.marker,
