@@ -382,26 +382,27 @@ async def test_a_typed_line_as_wide_as_the_pane_keeps_the_first_output_line(
     """A typed line that filled its row exactly left the cursor in the pending-wrap state;
     the output's first line wrapped from there and tmux joined it to the typed row, so it
     was dropped with the typed line (`echo` of 41 characters in bash on main: output "").
-    Eighty lengths in a row after a short prompt make one typed line fill its 160-column
-    row exactly; where the run directory's path is too long for any typed line to fit
-    one row, the case cannot happen and the test says so (a line that wraps first and
-    then fills its second row is not joined by bash's readline)."""
+    Thirty lengths in a row after a short prompt, in a pane as wide as the shortest
+    typed line plus 20, make one typed line fill its row exactly (the typed line shows
+    at most 40 characters of the command: runscript.shown)."""
     async with serve(private_tmux) as session:
         pane = _shell_session(private_tmux, f"wide-{shell}", shell)
-        # Wide enough for the typed line (prompt, wrapper and the run directory's path
-        # twice, about 120 characters) to fit one row with room for the 80 lengths.
-        private_tmux.bare("resize-window", "-t", pane, "-x", "160")
+        private_tmux.bare("resize-window", "-t", pane, "-x", "400")
         # A short prompt, so that the shortest typed line fits in one row.
         await _configure(private_tmux, pane, "PS1='$ '")
-        for width in range(1, 81):
-            word = "a" * width
+        assert (await _run(session, pane, "echo a"))["output"] == "a"
+        screen = private_tmux.bare("capture-pane", "-p", "-t", pane).stdout.split("\n")
+        (shortest,) = [len(r) for r in screen if r.startswith("$  { _='echo a'")]
+        width = shortest + 20
+        private_tmux.bare("resize-window", "-t", pane, "-x", str(width))
+        for length in range(1, 31):
+            word = "a" * length
             done = await _run(session, pane, f"echo {word}")
-            assert done["output"] == word, (width, done["output"])
+            assert done["output"] == word, (length, done["output"])
         # A physical row that holds a whole typed line and is full: the case itself.
         history = private_tmux.bare("capture-pane", "-p", "-S", "-", "-t", pane).stdout
-        rows = history.split("\n")
-        if not any(r.startswith("$  { _=") and r.endswith("2>&1") and len(r) == 160 for r in rows):
-            pytest.skip("no typed line filled one 160-column row (a long run directory path)")
+        full = [r for r in history.split("\n") if r.startswith("$  { _=") and r.endswith("2>&1")]
+        assert any(len(r) == width for r in full), (width, [len(r) for r in full])
 
 
 async def test_zsh_rprompt_is_not_output(private_tmux: PrivateTmux) -> None:
