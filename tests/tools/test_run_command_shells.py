@@ -247,6 +247,22 @@ async def test_shell_messages_read_as_if_the_command_were_typed(
 
 
 @pytest.mark.parametrize("shell", sorted(SHELLS))
+async def test_a_path_without_cat_still_runs_the_next_command(
+    private_tmux: PrivateTmux, shell: str
+) -> None:
+    """The script reads the command's text to evaluate it; in dash with `cat`, which a
+    command that set PATH=/nonexistent took away: every later run read nothing, ran
+    nothing and reported status 0. It reads with the standard PATH (`command -p`),
+    and a read that fails still runs the command, from its file."""
+    async with serve(private_tmux) as session:
+        pane = _shell_session(private_tmux, f"path-{shell}", shell)
+        await _at_prompt(private_tmux, pane)
+        assert (await _run(session, pane, "PATH=/nonexistent"))["exit_status"] == 0
+        done = await _run(session, pane, "echo still; (exit 3)")
+        assert (done["exit_status"], done["output"]) == (3, "still")
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
 async def test_allexport_keeps_the_command_text_out_of_the_environment(
     private_tmux: PrivateTmux, shell: str
 ) -> None:

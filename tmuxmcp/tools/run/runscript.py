@@ -313,7 +313,9 @@ def script(*, files: dict[str, str], fence: str, shell: str, errexit_copy: bool)
     b = builtin_prefix(shell)
     recovers = shell not in SHELLS_WITHOUT_RECOVERY
     redirect = f"1>&{SAVED_STDOUT} 2>&{SAVED_STDERR} {SAVED_STDOUT}>&- {SAVED_STDERR}>&- 9<&-"
-    read = "<" if shell in TOP_LEVEL_SHELLS else "\\command cat "
+    # bash and zsh read a file in a command substitution themselves; elsewhere `cat`
+    # from the standard PATH (`command -p`), whatever the pane's PATH is now.
+    read = "<" if shell in TOP_LEVEL_SHELLS else "\\command -p cat "
 
     def by_errexit(plain: str, errexit: str) -> str:
         # Rule 3: under errexit the command's copy e, which takes its own status
@@ -323,15 +325,18 @@ def script(*, files: dict[str, str], fence: str, shell: str, errexit_copy: bool)
             return plain
         return f"case $- in\n*e*) {errexit} ;;\n*) {plain} ;;\nesac"
 
-    # Rule 5: the command is evaluated from a variable (read before `. t && :`,
-    # which gives `$?` back: a command substitution sets it), and sourced from
-    # its file only under allexport, which would export that variable into
-    # every program the command starts.
-    load = by_errexit(f"{COMMAND_TEXT}=$({read}{q['c']})", f"{COMMAND_TEXT}=$({read}{q['e']})")
+    # Rule 5: the command is evaluated from a variable, read before `. t && :`,
+    # which gives `$?` back (a command substitution sets it). Should the read
+    # fail, the variable holds the command that sources the file instead: the
+    # command runs all the same, only its messages name the file.
+    def load_from(key: str, dot: str) -> str:
+        return f"{COMMAND_TEXT}=$({read}{q[key]}) || {COMMAND_TEXT}='{dot} '{q[key]}"
+
     # Where a builtin's error would abandon the whole script, `command` keeps it
     # going (dash); under errexit that `command` would end the shell instead.
     guarded = b if recovers else "\\command"
     bare = f"{b} " if recovers else "\\"
+    load = by_errexit(load_from("c", f"{guarded} ."), load_from("e", f"{bare}."))
     evaluate = by_errexit(
         f'{guarded} eval "${COMMAND_TEXT}" {redirect}', f'{bare}eval "${COMMAND_TEXT}" {redirect}'
     )
