@@ -184,6 +184,15 @@ def test_a_changed_reach_changes_the_allow_rule() -> None:
     assert '"mcp__tmux__list_panes"' in fresh
 
 
+def test_the_home_page_table_lists_every_page_of_the_nav() -> None:
+    """Issue 31.4: docs/index.md's table of pages leaves none of mkdocs.yml's nav out."""
+    nav = re.findall(r"^  - [^:]+: (\S+\.md)$", _read("mkdocs.yml"), re.M)
+    assert "troubleshooting.md" in nav
+    table = _section("docs/index.md", "Pages")
+    listed = re.findall(r"^\| \[[^\]]+\]\(([^)#]+)\)", table, re.M)
+    assert sorted(set(nav) - {"index.md"}) == sorted(p for p in listed if p.endswith(".md"))
+
+
 # ---------------------------------------------------------- the site builds
 
 
@@ -303,7 +312,13 @@ def public_texts() -> list[tuple[str, str]]:
     texts.append(("server instructions", INSTRUCTIONS))
     from tmuxmcp.capability import surface
 
-    for name in ("ENABLE_ALL", "NOT_SELECTED", "OTHER_SOCKET", "UNKNOWN_PROVENANCE"):
+    for name in (
+        "ENABLE_ALL",
+        "NOT_SELECTED",
+        "OTHER_SOCKET",
+        "UNKNOWN_PROVENANCE",
+        "TEARDOWN_WAITS",
+    ):
         texts.append((f"toolset-off text {name}", getattr(surface, name)))
     return texts
 
