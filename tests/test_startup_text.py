@@ -47,7 +47,7 @@ def _decide(flags: list[str], provenance: Provenance) -> runtime.Decision:
         tmux=sys.executable,
     )
     config = load(options, {})
-    server = {
+    server: dict[str, Any] = {
         "provenance": provenance.value,
         "created_by_tmuxmcp": provenance is Provenance.MINIMAL,
         "pid": 1,
@@ -125,17 +125,10 @@ def test_a_ci_proven_version_is_said_to_be_proven_and_not_yet_verified_here() ->
 
 
 def test_the_claims_sentence_keeps_each_case_apart() -> None:
-    said = [claims_sentence(claims) for claims in CLAIMS]
-    assert (
-        said[0]
-        == "Sink claims for tmux 3.3a: proven in CI; not verified on this machine yet (never run)."
-    )
-    assert (
-        said[1]
-        == "Sink claims for tmux 3.4: not proven in CI; not verified on this machine yet (never run)."
-    )
-    assert (
-        said[2]
-        == "Sink claims for tmux 3.3a: proven in CI; verified on this machine (every claim)."
-    )
-    assert said[3] == "Sink claims for tmux 3.3a: proven in CI; not verified on this machine."
+    said = [claims_sentence(claims).removeprefix("Sink claims for tmux ") for claims in CLAIMS]
+    assert said == [
+        "3.3a: proven in CI; not verified on this machine yet (never run).",
+        "3.4: not proven in CI; not verified on this machine yet (never run).",
+        "3.3a: proven in CI; verified on this machine (every claim).",
+        "3.3a: proven in CI; not verified on this machine.",
+    ]
