@@ -12,6 +12,7 @@ this machine" apart, as the structured form does.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import sys
@@ -21,9 +22,10 @@ from typing import Any
 import pytest
 
 from tmuxmcp import runtime
-from tmuxmcp.capability.manifest import compact_report
+from tmuxmcp.capability.manifest import compact_report, definition_manifest
 from tmuxmcp.capability.surface import TEARDOWN_HELP
 from tmuxmcp.config import Options, load
+from tmuxmcp.definition import DEFINITION, RESOURCES
 from tmuxmcp.driver.binding import Provenance
 from tmuxmcp.server import INSTRUCTIONS
 from tmuxmcp.tools.server_info import claims_sentence, server_info_prose
@@ -132,3 +134,13 @@ def test_the_claims_sentence_keeps_each_case_apart() -> None:
         "3.3a: proven in CI; verified on this machine (every claim).",
         "3.3a: proven in CI; not verified on this machine.",
     ]
+
+
+def test_the_tool_list_names_no_rule_id() -> None:
+    """What ``tools/list`` and ``resources/templates/list`` give a model at startup:
+    every description, schema (with the result types' docstrings) and parameter."""
+    manifest = definition_manifest(DEFINITION, RESOURCES)
+    for entry in [*manifest["tools"], *manifest["resources"]]:
+        published = {k: v for k, v in entry.items() if k not in ("annotations",)}
+        text = json.dumps(published)
+        assert not RULE_ID.search(text), (entry["name"], RULE_ID.findall(text))
