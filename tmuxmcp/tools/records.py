@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import msgspec
 
-from tmuxmcp.capability.results import Name, Process, TmuxId, TmuxReport
+from tmuxmcp.capability.results import Name, Process, TmuxId, TmuxReport, UtcTime
 
 
 class SessionInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -22,7 +22,11 @@ class SessionInfo(msgspec.Struct, frozen=True, kw_only=True):
     name: Name
     windows: int
     attached_clients: int
-    created: int
+    # Issue 31.4: tmux reports epoch seconds, which a model or a person reads
+    # badly; one typed readable value costs fewer tokens than the epoch and a
+    # readable copy side by side. (A comment, not a docstring: the docstring
+    # is the output schema's description, in every tools/list.)
+    created: UtcTime
 
 
 class WindowInfo(msgspec.Struct, frozen=True, kw_only=True):
