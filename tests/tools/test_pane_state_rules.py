@@ -67,7 +67,8 @@ def _state(*members: Member, modes: LineModes | None, row: str | None = "$ ") ->
         ("bash", KEY, 1, "awaiting-keys"),  # read -n1
         ("dash", LINE, 8192, "shell-ready"),  # its prompt
         ("dash", LINE, 1, "awaiting-line"),  # its read builtin, one byte at a time
-        ("sh", SECRET, 8192, "awaiting-secret"),  # stty -echo; read
+        ("sh", SECRET, 8192, "shell-ready"),  # its prompt after stty -echo
+        ("sh", SECRET, 1, "awaiting-secret"),  # stty -echo; read
     ],
 )
 def test_a_shell_reading_its_terminal(

@@ -6,8 +6,9 @@ queries (``ESC [ 6 n`` is answered ``ESC [ row ; col R``). What the program
 does not read stays in the terminal's input queue, and the next reader of
 the terminal, the shell at its prompt, takes it as typed. This module is the
 one place tmuxmcp opens a pane's terminal device (the slave side, never as
-its controlling terminal), to look at that queue and to empty it. It starts
-no process and changes no terminal setting.
+its controlling terminal), to look at that queue and to empty it, and to read
+its line modes (canonical, echo). It starts no process and changes no
+terminal setting.
 
 Rules kept here:
 

@@ -27,8 +27,9 @@ Rules kept here:
   bash and zsh read their prompt through their line editor with the terminal
   raw; reading in canonical mode, they are in their ``read`` builtin
   (``awaiting-line`` or ``awaiting-secret``). dash has no line editor: its
-  prompt and its ``read`` both read in canonical mode with echo on, and only
-  the read's size tells them apart (its ``read`` reads one byte at a time).
+  prompt and its ``read`` both read in canonical mode (echo on, or off after
+  ``stty -echo``), and only the read's size tells them apart (its ``read``
+  reads one byte at a time).
 * **Rule 3: where the kernel cannot tell, the safe side.** A hidden reader
   (another user's process, ``sudo``, ``su``) is judged by the line modes
   alone, and echo off in canonical mode is a secret; no reading at all is
@@ -266,7 +267,9 @@ def _shell_at_prompt(reader: Member, modes: LineModes, uid: int) -> bool:
         return False
     if (reader.program or "").lstrip("-") in LINE_EDITING_SHELLS:
         return not modes.canonical and not modes.echo
-    return modes.canonical and modes.echo and (reader.read_size or 0) > 1
+    # A shell without a line editor reads its prompt in canonical mode, echo on or off
+    # (``stty -echo`` at a dash prompt); only its read's size tells its ``read``.
+    return modes.canonical and (reader.read_size or 0) > 1
 
 
 def _tmux_state(tmux: TmuxFacts) -> PaneState | None:
