@@ -23,6 +23,7 @@ import pytest
 
 from tmuxmcp import cli, settings
 from tmuxmcp.capability import surface
+from tmuxmcp.capability.environment import PaneEnvironment
 from tmuxmcp.config import Config, Options, load
 from tmuxmcp.driver import socket
 from tmuxmcp.driver.socket import SocketKind, SocketSelection
@@ -85,6 +86,9 @@ def _probes(tmp: Path) -> dict[str, Probe]:
         "task_ttl": Probe("60", "7200", lambda c: c.task_ttl, float),
         "audit_log": Probe(
             str(tmp / "first.log"), str(tmp / "second.log"), lambda c: c.audit_log, str
+        ),
+        "pane_environment": Probe(
+            "inherit", "pager-safe", lambda c: c.pane_environment, PaneEnvironment
         ),
     }
 
@@ -215,3 +219,10 @@ def test_the_configuration_page_lists_exactly_the_table() -> None:
     assert [row[2] for row in options] == [s.shown_default() for s in settings.SETTINGS]
     commands = _generated("docs/configuration.md", "command-table")
     assert [row[0] for row in commands] == [f"`tmuxmcp {c.name}`" for c in settings.COMMANDS]
+
+
+def test_a_pane_environment_that_is_not_a_mode_is_refused_naming_the_modes() -> None:
+    """Issue 28.7: a typo does not silently turn the pager-safe environment off."""
+    with pytest.raises(ConfigError, match="pager-safe or inherit, not 'off'"):
+        load(Options(pane_environment="off"), _environ())
+    assert load(Options(), _environ()).pane_environment is PaneEnvironment.PAGER_SAFE

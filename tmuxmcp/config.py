@@ -16,6 +16,7 @@ from collections.abc import Mapping
 
 import msgspec
 
+from tmuxmcp.capability.environment import PaneEnvironment
 from tmuxmcp.capability.surface import SurfaceRequest
 from tmuxmcp.driver.socket import SocketSelection, select_socket
 from tmuxmcp.errors import ConfigError
@@ -24,6 +25,7 @@ from tmuxmcp.settings import (
     BY_NAME,
     EXCLUDE_TOOLS,
     INCLUDE_TOOLS,
+    PANE_ENVIRONMENT,
     SETTINGS,
     SOCKET_NAME,
     SOCKET_PATH,
@@ -50,6 +52,8 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     audit_log: str | None = None
     task_ttl: float = 3600.0
     """Seconds an MCP Task lives (``protocol.tasks``; issue 20)."""
+    pane_environment: PaneEnvironment = PaneEnvironment.PAGER_SAFE
+    """The environment of panes the tools start (``capability.environment``; issue 28.7)."""
 
 
 class Options:
@@ -151,4 +155,16 @@ def load(options: Options, environ: Mapping[str, str]) -> Config:
         # At least a second, so a client polling at the usual interval sees the
         # result; at most a day, so a forgotten task cannot hold its run for ever.
         task_ttl=_seconds(TASK_TTL, raw[TASK_TTL.name], 1, 86_400),
+        pane_environment=_pane_environment(raw[PANE_ENVIRONMENT.name]),
     )
+
+
+def _pane_environment(value: str | None) -> PaneEnvironment:
+    """``--pane-environment``: one of its modes (its default when unset)."""
+    assert PANE_ENVIRONMENT.default is not None
+    chosen = PANE_ENVIRONMENT.default if value is None else value.strip()
+    try:
+        return PaneEnvironment(chosen)
+    except ValueError:
+        modes = " or ".join(mode.value for mode in PaneEnvironment)
+        raise ConfigError(f"{PANE_ENVIRONMENT.flag} must be {modes}, not {chosen!r}") from None

@@ -167,6 +167,7 @@ DEFINITION += (
         handler=manage.create_session,
         result=manage.Created,
         additive=True,
+        starts_panes=True,
     ),
     ToolSpec(
         name="create_window",
@@ -180,6 +181,7 @@ DEFINITION += (
         handler=manage.create_window,
         result=manage.Created,
         additive=True,
+        starts_panes=True,
     ),
     ToolSpec(
         name="split_pane",
@@ -193,6 +195,7 @@ DEFINITION += (
         handler=manage.split_pane,
         result=manage.Created,
         additive=True,
+        starts_panes=True,
     ),
     ToolSpec(
         name="rename_session",
@@ -496,6 +499,7 @@ DEFINITION += (
         handler=execute.respawn_pane,
         result=execute.Delivered,
         disclosures=ENDS_PROCESSES,
+        starts_panes=True,
     ),
 )
 

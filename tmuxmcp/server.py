@@ -41,6 +41,7 @@ from tmuxmcp import resource_calls
 from tmuxmcp.capability.decode import decode_arguments, lone_surrogate_error
 from tmuxmcp.capability.describe import describe
 from tmuxmcp.capability.encode import encode_arguments
+from tmuxmcp.capability.environment import variables
 from tmuxmcp.capability.manifest import tool_annotations
 from tmuxmcp.capability.model import ResourceSpec
 from tmuxmcp.capability.schema import input_schema, output_schema
@@ -231,6 +232,12 @@ async def _dispatch(
     context = runtime.context
     if progress is not None:
         context = msgspec.structs.replace(context, progress=progress, reports_progress=True)
+    if spec.starts_panes:
+        # The declaration grants it: no other tool's call holds the pane environment
+        # (capability.environment Rule 1).
+        context = msgspec.structs.replace(
+            context, pane_environment=variables(runtime.config.pane_environment)
+        )
     result = await spec.handler(context, args)
     answer = tool_result(result)
     # Asked only when a task may follow: a continuation holds its work until released.

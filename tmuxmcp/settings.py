@@ -152,6 +152,16 @@ AUDIT_LOG = Setting(
     unset="no log",
 )
 
+PANE_ENVIRONMENT = Setting(
+    "pane_environment",
+    "--pane-environment",
+    "TMUXMCP_PANE_ENVIRONMENT",
+    "MODE",
+    "environment of panes the tools start: pager-safe (PAGER, GIT_PAGER, MANPAGER and "
+    "SYSTEMD_PAGER set to cat, so output is printed, not paged) or inherit (tmux's own)",
+    default="pager-safe",
+)
+
 SETTINGS = (
     SOCKET_NAME,
     SOCKET_PATH,
@@ -162,6 +172,7 @@ SETTINGS = (
     TIMEOUT,
     TASK_TTL,
     AUDIT_LOG,
+    PANE_ENVIRONMENT,
 )
 """Every setting, in the order ``--help`` and the docs list them."""
 

@@ -19,6 +19,7 @@ from tmuxmcp.capability.annotations import (
     whole_call_hints,
 )
 from tmuxmcp.capability.describe import describe
+from tmuxmcp.capability.environment import PAGER_SAFE
 from tmuxmcp.capability.model import ResourceSpec, ToolSpec, params_of
 from tmuxmcp.capability.results import Content, contents_of
 from tmuxmcp.capability.schema import input_schema, output_schema
@@ -52,6 +53,11 @@ def declared_properties(spec: ToolSpec[Any, Any]) -> dict[str, Any]:
         # Declared by ``continues``: a call still running at its timeout may go on
         # as an MCP Task, for a client that opts in on the call.
         "continues_as_task": spec.continues is not None,
+        # Declared by ``starts_panes``: the panes it starts get the pager-safe
+        # environment unless the operator chose inherit (``capability.environment``).
+        "pane_environment": (
+            [f"{name}={value}" for name, value in PAGER_SAFE] if spec.starts_panes else []
+        ),
     }
 
 

@@ -61,6 +61,9 @@ class ToolSpec(msgspec.Struct, Generic[A, R], frozen=True, kw_only=True):
     """The direct operation only adds objects; it never overwrites or removes."""
     disclosures: tuple[str, ...] = ()
     """Tool-specific statements appended to the generated description."""
+    starts_panes: bool = False
+    """The tool starts a pane program (a session, window or pane, or a respawn): its calls
+    get the operator's pane environment and apply it (``capability.environment``)."""
     continues: Callable[[Any, A, R], Any] | None = None
     """Set when a call may continue as an MCP Task (``protocol.tasks``):
     ``continues(context, args, result)`` is the tools layer's ``Continuation``

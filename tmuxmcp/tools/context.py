@@ -47,6 +47,9 @@ class ToolContext(msgspec.Struct, frozen=True, kw_only=True):
     """The pane tmuxmcp itself runs in, when that pane is on the bound server."""
     progress: Progress = _no_progress
     """Report progress of this call (a no-op unless the client sent a progressToken)."""
+    pane_environment: tuple[tuple[str, str], ...] = ()
+    """The environment a pane this call starts gets (``capability.environment``): given
+    only to calls of tools that declare ``starts_panes``, empty for every other."""
     reports_progress: bool = False
     """True when ``progress`` reaches a client (it sent a progressToken)."""
     runs: RunRegistry = msgspec.field(default_factory=_new_run_registry)

@@ -27,6 +27,7 @@ import msgspec
 from msgspec import Meta
 
 from tmuxmcp.capability.arguments import Arguments, conflict
+from tmuxmcp.capability.environment import with_environment
 from tmuxmcp.capability.params import BufferName, PaneId, flag, sink
 from tmuxmcp.capability.results import Own, TmuxId
 from tmuxmcp.driver.argv import Command, cmd
@@ -242,5 +243,5 @@ async def respawn_pane(ctx: ToolContext, args: RespawnPaneArgs) -> Delivered:
     """Handler for respawn_pane: kills the pane's process and starts its configured one."""
     pane = args.pane_id
     await refuse_self_teardown(ctx, IdKind.PANE, pane)
-    await ctx.client.run(cmd("respawn-pane", "-k", t=pane))
+    await ctx.client.run(with_environment(cmd("respawn-pane", "-k", t=pane), ctx.pane_environment))
     return Delivered(pane_id=pane, delivered="respawned")

@@ -24,6 +24,7 @@ from typing import Annotated, Literal, TypeVar
 import msgspec
 
 from tmuxmcp.capability.arguments import Arguments, conflict, given, not_together
+from tmuxmcp.capability.environment import with_environment
 from tmuxmcp.capability.params import (
     PaneId,
     PaneTitle,
@@ -106,14 +107,17 @@ async def create_session(ctx: ToolContext, args: CreateSessionArgs) -> Created:
     name = args.name
     created = await _create(
         ctx,
-        cmd(
-            "new-session",
-            "-d",
-            "-P",
-            s=name,
-            c=args.start_directory,
-            x=args.width,
-            y=args.height,
+        with_environment(
+            cmd(
+                "new-session",
+                "-d",
+                "-P",
+                s=name,
+                c=args.start_directory,
+                x=args.width,
+                y=args.height,
+            ),
+            ctx.pane_environment,
         ),
     )
     sized = args.width is not None or args.height is not None
@@ -139,13 +143,9 @@ async def create_window(ctx: ToolContext, args: CreateWindowArgs) -> Created:
     name = args.name
     return await _create(
         ctx,
-        cmd(
-            "new-window",
-            "-d",
-            "-P",
-            t=session + ":",
-            n=name,
-            c=args.start_directory,
+        with_environment(
+            cmd("new-window", "-d", "-P", t=session + ":", n=name, c=args.start_directory),
+            ctx.pane_environment,
         ),
     )
 
@@ -177,14 +177,17 @@ async def split_pane(ctx: ToolContext, args: SplitPaneArgs) -> Created:
         size = f"{args.size_percent}%"
     return await _create(
         ctx,
-        cmd(
-            "split-window",
-            "-d",
-            "-P",
-            "-h" if args.direction == "horizontal" else "-v",
-            t=pane,
-            l=size,
-            c=args.start_directory,
+        with_environment(
+            cmd(
+                "split-window",
+                "-d",
+                "-P",
+                "-h" if args.direction == "horizontal" else "-v",
+                t=pane,
+                l=size,
+                c=args.start_directory,
+            ),
+            ctx.pane_environment,
         ),
     )
 
