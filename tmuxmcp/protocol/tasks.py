@@ -57,6 +57,12 @@ DEFAULT_TTL_MS: Final = 3_600_000
 """One hour from creation (research/mcp-tasks.md, section 4)."""
 POLL_INTERVAL_MS: Final = 1000
 """A poll is a lookup and one pane capture; Claude Code clamps it to 250-30,000 ms."""
+MIN_TTL_MS: Final = 5 * POLL_INTERVAL_MS
+"""The shortest TTL an operator may set (issue 27 N6): a task lives its TTL from its
+creation, and a client polls it once per ``POLL_INTERVAL_MS``; a TTL of one or two poll
+intervals has it expire at the first or second poll. The interval stays fixed rather
+than shrinking with the TTL: clients clamp it (Claude Code to 250 ms at least), and a
+task that expires before a command of a few seconds can finish is of no use."""
 MAX_LIVE_TASKS: Final = 64
 """Tasks held at once (Rule 3); past it a call answers as without the opt-in."""
 STATUS_MESSAGE_MAX: Final = 128
