@@ -26,11 +26,26 @@ import trio
 import tmuxmcp
 from tmuxmcp.errors import ConfigError, TmuxMcpError
 from tmuxmcp.settings import COMMANDS, DEFAULT_COMMAND, SETTINGS, TMUX, Command
+from tmuxmcp.spool import Spool, SpoolHandler
 
 if TYPE_CHECKING:  # imported late at run time: `tmuxmcp --help` needs neither
     from tmuxmcp.config import Config, Options
 
 BY_COMMAND = {command.name: command for command in COMMANDS}
+
+STDERR = Spool(2)
+"""Every line tmuxmcp writes on stderr: log records, errors, the watchdog's last word.
+Written by the spool's thread, so a client that never reads stderr cannot stop
+serving, pings or a stop signal (issue 27 N4); a line past the spool's bound is
+dropped."""
+STDERR_FLUSH = 1.0
+"""Seconds the end of the process waits for stderr lines still queued."""
+
+
+def _say(text: str) -> None:
+    """One line on stderr, through the spool."""
+    STDERR.put(text.encode("utf-8", "backslashreplace"))
+
 
 COMMAND_NAMES = tuple(command.name for command in COMMANDS)
 
@@ -98,6 +113,7 @@ def _exit_after_serving(status: int) -> NoReturn:
     A worker thread still blocked reading a terminal is abandoned with it.
     """
     logging.shutdown()
+    STDERR.flush(STDERR_FLUSH)
     for stream in (sys.stdout, sys.stderr):
         if stream is not None:
             with contextlib.suppress(OSError, ValueError):
@@ -160,12 +176,12 @@ class _StopWatchdog:
 
     @staticmethod
     def _expire(signum: int) -> None:
-        with contextlib.suppress(OSError, ValueError):
-            sys.stderr.write(
-                f"tmuxmcp: serving did not stop within {STOP_GRACE:g} s of signal {signum}; "
-                "exiting without cleanup (the gate option may stay set)\n"
-            )
-            sys.stderr.flush()
+        _say(
+            f"tmuxmcp: serving did not stop within {STOP_GRACE:g} s of signal {signum}; "
+            "exiting without cleanup (the gate option may stay set)\n"
+        )
+        # Bounded: a stderr nobody reads must not keep the process from ending.
+        STDERR.flush(STDERR_FLUSH)
         os._exit(128 + signum)
 
 
@@ -204,8 +220,7 @@ async def _serve(ns: argparse.Namespace) -> int:
 
     config = _config(ns)
     if os.isatty(0):
-        sys.stderr.write(banner())
-        sys.stderr.flush()
+        _say(banner())
     stopped_by: list[int] = []
     bound: list[runtime.Runtime] = []
     watchdog = _StopWatchdog()
@@ -266,8 +281,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = command_first(sys.argv[1:] if argv is None else argv)
     ns = parser().parse_args(args)
     logging.basicConfig(
-        level=logging.WARNING, stream=sys.stderr, format="tmuxmcp: %(levelname)s: %(message)s"
+        level=logging.WARNING,
+        handlers=[SpoolHandler(STDERR, STDERR_FLUSH)],
+        format="tmuxmcp: %(levelname)s: %(message)s",
     )
+    try:
+        return _run(ns)
+    finally:
+        STDERR.flush(STDERR_FLUSH)
+
+
+def _run(ns: argparse.Namespace) -> int:
+    """Run the parsed command; returns the exit status."""
     try:
         if ns.command == "manifest":
             from tmuxmcp.capability.manifest import definition_manifest
@@ -286,10 +311,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             _exit_after_serving(trio.run(_serve, ns))
     except ConfigError as exc:
-        sys.stderr.write(f"tmuxmcp: error: {exc.message}\n")
+        _say(f"tmuxmcp: error: {exc.message}\n")
         return 2
     except TmuxMcpError as exc:
-        sys.stderr.write(f"tmuxmcp: error: {exc.for_client()}\n")
+        _say(f"tmuxmcp: error: {exc.for_client()}\n")
         return 1
     except KeyboardInterrupt:
         return 130

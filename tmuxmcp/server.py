@@ -458,3 +458,6 @@ async def serve_stdio(runtime: Runtime) -> None:
         tasks.close()
         runs.attach(None)
         runs.shutdown()
+        if runtime.audit is not None:
+            # Bounded: a log on a filesystem that hangs cannot hold the exit.
+            runtime.audit.close()
