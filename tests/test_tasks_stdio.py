@@ -343,6 +343,27 @@ def test_the_audit_log_records_task_creation_completion_and_cancellation(
     assert all(e["arguments"]["command"]["redacted"] is True for e in entries)
 
 
+@pytest.mark.parametrize(
+    "args", [("--toolsets", "inspect"), ("--exclude-tools", "run_command")], ids=" ".join
+)
+def test_the_extension_is_declared_only_where_a_served_tool_can_continue_as_a_task(
+    private_tmux: PrivateTmux, args: tuple[str, ...]
+) -> None:
+    """Issue 27 N7, capability honesty (CM-7): on a surface where no served tool can
+    continue as a task, server/discover declares no Tasks extension (it did on
+    7563819), and tasks/get, tasks/cancel and tasks/update are unknown methods, as on
+    a server without the extension."""
+    with RawClient(private_tmux.env, *args, initialize=False) as raw:
+        client = ModernClient(raw)
+        found = client.result("server/discover", {})
+        assert TASKS not in found["capabilities"].get("extensions", {}), found
+        for method in ("tasks/get", "tasks/cancel", "tasks/update"):
+            reply = client.request(method, {"taskId": "f" * 32})
+            assert reply["error"]["code"] == -32601, (method, reply)
+        listed = client.result("tools/list", {})
+    assert "run_command" not in [tool["name"] for tool in listed["tools"]]
+
+
 def test_server_info_and_the_surface_say_run_command_may_continue_as_a_task(
     private_tmux: PrivateTmux,
 ) -> None:

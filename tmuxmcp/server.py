@@ -399,9 +399,18 @@ def _resource_methods(runtime: Runtime) -> dict[str, Method]:
     }
 
 
+def continues_as_task(runtime: Runtime) -> bool:
+    """Whether a served tool can continue as an MCP Task (its spec declares ``continues``):
+    the extension is declared, and its methods served, only then (issue 27 N7)."""
+    return any(BY_NAME[name].continues is not None for name in runtime.surface.tools)
+
+
 def build_methods(runtime: Runtime, tasks: TaskStore | None = None) -> dict[str, Method]:
     """The tool and resource rows of the method table for a frozen runtime, and the
-    Tasks extension's rows when ``tasks`` is given."""
+    Tasks extension's rows when ``tasks`` is given and a served tool can continue as
+    one; without them, ``tasks/*`` is an unknown method, as on a server without Tasks."""
+    if not continues_as_task(runtime):
+        tasks = None
     listed = ListToolsResult(tools=mcp_tools(runtime))
 
     async def list_tools(ctx: RequestContext, p: params.PageParams) -> Result:
@@ -436,7 +445,9 @@ def description(runtime: Runtime) -> Description:
         capabilities=ServerCapabilities(
             resources=ResourcesCapability() if serves_resources else None
         ),
-        extensions={EXTENSION: {}},
+        # Declared only where a served tool can continue as a task: a client
+        # that opted in must be able to get one (issue 27 N7).
+        extensions={EXTENSION: {}} if continues_as_task(runtime) else {},
     )
 
 
