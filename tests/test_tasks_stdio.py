@@ -364,6 +364,80 @@ def test_the_extension_is_declared_only_where_a_served_tool_can_continue_as_a_ta
     assert "run_command" not in [tool["name"] for tool in listed["tools"]]
 
 
+def _audited(log: str, outcome: str, seconds: float = 30) -> list[tuple[str, str]]:
+    """The (tool, outcome) records of ``log`` once one has ``outcome``, within a deadline
+    (the server writes them from a thread of its own, while it serves)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        with open(log) as f:
+            records = [json.loads(line) for line in f.read().splitlines()]
+        found = [(r["tool"], r["outcome"]) for r in records]
+        if ("run_command", outcome) in found:
+            return found
+        assert time.monotonic() < deadline, f"no {outcome} record: {found}"
+        time.sleep(0.05)
+
+
+def test_a_cancel_the_command_ignores_says_so_and_the_task_follows_it_to_its_end(
+    private_tmux: PrivateTmux,
+) -> None:
+    """Issue 27 N7: a command that ignores SIGINT was reported "cancelled: the command
+    was interrupted" and then ran to exit 0. The cancel is acknowledged, the task stays
+    working and says the command did not stop, and completes with the command's real
+    result; the audit log says the cancel was ignored, then how the task ended."""
+    log = os.path.join(private_tmux.directory, "audit.jsonl")
+    pane = private_tmux.new_session("stubborn")["pane_id"]
+    command, go = _gate(private_tmux, "go")
+    with modern(private_tmux, "--audit-log", log) as client:
+        created = client.run(pane, "trap '' INT; " + command, 0.5)
+        assert created["resultType"] == "task"
+        client.result("tasks/cancel", {"taskId": created["taskId"]})
+        task = client.result("tasks/get", {"taskId": created["taskId"]})
+        assert task["status"] == "working", task
+        assert "did not stop on the interrupt" in task["statusMessage"], task
+        assert _current_command(private_tmux, pane) == "sleep"
+        with open(go, "w"):
+            pass
+        done = client.until_done(created["taskId"])
+    assert done["status"] == "completed", done
+    facts = done["result"]["structuredContent"]
+    assert (facts["completed"], facts["exit_status"]) == (True, 0)
+    assert facts["output"].endswith("finished-42"), facts
+    assert _audited(log, "task-completed:ok") == [
+        ("run_command", "task-created"),
+        ("run_command", "task-cancel-ignored"),
+        ("run_command", "task-completed:ok"),
+    ]
+
+
+def test_a_tasks_end_is_audited_when_it_happens_with_nobody_polling(
+    private_tmux: PrivateTmux,
+) -> None:
+    """Issue 27 N10: an unpolled task left only task-created. Its completion is audited
+    when the command ends, and a task whose TTL passes while its command runs is
+    audited as expired, with no tasks/get at all."""
+    log = os.path.join(private_tmux.directory, "audit.jsonl")
+    pane = private_tmux.new_session("unpolled")["pane_id"]
+    command, go = _gate(private_tmux, "go")
+    with modern(private_tmux, "--audit-log", log, "--task-ttl", "5") as client:
+        finishing = client.run(pane, command, 0.5)
+        assert finishing["resultType"] == "task"
+        with open(go, "w"):
+            pass
+        assert _audited(log, "task-completed:ok") == [
+            ("run_command", "task-created"),
+            ("run_command", "task-completed:ok"),
+        ]
+        expiring = client.run(pane, "sleep 600", 0.5)
+        assert expiring["resultType"] == "task"
+        assert _audited(log, "task-expired")[2:] == [
+            ("run_command", "task-created"),
+            ("run_command", "task-expired"),
+        ]
+        reply = client.request("tasks/get", {"taskId": expiring["taskId"]})
+    assert reply["error"]["message"] == "Failed to retrieve task: Task has expired"
+
+
 def test_server_info_and_the_surface_say_run_command_may_continue_as_a_task(
     private_tmux: PrivateTmux,
 ) -> None:
