@@ -31,6 +31,7 @@ import pytest
 from tests.raw_client import RawClient
 from tests.support import PrivateTmux
 from tests.wire_oracle import Conversation
+from tmuxmcp.protocol.tasks import status_line
 
 MODERN = "2026-07-28"
 TASKS = "io.modelcontextprotocol/tasks"
@@ -257,6 +258,81 @@ def test_the_status_message_of_hostile_pane_text_is_one_clean_line(
         assert 0 < len(message) <= 128
         assert all(unicodedata.category(c)[0] != "C" for c in message), message
         assert set(message) <= {"0", "\u2026"}, message
+
+
+def _status_until(client: ModernClient, task_id: str, wanted: str) -> str:
+    """Poll the task until its statusMessage is ``wanted`` (deadline), returning it."""
+    deadline = time.monotonic() + 30
+    while True:
+        message: str = client.result("tasks/get", {"taskId": task_id}).get("statusMessage", "")
+        if message == wanted:
+            return message
+        assert time.monotonic() < deadline, f"statusMessage stayed {message!r}"
+        time.sleep(0.05)
+
+
+def test_the_status_message_is_the_commands_own_text_then_its_output(
+    private_tmux: PrivateTmux,
+) -> None:
+    """Issue 27 N7: until the command printed, statusMessage was the tail of the line
+    tmuxmcp typed, with its private run directory's paths. It is the command's text
+    while nothing is printed, then its last line of output; never tmuxmcp's."""
+    pane = private_tmux.new_session("status")["pane_id"]
+    first, go_on = _gate(private_tmux, "go-on")
+    second, go = _gate(private_tmux, "go")
+    command = f"{first.split('; echo')[0]}; echo step-$((1+1)); {second}"
+    shown = status_line(" ".join(command.split()))
+    assert shown is not None
+    with modern(private_tmux) as client:
+        created = client.run(pane, command, 0.5)
+        assert created["resultType"] == "task"
+        polled = client.result("tasks/get", {"taskId": created["taskId"]})
+        for message in (created["statusMessage"], polled["statusMessage"]):
+            assert message == shown, message
+            assert "tmuxmcp-" not in message and "/dev/null" not in message
+        with open(go_on, "w"):
+            pass
+        _status_until(client, created["taskId"], "step-2")
+        with open(go, "w"):
+            pass
+        client.until_done(created["taskId"])
+
+
+def test_the_progress_of_a_waiting_call_is_the_commands_own_text(
+    private_tmux: PrivateTmux,
+) -> None:
+    """Issue 27 N7: the blocking run_command's progress notifications (Claude Code shows
+    them) say the command's text while it has printed nothing, not tmuxmcp's line."""
+    pane = private_tmux.new_session("progress")["pane_id"]
+    command, go = _gate(private_tmux, "go")
+    arguments = {"pane_id": pane, "command": command, "timeout": 600}
+    with RawClient(private_tmux.env) as raw:
+        raw.send(
+            {
+                "jsonrpc": "2.0",
+                "id": "call",
+                "method": "tools/call",
+                "params": {
+                    "name": "run_command",
+                    "arguments": arguments,
+                    "_meta": {"progressToken": 7},
+                },
+            }
+        )
+        deadline = time.monotonic() + 60
+        while True:
+            message = json.loads(raw._line(deadline))
+            if message.get("method") == "notifications/progress":
+                break
+            assert message.get("id") != "call", message
+        with open(go, "w"):
+            pass
+        reply = raw.reply("call")
+    said = message["params"]["message"]
+    assert re.fullmatch(r"running \d+ s: (.*)", said), said
+    assert said.split(": ", 1)[1] == " ".join(command.split())[:200], said
+    assert "tmuxmcp-" not in said
+    assert reply["result"]["structuredContent"]["output"] == "finished-42"
 
 
 def test_a_pane_that_dies_mid_task_completes_it_with_is_error(

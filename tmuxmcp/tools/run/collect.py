@@ -264,11 +264,17 @@ async def prompt_after(ctx: ToolContext, probe: Run) -> list[str] | None:
     return output.below_typed_line(joined, at, below, typed, frame.width) or None
 
 
-async def last_line(ctx: ToolContext, pane: str) -> str:
-    """The last non-blank row of the pane's screen (for progress messages)."""
-    out = await ctx.client.run(cmd("capture-pane", "-p", t=pane))
-    rows = [row.rstrip() for row in out.stdout.split("\n") if row.strip()]
-    return rows[-1] if rows else ""
+async def progress_line(ctx: ToolContext, run: Run) -> str:
+    """What a running command is doing, for progress and a task's ``statusMessage``
+    (issue 27 N7): the last non-blank line of its output so far, read as the result
+    reads it (``peek``), or the command's own text while it has printed nothing. Never
+    the pane's last row, which until the command prints is the line tmuxmcp typed,
+    with its private run directory's paths."""
+    outcome = await peek(ctx, run)
+    for line in reversed(outcome.head + outcome.tail):
+        if line.strip():
+            return line.rstrip()
+    return " ".join(run.command.split())
 
 
 def _nothing_left_the_top(mark: Mark, frame: Frame) -> bool:

@@ -24,6 +24,11 @@ Rule 3: stopping types ``C-c`` only while the run still holds its pane and
   interrupt and exited: its result is the real one); ``running`` when the
   command ignores the interrupt and goes on, keeping the pane busy as it
   would for a person, and the task follows it to its end.
+Rule 4: the progress line is the command's own: the last non-blank line of
+  its output so far, or its text while it has printed nothing, never
+  tmuxmcp's typed line (``collect.progress_line``, issue 27 N7); untrusted,
+  the protocol layer makes it one bounded printable line
+  (``tasks.status_line``).
 """
 
 from __future__ import annotations
@@ -63,8 +68,8 @@ class RunTask:
         return ended(self.run, self._budget)
 
     async def progress(self) -> str:
-        """The pane's last non-blank row (Rule 4)."""
-        return await collect.last_line(self._ctx, self.run.pane)
+        """The command's last line of output, or its text (Rule 4)."""
+        return await collect.progress_line(self._ctx, self.run)
 
     async def wait_finished(self) -> None:
         """Return once the run reached its final phase."""
