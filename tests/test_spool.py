@@ -62,6 +62,7 @@ def test_put_never_waits_on_a_reader_that_never_reads_and_counts_what_it_drops()
         assert spool.lost == spool.dropped
         assert len(reports) == 1 and "dropped" in reports[0]
         assert not spool.flush(0.01), "a flush is bounded while the writer is stuck"
+        assert not spool.flush(3600), "and is not waited for again while nothing moves"
         # The reader reads again: what was kept arrives whole and in order.
         kept = 20 - spool.dropped
         lines = _lines_after_the_filler(read_end, kept)

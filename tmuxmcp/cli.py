@@ -107,13 +107,15 @@ def _exit_after_serving(status: int) -> NoReturn:
     which served before issue 19, it took 0.3 s). ``trio.run`` has returned,
     so every task has ended, every tmux child was reaped and every response
     was handed to the kernel; the wire's descriptors are restored; the audit
-    log writes unbuffered.
-    What Python still buffers (stdout, stderr, log handlers) is flushed here.
+    log's queued records were given a bounded time to be written.
+    What Python still buffers (stdout, stderr, log handlers) is flushed here,
+    stderr's spool for at most ``STDERR_FLUSH`` seconds.
     The only other exit hook is multiprocessing's, which tmuxmcp never uses.
-    A worker thread still blocked reading a terminal is abandoned with it.
+    A worker thread still blocked reading a terminal, or writing to a stderr
+    or a log nobody reads, is abandoned with it.
     """
+    # Flushes the stderr spool too, waiting at most STDERR_FLUSH for a reader.
     logging.shutdown()
-    STDERR.flush(STDERR_FLUSH)
     for stream in (sys.stdout, sys.stderr):
         if stream is not None:
             with contextlib.suppress(OSError, ValueError):

@@ -19,7 +19,9 @@ Rule 3: a write that fails (an ``OSError``) loses that line, counted in
   report per line.
 Rule 4: ``flush(timeout)`` waits at most ``timeout`` seconds for the lines
   put so far to be written; a thread blocked in a write is abandoned with the
-  process (it is a daemon), never waited for without a bound.
+  process (it is a daemon), never waited for without a bound. A flush that
+  timed out is not waited for again until the writer has written a line
+  since: the several flushes of an exit cost one timeout, not one each.
 """
 
 from __future__ import annotations
@@ -53,6 +55,10 @@ class Spool:
         self._on_loss = on_loss
         self._reported = False
         self._lines: queue.Queue[bytes] = queue.Queue(maxsize=limit)
+        self._written = 0
+        """Lines the worker finished with (written or failed)."""
+        self._stuck_at: int | None = None
+        """``_written`` when a flush last timed out (Rule 4)."""
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
@@ -76,9 +82,14 @@ class Spool:
         # all_tasks_done is the queue's own condition, notified when the count of
         # lines put and not yet written or lost reaches zero.
         with self._lines.all_tasks_done:
-            return self._lines.all_tasks_done.wait_for(
+            if self._lines.unfinished_tasks and self._stuck_at == self._written:
+                return False  # nothing was written since the last flush gave up
+            done = self._lines.all_tasks_done.wait_for(
                 lambda: self._lines.unfinished_tasks == 0, timeout
             )
+            if not done:
+                self._stuck_at = self._written
+            return done
 
     def _start(self) -> None:
         if self._thread is not None:
@@ -101,6 +112,7 @@ class Spool:
                 self.failed += 1
                 self._report(f"a write failed: {exc.strerror or exc}")
             finally:
+                self._written += 1
                 self._lines.task_done()
 
     def _write(self, line: bytes) -> None:
