@@ -298,6 +298,21 @@ def test_the_status_message_is_the_commands_own_text_then_its_output(
         client.until_done(created["taskId"])
 
 
+def test_the_status_message_of_a_long_output_is_its_last_line(private_tmux: PrivateTmux) -> None:
+    """Issue 27 N7: the progress line reads a long output only as far as its last line
+    needs (collect.PROGRESS_BYTES), past the history limit too."""
+    pane = private_tmux.new_session("long")["pane_id"]
+    command, go = _gate(private_tmux, "go")
+    with modern(private_tmux) as client:
+        created = client.run(pane, f"seq 1 5000; {command}", 0.5)
+        assert created["resultType"] == "task"
+        _status_until(client, created["taskId"], "5000")
+        with open(go, "w"):
+            pass
+        done = client.until_done(created["taskId"])
+    assert done["result"]["structuredContent"]["output"].endswith("5000\nfinished-42")
+
+
 def test_the_progress_of_a_waiting_call_is_the_commands_own_text(
     private_tmux: PrivateTmux,
 ) -> None:
