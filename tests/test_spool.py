@@ -62,7 +62,6 @@ def test_put_never_waits_on_a_reader_that_never_reads_and_counts_what_it_drops()
         assert spool.lost == spool.dropped
         assert len(reports) == 1 and "dropped" in reports[0]
         assert not spool.flush(0.01), "a flush is bounded while the writer is stuck"
-        assert not spool.flush(3600), "and is not waited for again while nothing moves"
         # The reader reads again: what was kept arrives whole and in order.
         kept = 20 - spool.dropped
         lines = _lines_after_the_filler(read_end, kept)
@@ -111,3 +110,17 @@ def test_a_log_record_to_a_stuck_stderr_does_not_hold_the_event_loop() -> None:
         handler.flush()  # bounded, although nothing was written
         assert logged.is_set()
         assert handler.spool.dropped >= 10 - 2 - 1
+
+
+def test_a_non_blocking_descriptor_that_is_full_is_waited_for_not_lost() -> None:
+    """Rule 2: stderr's pipe is shared with the client, which may make it non-blocking;
+    a full one is waited for on the worker thread, and the line arrives whole."""
+    reports: list[str] = []
+    with _full_pipe() as (read_end, write_end):
+        fcntl.fcntl(write_end, fcntl.F_SETFL, fcntl.fcntl(write_end, fcntl.F_GETFL) | os.O_NONBLOCK)
+        spool = Spool(write_end, on_loss=reports.append)
+        spool.put(b"line 1\n")
+        assert not spool.flush(0.01)
+        (line,) = _lines_after_the_filler(read_end, 1)
+        assert spool.flush(30)
+    assert (line, spool.lost, reports) == (b"line 1", 0, [])

@@ -42,9 +42,12 @@ STDERR_FLUSH = 1.0
 """Seconds the end of the process waits for stderr lines still queued."""
 
 
-def _say(text: str) -> None:
-    """One line on stderr, through the spool."""
+def _say(text: str, *, wait: bool = False) -> None:
+    """One line on stderr, through the spool; ``wait``: for at most ``STDERR_FLUSH``
+    seconds, until it is written (a last word before the process ends)."""
     STDERR.put(text.encode("utf-8", "backslashreplace"))
+    if wait:
+        STDERR.flush(STDERR_FLUSH)
 
 
 COMMAND_NAMES = tuple(command.name for command in COMMANDS)
@@ -178,12 +181,12 @@ class _StopWatchdog:
 
     @staticmethod
     def _expire(signum: int) -> None:
+        # Bounded: a stderr nobody reads must not keep the process from ending.
         _say(
             f"tmuxmcp: serving did not stop within {STOP_GRACE:g} s of signal {signum}; "
-            "exiting without cleanup (the gate option may stay set)\n"
+            "exiting without cleanup (the gate option may stay set)\n",
+            wait=True,
         )
-        # Bounded: a stderr nobody reads must not keep the process from ending.
-        STDERR.flush(STDERR_FLUSH)
         os._exit(128 + signum)
 
 
@@ -288,14 +291,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="tmuxmcp: %(levelname)s: %(message)s",
     )
     try:
-        return _run(ns)
-    finally:
-        STDERR.flush(STDERR_FLUSH)
-
-
-def _run(ns: argparse.Namespace) -> int:
-    """Run the parsed command; returns the exit status."""
-    try:
         if ns.command == "manifest":
             from tmuxmcp.capability.manifest import definition_manifest
             from tmuxmcp.definition import DEFINITION, RESOURCES
@@ -313,10 +308,10 @@ def _run(ns: argparse.Namespace) -> int:
         else:
             _exit_after_serving(trio.run(_serve, ns))
     except ConfigError as exc:
-        _say(f"tmuxmcp: error: {exc.message}\n")
+        _say(f"tmuxmcp: error: {exc.message}\n", wait=True)
         return 2
     except TmuxMcpError as exc:
-        _say(f"tmuxmcp: error: {exc.for_client()}\n")
+        _say(f"tmuxmcp: error: {exc.for_client()}\n", wait=True)
         return 1
     except KeyboardInterrupt:
         return 130

@@ -10,8 +10,9 @@ without waiting and writes it from one worker thread.
 Rule 1: ``put`` never blocks and never raises. It queues the line, or, when
   ``limit`` lines already wait, drops it and counts it (``dropped``).
 Rule 2: one daemon thread, started at the first ``put``, writes the lines in
-  the order they were put, each one whole (a short write is resumed), so
-  lines from one spool never interleave.
+  the order they were put, each one whole (a short write is resumed, and a
+  descriptor that is non-blocking is waited for), so lines from one spool
+  never interleave.
 Rule 3: a write that fails (an ``OSError``) loses that line, counted in
   ``failed``; the next line is tried again. The first line lost, dropped or
   failed, is reported once through ``on_loss`` (called on the worker thread,
@@ -19,9 +20,7 @@ Rule 3: a write that fails (an ``OSError``) loses that line, counted in
   report per line.
 Rule 4: ``flush(timeout)`` waits at most ``timeout`` seconds for the lines
   put so far to be written; a thread blocked in a write is abandoned with the
-  process (it is a daemon), never waited for without a bound. A flush that
-  timed out is not waited for again until the writer has written a line
-  since: the several flushes of an exit cost one timeout, not one each.
+  process (it is a daemon), never waited for without a bound.
 """
 
 from __future__ import annotations
@@ -29,6 +28,7 @@ from __future__ import annotations
 import logging
 import os
 import queue
+import select
 import threading
 from collections.abc import Callable
 from typing import Final
@@ -55,10 +55,6 @@ class Spool:
         self._on_loss = on_loss
         self._reported = False
         self._lines: queue.Queue[bytes] = queue.Queue(maxsize=limit)
-        self._written = 0
-        """Lines the worker finished with (written or failed)."""
-        self._stuck_at: int | None = None
-        """``_written`` when a flush last timed out (Rule 4)."""
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
@@ -82,14 +78,9 @@ class Spool:
         # all_tasks_done is the queue's own condition, notified when the count of
         # lines put and not yet written or lost reaches zero.
         with self._lines.all_tasks_done:
-            if self._lines.unfinished_tasks and self._stuck_at == self._written:
-                return False  # nothing was written since the last flush gave up
-            done = self._lines.all_tasks_done.wait_for(
+            return self._lines.all_tasks_done.wait_for(
                 lambda: self._lines.unfinished_tasks == 0, timeout
             )
-            if not done:
-                self._stuck_at = self._written
-            return done
 
     def _start(self) -> None:
         if self._thread is not None:
@@ -112,13 +103,18 @@ class Spool:
                 self.failed += 1
                 self._report(f"a write failed: {exc.strerror or exc}")
             finally:
-                self._written += 1
                 self._lines.task_done()
 
     def _write(self, line: bytes) -> None:
         view = memoryview(line)
         while view:
-            written = os.write(self.fd, view)
+            try:
+                written = os.write(self.fd, view)
+            except BlockingIOError:
+                # A descriptor someone made non-blocking (stderr's pipe is shared
+                # with the client): wait for room here, on this thread.
+                select.select([], [self.fd], [])
+                continue
             view = view[written:]
 
     def _report(self, why: str) -> None:
