@@ -69,16 +69,18 @@ class RawClient:
         name: str = "raw",
         on_line: Callable[[bytes], None] | None = None,
         command: Sequence[str] | None = None,
+        stderr: int | None = None,
     ) -> None:
         """``command`` replaces ``python -m tmuxmcp`` (a benchmark's peer server); ``args``
-        follow it either way."""
+        follow it either way. ``stderr``, a descriptor, replaces the anonymous file (a
+        test of a stderr nobody reads); ``stderr()`` then reads nothing."""
         self._on_line = on_line
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed in close())
         self.proc = subprocess.Popen(
             [*(command or (sys.executable, "-m", "tmuxmcp")), *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=self._stderr,
+            stderr=self._stderr if stderr is None else stderr,
             env=env,
             cwd=cwd,
         )

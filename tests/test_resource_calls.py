@@ -34,8 +34,10 @@ def test_an_unexpected_listing_failure_is_an_internal_error_without_its_text(
 
     spec = msgspec.structs.replace(PANE, lister=broken)
     log = tmp_path / "audit.jsonl"
+    audit = AuditLog(str(log))
     with pytest.raises(InternalError) as failed:
-        trio.run(resource_calls.listing, spec, None, AuditLog(str(log)))
+        trio.run(resource_calls.listing, spec, None, audit)
+    audit.close()  # the records are written by the log's own thread
     assert "secret detail" not in failed.value.for_client()
     assert [(r["tool"], r["outcome"]) for r in _records(log)] == [
         ("resource:pane/list", "internal-error")
@@ -51,8 +53,10 @@ def test_a_bad_uri_is_refused_before_any_handler_and_audited(tmp_path: Path) -> 
 
     spec = msgspec.structs.replace(PANE, handler=handler)
     log = tmp_path / "audit.jsonl"
+    audit = AuditLog(str(log))
     with pytest.raises(InvalidArguments):
-        trio.run(resource_calls.read, spec, None, AuditLog(str(log)), "tmux://pane/%7")
+        trio.run(resource_calls.read, spec, None, audit, "tmux://pane/%7")
+    audit.close()
     assert called == []
     (record,) = _records(log)
     assert (record["tool"], record["outcome"]) == ("resource:pane", "invalid-arguments")

@@ -132,9 +132,23 @@ def test_nothing_given_means_the_declared_defaults() -> None:
 
 @pytest.mark.parametrize("value", ["0.5", "86401", "an hour", "nan"])
 def test_a_task_ttl_out_of_its_range_is_refused_naming_the_flag(value: str) -> None:
-    """Issue 20: a task lives at least a second and at most a day."""
+    """Issue 20: a task lives at least a few poll intervals and at most a day."""
     with pytest.raises(ConfigError, match="--task-ttl"):
         load(Options(task_ttl=value), _environ())
+
+
+@pytest.mark.parametrize("value", ["1", "2", "4.9"])
+def test_a_task_ttl_of_a_few_poll_intervals_or_less_is_refused_saying_why(value: str) -> None:
+    """Issue 27 N6: a TTL of 1 s equals the advertised poll interval, so the first poll
+    at that interval found the task expired. A TTL shorter than five poll intervals is
+    refused at start, with a message that says what the bound is and why."""
+    with pytest.raises(ConfigError) as refused:
+        load(Options(task_ttl=value), _environ(TMUXMCP_TASK_TTL="60"))
+    message = refused.value.message
+    assert "--task-ttl must be between 5 and 86400 seconds" in message
+    assert "poll it every 1 s" in message
+    assert tasks.MIN_TTL_MS == 5 * tasks.POLL_INTERVAL_MS
+    assert load(Options(task_ttl="5"), _environ()).task_ttl == 5
 
 
 def test_the_tables_copies_of_lower_constants_agree() -> None:

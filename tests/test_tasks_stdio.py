@@ -31,6 +31,7 @@ import pytest
 from tests.raw_client import RawClient
 from tests.support import PrivateTmux
 from tests.wire_oracle import Conversation
+from tmuxmcp.protocol.tasks import status_line
 
 MODERN = "2026-07-28"
 TASKS = "io.modelcontextprotocol/tasks"
@@ -259,6 +260,96 @@ def test_the_status_message_of_hostile_pane_text_is_one_clean_line(
         assert set(message) <= {"0", "\u2026"}, message
 
 
+def _status_until(client: ModernClient, task_id: str, wanted: str) -> str:
+    """Poll the task until its statusMessage is ``wanted`` (deadline), returning it."""
+    deadline = time.monotonic() + 30
+    while True:
+        message: str = client.result("tasks/get", {"taskId": task_id}).get("statusMessage", "")
+        if message == wanted:
+            return message
+        assert time.monotonic() < deadline, f"statusMessage stayed {message!r}"
+        time.sleep(0.05)
+
+
+def test_the_status_message_is_the_commands_own_text_then_its_output(
+    private_tmux: PrivateTmux,
+) -> None:
+    """Issue 27 N7: until the command printed, statusMessage was the tail of the line
+    tmuxmcp typed, with its private run directory's paths. It is the command's text
+    while nothing is printed, then its last line of output; never tmuxmcp's."""
+    pane = private_tmux.new_session("status")["pane_id"]
+    first, go_on = _gate(private_tmux, "go-on")
+    second, go = _gate(private_tmux, "go")
+    command = f"{first.split('; echo')[0]}; echo step-$((1+1)); {second}"
+    shown = status_line(" ".join(command.split()))
+    assert shown is not None
+    with modern(private_tmux) as client:
+        created = client.run(pane, command, 0.5)
+        assert created["resultType"] == "task"
+        polled = client.result("tasks/get", {"taskId": created["taskId"]})
+        for message in (created["statusMessage"], polled["statusMessage"]):
+            assert message == shown, message
+            assert "tmuxmcp-" not in message and "/dev/null" not in message
+        with open(go_on, "w"):
+            pass
+        _status_until(client, created["taskId"], "step-2")
+        with open(go, "w"):
+            pass
+        client.until_done(created["taskId"])
+
+
+def test_the_status_message_of_a_long_output_is_its_last_line(private_tmux: PrivateTmux) -> None:
+    """Issue 27 N7: the progress line reads a long output only as far as its last line
+    needs (collect.PROGRESS_BYTES), past the history limit too."""
+    pane = private_tmux.new_session("long")["pane_id"]
+    command, go = _gate(private_tmux, "go")
+    with modern(private_tmux) as client:
+        created = client.run(pane, f"seq 1 5000; {command}", 0.5)
+        assert created["resultType"] == "task"
+        _status_until(client, created["taskId"], "5000")
+        with open(go, "w"):
+            pass
+        done = client.until_done(created["taskId"])
+    assert done["result"]["structuredContent"]["output"].endswith("5000\nfinished-42")
+
+
+def test_the_progress_of_a_waiting_call_is_the_commands_own_text(
+    private_tmux: PrivateTmux,
+) -> None:
+    """Issue 27 N7: the blocking run_command's progress notifications (Claude Code shows
+    them) say the command's text while it has printed nothing, not tmuxmcp's line."""
+    pane = private_tmux.new_session("progress")["pane_id"]
+    command, go = _gate(private_tmux, "go")
+    arguments = {"pane_id": pane, "command": command, "timeout": 600}
+    with RawClient(private_tmux.env) as raw:
+        raw.send(
+            {
+                "jsonrpc": "2.0",
+                "id": "call",
+                "method": "tools/call",
+                "params": {
+                    "name": "run_command",
+                    "arguments": arguments,
+                    "_meta": {"progressToken": 7},
+                },
+            }
+        )
+        deadline = time.monotonic() + 60
+        while True:
+            message = json.loads(raw._line(deadline))
+            if message.get("method") == "notifications/progress":
+                break
+            assert message.get("id") != "call", message
+        with open(go, "w"):
+            pass
+        reply = raw.reply("call")
+    said = message["params"]["message"]
+    assert re.fullmatch(r"running \d+ s: (.*)", said), said
+    assert said.split(": ", 1)[1] == " ".join(command.split())[:200], said
+    assert "tmuxmcp-" not in said
+    assert reply["result"]["structuredContent"]["output"] == "finished-42"
+
+
 def test_a_pane_that_dies_mid_task_completes_it_with_is_error(
     private_tmux: PrivateTmux,
 ) -> None:
@@ -292,14 +383,15 @@ def test_unknown_task_ids_are_invalid_params_and_the_server_keeps_serving(
 def test_a_task_past_its_ttl_has_expired_and_the_server_keeps_serving(
     private_tmux: PrivateTmux,
 ) -> None:
-    """The operator's --task-ttl (1 s here) is the task's ttlMs; once it has passed,
-    tasks/get, tasks/cancel and tasks/update answer -32602 "expired" (issue 20.5)."""
+    """The operator's --task-ttl (5 s here, the least it takes: issue 27 N6) is the
+    task's ttlMs; once it has passed, tasks/get, tasks/cancel and tasks/update answer
+    -32602 "expired" (issue 20.5)."""
     pane = private_tmux.new_session("ttl")["pane_id"]
-    with modern(private_tmux, "--task-ttl", "1") as client:
+    with modern(private_tmux, "--task-ttl", "5") as client:
         created = client.run(pane, "sleep 600", 0.5)
         assert created["resultType"] == "task"
-        assert created["ttlMs"] == 1000
-        deadline = time.monotonic() + 15
+        assert created["ttlMs"] == 5000
+        deadline = time.monotonic() + 30
         while True:
             reply = client.request("tasks/get", {"taskId": created["taskId"]})
             if "error" in reply:
@@ -340,6 +432,101 @@ def test_the_audit_log_records_task_creation_completion_and_cancellation(
         ("run_command", "task-cancelled"),
     ]
     assert all(e["arguments"]["command"]["redacted"] is True for e in entries)
+
+
+@pytest.mark.parametrize(
+    "args", [("--toolsets", "inspect"), ("--exclude-tools", "run_command")], ids=" ".join
+)
+def test_the_extension_is_declared_only_where_a_served_tool_can_continue_as_a_task(
+    private_tmux: PrivateTmux, args: tuple[str, ...]
+) -> None:
+    """Issue 27 N7, capability honesty (CM-7): on a surface where no served tool can
+    continue as a task, server/discover declares no Tasks extension (it did on
+    7563819), and tasks/get, tasks/cancel and tasks/update are unknown methods, as on
+    a server without the extension."""
+    with RawClient(private_tmux.env, *args, initialize=False) as raw:
+        client = ModernClient(raw)
+        found = client.result("server/discover", {})
+        assert TASKS not in found["capabilities"].get("extensions", {}), found
+        for method in ("tasks/get", "tasks/cancel", "tasks/update"):
+            reply = client.request(method, {"taskId": "f" * 32})
+            assert reply["error"]["code"] == -32601, (method, reply)
+        listed = client.result("tools/list", {})
+    assert "run_command" not in [tool["name"] for tool in listed["tools"]]
+
+
+def _audited(log: str, outcome: str, seconds: float = 30) -> list[tuple[str, str]]:
+    """The (tool, outcome) records of ``log`` once one has ``outcome``, within a deadline
+    (the server writes them from a thread of its own, while it serves)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        with open(log) as f:
+            records = [json.loads(line) for line in f.read().splitlines()]
+        found = [(r["tool"], r["outcome"]) for r in records]
+        if ("run_command", outcome) in found:
+            return found
+        assert time.monotonic() < deadline, f"no {outcome} record: {found}"
+        time.sleep(0.05)
+
+
+def test_a_cancel_the_command_ignores_says_so_and_the_task_follows_it_to_its_end(
+    private_tmux: PrivateTmux,
+) -> None:
+    """Issue 27 N7: a command that ignores SIGINT was reported "cancelled: the command
+    was interrupted" and then ran to exit 0. The cancel is acknowledged, the task stays
+    working and says the command did not stop, and completes with the command's real
+    result; the audit log says the cancel was ignored, then how the task ended."""
+    log = os.path.join(private_tmux.directory, "audit.jsonl")
+    pane = private_tmux.new_session("stubborn")["pane_id"]
+    command, go = _gate(private_tmux, "go")
+    with modern(private_tmux, "--audit-log", log) as client:
+        created = client.run(pane, "trap '' INT; " + command, 0.5)
+        assert created["resultType"] == "task"
+        client.result("tasks/cancel", {"taskId": created["taskId"]})
+        task = client.result("tasks/get", {"taskId": created["taskId"]})
+        assert task["status"] == "working", task
+        assert "did not stop on the interrupt" in task["statusMessage"], task
+        assert _current_command(private_tmux, pane) == "sleep"
+        with open(go, "w"):
+            pass
+        done = client.until_done(created["taskId"])
+    assert done["status"] == "completed", done
+    facts = done["result"]["structuredContent"]
+    assert (facts["completed"], facts["exit_status"]) == (True, 0)
+    assert facts["output"].endswith("finished-42"), facts
+    assert _audited(log, "task-completed:ok") == [
+        ("run_command", "task-created"),
+        ("run_command", "task-cancel-ignored"),
+        ("run_command", "task-completed:ok"),
+    ]
+
+
+def test_a_tasks_end_is_audited_when_it_happens_with_nobody_polling(
+    private_tmux: PrivateTmux,
+) -> None:
+    """Issue 27 N10: an unpolled task left only task-created. Its completion is audited
+    when the command ends, and a task whose TTL passes while its command runs is
+    audited as expired, with no tasks/get at all."""
+    log = os.path.join(private_tmux.directory, "audit.jsonl")
+    pane = private_tmux.new_session("unpolled")["pane_id"]
+    command, go = _gate(private_tmux, "go")
+    with modern(private_tmux, "--audit-log", log, "--task-ttl", "5") as client:
+        finishing = client.run(pane, command, 0.5)
+        assert finishing["resultType"] == "task"
+        with open(go, "w"):
+            pass
+        assert _audited(log, "task-completed:ok") == [
+            ("run_command", "task-created"),
+            ("run_command", "task-completed:ok"),
+        ]
+        expiring = client.run(pane, "sleep 600", 0.5)
+        assert expiring["resultType"] == "task"
+        assert _audited(log, "task-expired")[2:] == [
+            ("run_command", "task-created"),
+            ("run_command", "task-expired"),
+        ]
+        reply = client.request("tasks/get", {"taskId": expiring["taskId"]})
+    assert reply["error"]["message"] == "Failed to retrieve task: Task has expired"
 
 
 def test_server_info_and_the_surface_say_run_command_may_continue_as_a_task(

@@ -38,26 +38,26 @@ def quoted_lines() -> list[str]:
     return [line for block in blocks for line in block.splitlines() if line.startswith(OURS)]
 
 
-def _stderr_of(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+def _stderr_of(args: list[str], capfd: pytest.CaptureFixture[str]) -> str:
     status = cli.main(args)
     assert status != 0
-    return capsys.readouterr().err.strip()
+    return capfd.readouterr().err.strip()
 
 
 def printed(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> set[str]:
     """What the code prints in each case the page describes."""
     found: set[str] = set()
     # tmux missing: no tmux on the client's PATH.
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.delenv("TMUXMCP_TMUX", raising=False)
-    found.add(_stderr_of(["surface"], capsys))
+    found.add(_stderr_of(["surface"], capfd))
     # tmux too old: a binary that answers -V as tmux 3.1c does.
     old = tmp_path / "old-tmux"
     old.write_text("#!/bin/sh\necho 'tmux 3.1c'\n")
     old.chmod(old.stat().st_mode | stat.S_IXUSR)
-    found.add(_stderr_of(["surface", "--tmux", str(old)], capsys))
+    found.add(_stderr_of(["surface", "--tmux", str(old)], capfd))
     # Teardown off: the dedicated socket's server was already running.
     config = load(Options(tmux=sys.executable), {})
     decision = runtime.decide(
@@ -74,10 +74,10 @@ def printed(
 
 
 def test_every_message_the_page_quotes_is_what_the_code_prints(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     quoted = quoted_lines()
-    made = printed(tmp_path, capsys, monkeypatch)
+    made = printed(tmp_path, capfd, monkeypatch)
     assert len(quoted) == 4, quoted
     assert sorted(quoted) == sorted(made), "\n".join(sorted(set(quoted) ^ made))
 

@@ -26,10 +26,25 @@ parameter is redacted unless it is declared an id or a closed list.
 Boundary (ADR, redaction): redaction applies to this audit record only. It
 removes nothing from client transcripts, pane scrollback, process arguments,
 shell history or anything else the operating system can observe.
+
+Nothing on the audit path can stop serving (issue 27 N4):
+
+* the log is a regular file, opened once at startup without following a
+  symbolic link and without waiting (``O_NOFOLLOW | O_NONBLOCK``, then
+  ``fstat``): a FIFO, a device (``/dev/stderr``), a socket or a link there is
+  refused with an error that says what to name instead, so a reader that
+  never opens or never reads cannot hold the server;
+* a record is handed to a ``spool.Spool`` and written by its worker thread,
+  so even a regular file on a filesystem that hangs never blocks the event
+  loop: past ``spool.DEFAULT_LIMIT`` records waiting, a record is dropped and
+  counted;
+* a record that is dropped or cannot be written is reported once on stderr,
+  and the count lost when the server stops; the call answers all the same.
 """
 
 from __future__ import annotations
 
+import errno
 import functools
 import hashlib
 import hmac
@@ -37,6 +52,7 @@ import logging
 import os
 import re
 import secrets
+import stat
 import time
 from collections.abc import Callable
 from typing import Any
@@ -49,6 +65,7 @@ from tmuxmcp.capability.model import ToolSpec, params_of
 from tmuxmcp.errors import ConfigError
 from tmuxmcp.sinks import Encoding
 from tmuxmcp.sinks.target import ID_PATTERNS
+from tmuxmcp.spool import Spool
 
 log = logging.getLogger("tmuxmcp.audit")
 
@@ -78,21 +95,105 @@ def _readable(spec: ToolSpec[Any, Any]) -> dict[str, Readable]:
     return {p.name: _clear_test(p.encoding, declared[p.name]) for p in params_of(spec)}
 
 
+FLUSH_SECONDS = 2.0
+"""How long the end of serving waits for records still queued (``close``)."""
+
+_OPEN_FLAGS = (
+    os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NOCTTY | os.O_NOFOLLOW
+) | os.O_NONBLOCK  # a FIFO without a reader fails at once (ENXIO) instead of waiting
+
+
+def _kind(mode: int) -> str:
+    """What a file that is not a regular one is, in the words of a refusal."""
+    for test, name in (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISLNK, "a symbolic link"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _refusal(path: str, what: str) -> ConfigError:
+    return ConfigError(
+        f"--audit-log {path} is {what}; the audit log is written only to a regular file, "
+        "so that no reader can hold the server: name a regular file, or a new one to create"
+    )
+
+
+def open_log(path: str) -> int:
+    """A descriptor for appending to the regular file ``path`` (created 0600), opened
+    without following a link or waiting; ``ConfigError`` saying what to fix otherwise."""
+    absolute = os.path.abspath(path)
+    if not os.path.isdir(os.path.dirname(absolute)):
+        raise ConfigError("--audit-log must be in an existing directory")
+    try:
+        found = os.lstat(absolute)
+    except FileNotFoundError:
+        found = None
+    except OSError as exc:
+        raise ConfigError(f"cannot open --audit-log: {exc.strerror}") from None
+    if found is not None and stat.S_ISLNK(found.st_mode):
+        raise ConfigError(
+            f"--audit-log {path} is a symbolic link, which tmuxmcp does not follow there; "
+            "name the regular file itself (for example its `realpath`)"
+        )
+    if found is not None and not stat.S_ISREG(found.st_mode):
+        # Refused before opening: opening a device or a FIFO can itself act or wait.
+        raise _refusal(path, _kind(found.st_mode))
+    try:
+        fd = os.open(absolute, _OPEN_FLAGS, 0o600)
+    except OSError as exc:
+        # Replaced between the look and the open: the flags refuse what the look would.
+        if exc.errno == errno.ELOOP:
+            raise _refusal(path, "a symbolic link") from None
+        if exc.errno == errno.ENXIO:
+            raise _refusal(path, "a FIFO or a device") from None
+        raise ConfigError(f"cannot open --audit-log: {exc.strerror}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise _refusal(path, _kind(mode))
+    return fd
+
+
 class AuditLog:
-    """An append-only JSON-lines file, opened once at startup."""
+    """An append-only JSON-lines regular file, opened once at startup, written by a spool."""
 
     def __init__(self, path: str) -> None:
-        absolute = os.path.abspath(path)
-        if not os.path.isdir(os.path.dirname(absolute)):
-            raise ConfigError("--audit-log must be in an existing directory")
-        try:
-            self._fd = os.open(
-                absolute, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600
-            )
-        except OSError as exc:
-            raise ConfigError(f"cannot open --audit-log: {exc.strerror}") from None
-        self.path = absolute
+        self._fd = open_log(path)
+        self.path = os.path.abspath(path)
         self._key = secrets.token_bytes(32)
+        self._spool = Spool(self._fd, on_loss=self._losing)
+
+    def _losing(self, why: str) -> None:
+        # Once per process (spool Rule 3): the count is given again at the end.
+        log.error(
+            "the audit log %s is losing records (%s); calls are answered all the same",
+            self.path,
+            why,
+        )
+
+    @property
+    def lost(self) -> int:
+        """Records dropped or not written so far."""
+        return self._spool.lost
+
+    def close(self, timeout: float = FLUSH_SECONDS) -> None:
+        """Wait a bounded time for the records still queued; say how many were lost."""
+        if not self._spool.flush(timeout):
+            log.error(
+                "the audit log %s was still being written after %g s; records still "
+                "queued are lost",
+                self.path,
+                timeout,
+            )
+        if self._spool.lost:
+            log.error("the audit log %s lost %d record(s)", self.path, self._spool.lost)
 
     def digest(self, value: Any) -> dict[str, Any]:
         """Length and keyed hash of a payload."""
@@ -131,7 +232,7 @@ class AuditLog:
         outcome: str,
         duration: float,
     ) -> None:
-        """Append one line; the write is a single append so lines never interleave."""
+        """Queue one line; the spool writes each line whole, in order (``spool`` Rule 2)."""
         entry: dict[str, Any] = {
             "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime())
             + f".{int(time.time() * 1000) % 1000:03d}Z",
@@ -143,9 +244,6 @@ class AuditLog:
         unknown = self.unknown(spec, arguments or {})
         if unknown:
             entry["unknown_arguments"] = unknown
-        line = msgspec.json.encode(entry) + b"\n"
-        try:
-            os.write(self._fd, line)
-        except OSError as exc:
-            # An audit failure must not turn a finished call into a protocol error.
-            log.error("could not write the audit log: %s", exc.strerror)
+        # Queued, never written here: the event loop must not wait for the disk
+        # (module docstring); an audit failure never fails the call.
+        self._spool.put(msgspec.json.encode(entry) + b"\n")

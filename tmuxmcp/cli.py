@@ -26,11 +26,29 @@ import trio
 import tmuxmcp
 from tmuxmcp.errors import ConfigError, TmuxMcpError
 from tmuxmcp.settings import COMMANDS, DEFAULT_COMMAND, SETTINGS, TMUX, Command
+from tmuxmcp.spool import Spool, SpoolHandler
 
 if TYPE_CHECKING:  # imported late at run time: `tmuxmcp --help` needs neither
     from tmuxmcp.config import Config, Options
 
 BY_COMMAND = {command.name: command for command in COMMANDS}
+
+STDERR = Spool(2)
+"""Every line tmuxmcp writes on stderr: log records, errors, the watchdog's last word.
+Written by the spool's thread, so a client that never reads stderr cannot stop
+serving, pings or a stop signal (issue 27 N4); a line past the spool's bound is
+dropped."""
+STDERR_FLUSH = 1.0
+"""Seconds the end of the process waits for stderr lines still queued."""
+
+
+def _say(text: str, *, wait: bool = False) -> None:
+    """One line on stderr, through the spool; ``wait``: for at most ``STDERR_FLUSH``
+    seconds, until it is written (a last word before the process ends)."""
+    STDERR.put(text.encode("utf-8", "backslashreplace"))
+    if wait:
+        STDERR.flush(STDERR_FLUSH)
+
 
 COMMAND_NAMES = tuple(command.name for command in COMMANDS)
 
@@ -92,11 +110,14 @@ def _exit_after_serving(status: int) -> NoReturn:
     which served before issue 19, it took 0.3 s). ``trio.run`` has returned,
     so every task has ended, every tmux child was reaped and every response
     was handed to the kernel; the wire's descriptors are restored; the audit
-    log writes unbuffered.
-    What Python still buffers (stdout, stderr, log handlers) is flushed here.
+    log's queued records were given a bounded time to be written.
+    What Python still buffers (stdout, stderr, log handlers) is flushed here,
+    stderr's spool for at most ``STDERR_FLUSH`` seconds.
     The only other exit hook is multiprocessing's, which tmuxmcp never uses.
-    A worker thread still blocked reading a terminal is abandoned with it.
+    A worker thread still blocked reading a terminal, or writing to a stderr
+    or a log nobody reads, is abandoned with it.
     """
+    # Flushes the stderr spool too, waiting at most STDERR_FLUSH for a reader.
     logging.shutdown()
     for stream in (sys.stdout, sys.stderr):
         if stream is not None:
@@ -160,12 +181,12 @@ class _StopWatchdog:
 
     @staticmethod
     def _expire(signum: int) -> None:
-        with contextlib.suppress(OSError, ValueError):
-            sys.stderr.write(
-                f"tmuxmcp: serving did not stop within {STOP_GRACE:g} s of signal {signum}; "
-                "exiting without cleanup (the gate option may stay set)\n"
-            )
-            sys.stderr.flush()
+        # Bounded: a stderr nobody reads must not keep the process from ending.
+        _say(
+            f"tmuxmcp: serving did not stop within {STOP_GRACE:g} s of signal {signum}; "
+            "exiting without cleanup (the gate option may stay set)\n",
+            wait=True,
+        )
         os._exit(128 + signum)
 
 
@@ -204,8 +225,7 @@ async def _serve(ns: argparse.Namespace) -> int:
 
     config = _config(ns)
     if os.isatty(0):
-        sys.stderr.write(banner())
-        sys.stderr.flush()
+        _say(banner())
     stopped_by: list[int] = []
     bound: list[runtime.Runtime] = []
     watchdog = _StopWatchdog()
@@ -266,7 +286,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = command_first(sys.argv[1:] if argv is None else argv)
     ns = parser().parse_args(args)
     logging.basicConfig(
-        level=logging.WARNING, stream=sys.stderr, format="tmuxmcp: %(levelname)s: %(message)s"
+        level=logging.WARNING,
+        handlers=[SpoolHandler(STDERR, STDERR_FLUSH)],
+        format="tmuxmcp: %(levelname)s: %(message)s",
     )
     try:
         if ns.command == "manifest":
@@ -286,10 +308,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             _exit_after_serving(trio.run(_serve, ns))
     except ConfigError as exc:
-        sys.stderr.write(f"tmuxmcp: error: {exc.message}\n")
+        _say(f"tmuxmcp: error: {exc.message}\n", wait=True)
         return 2
     except TmuxMcpError as exc:
-        sys.stderr.write(f"tmuxmcp: error: {exc.for_client()}\n")
+        _say(f"tmuxmcp: error: {exc.for_client()}\n", wait=True)
         return 1
     except KeyboardInterrupt:
         return 130

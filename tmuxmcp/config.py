@@ -20,6 +20,7 @@ from tmuxmcp.capability.environment import PaneEnvironment
 from tmuxmcp.capability.surface import SurfaceRequest
 from tmuxmcp.driver.socket import SocketSelection, select_socket
 from tmuxmcp.errors import ConfigError
+from tmuxmcp.protocol.tasks import MIN_TTL_MS, POLL_INTERVAL_MS
 from tmuxmcp.settings import (
     AUDIT_LOG,
     BY_NAME,
@@ -122,15 +123,16 @@ def read(
     return values
 
 
-def _seconds(setting: Setting, value: str | None, low: float, high: float) -> float:
-    """A number of seconds for ``setting`` (its default when unset), within [low, high]."""
+def _seconds(setting: Setting, value: str | None, low: float, high: float, why: str = "") -> float:
+    """A number of seconds for ``setting`` (its default when unset), within [low, high];
+    ``why`` explains the range in the refusal."""
     assert setting.default is not None
     try:
         seconds = float(setting.default if value is None else value)
     except ValueError:
         raise ConfigError(f"{setting.flag} must be a number of seconds") from None
     if not low <= seconds <= high:  # also refuses NaN
-        raise ConfigError(f"{setting.flag} must be between {low:g} and {high:g} seconds")
+        raise ConfigError(f"{setting.flag} must be between {low:g} and {high:g} seconds{why}")
     return seconds
 
 
@@ -152,9 +154,18 @@ def load(options: Options, environ: Mapping[str, str]) -> Config:
         timeout=_seconds(TIMEOUT, raw[TIMEOUT.name], 0.1, 600),
         env=child_environment(environ),
         audit_log=raw[AUDIT_LOG.name] or None,
-        # At least a second, so a client polling at the usual interval sees the
-        # result; at most a day, so a forgotten task cannot hold its run for ever.
-        task_ttl=_seconds(TASK_TTL, raw[TASK_TTL.name], 1, 86_400),
+        # At least a few poll intervals, so a client polling at the advertised
+        # interval sees the task more than once (issue 27 N6); at most a day, so
+        # a forgotten task cannot hold its run for ever.
+        task_ttl=_seconds(
+            TASK_TTL,
+            raw[TASK_TTL.name],
+            MIN_TTL_MS / 1000,
+            86_400,
+            f": a task lives that long from its creation and clients poll it every "
+            f"{POLL_INTERVAL_MS / 1000:g} s, so a shorter one expires before the command "
+            "it follows can be seen to end",
+        ),
         pane_environment=_pane_environment(raw[PANE_ENVIRONMENT.name]),
     )
 

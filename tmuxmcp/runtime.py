@@ -1,7 +1,8 @@
 """Startup assembly: from a Config to the frozen state every call shares.
 
 Order (each step can stop startup with a clear error):
-1. tool and toolset names are checked (before tmux is contacted);
+1. tool and toolset names are checked, and the audit log opened (a regular
+   file only: ``audit.open_log``), before tmux is contacted;
 2. the tmux binary's version is checked against the oldest supported one
    (``driver.versions``; only ``tmux -V`` runs, no server is asked);
 3. the socket's server is found or started, and provenance decided;
@@ -170,8 +171,10 @@ def build(
     facts: ServerFacts,
     client: TmuxClient,
     environ: Mapping[str, str] | None = None,
+    audit: AuditLog | None = None,
 ) -> Runtime:
-    """Resolve the surface for a bound server and freeze it."""
+    """Resolve the surface for a bound server and freeze it; ``audit`` is the log
+    ``start`` opened before binding."""
     self_pane = own_pane(os.environ if environ is None else environ, facts)
     decision = decide(
         config,
@@ -189,7 +192,6 @@ def build(
         nested=decision.surface.nested,
         self_pane=self_pane,
     )
-    audit = AuditLog(config.audit_log) if config.audit_log else None
     return Runtime(
         config=config,
         surface=decision.surface,
@@ -212,10 +214,13 @@ async def start(config: Config, *, runner: Runner = spawn) -> Runtime:
     ``runner`` is real tmux unless a test passes ``driver.fake.FakeTmux``.
     """
     check_names(DEFINITION, config.request)
+    # Before tmux is contacted: a log that cannot be one refuses the start
+    # before a server is started or bound (issue 27 N4).
+    audit = AuditLog(config.audit_log) if config.audit_log else None
     client = new_client(config, runner)
     await versions.require_supported(client.binary, client.env, client.timeout, runner=runner)
     facts = await binding.establish(client)
-    built = build(config, facts, client)
+    built = build(config, facts, client, audit=audit)
     announce(built.surface)
     return built
 

@@ -24,7 +24,8 @@ that reach tmux and closes what the protocol cannot know:
   that opted in on its own ``_meta`` and only while the store has room;
   otherwise the call's own result goes out unchanged. The task's outcome
   goes through the same error path and is audited like a call
-  (``task-created``, then ``task-completed`` or ``task-cancelled``).
+  (``task-created``, then, when the task ends, ``task-completed``,
+  ``task-cancelled``, ``task-expired`` or ``task-abandoned``).
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ from tmuxmcp.protocol.results import (
     TextResourceContents,
     Tool,
 )
-from tmuxmcp.protocol.tasks import EXTENSION, TaskStore, opted_in, task_methods
+from tmuxmcp.protocol.tasks import EXTENSION, Ending, Stop, TaskStore, opted_in, task_methods
 from tmuxmcp.runtime import Runtime
 from tmuxmcp.tools.context import Continuation, Progress
 from tmuxmcp.transport import open_stdio
@@ -273,7 +274,11 @@ async def _continue(
 
 class _TaskWork:
     """A tool's ``Continuation`` as the protocol's task ``Work``: errors become results
-    as in ``call``, and the task's end is audited like a call."""
+    as in ``call``, and the task's end is audited like a call when it happens
+    (``protocol.tasks`` Rule 7): ``task-completed:<outcome>``, ``task-cancelled``,
+    ``task-expired`` (its TTL passed while the work went on) or ``task-abandoned``
+    (the server stopped first); a cancel the work did not obey is
+    ``task-cancel-ignored``, and its end is audited when it comes."""
 
     def __init__(
         self, runtime: Runtime, name: str, arguments: dict[str, Any] | None, work: Continuation
@@ -283,6 +288,8 @@ class _TaskWork:
         self._arguments = arguments
         self._work = work
         self._began = time.monotonic()
+        self._ended = False
+        """The task's end was audited (once)."""
 
     def _audit(self, outcome: str) -> None:
         if self._runtime.audit is not None:
@@ -294,21 +301,29 @@ class _TaskWork:
                 duration=time.monotonic() - self._began,
             )
 
+    def _audit_end(self, outcome: str) -> None:
+        if not self._ended:
+            self._ended = True
+            self._audit(outcome)
+
     def finished(self) -> bool:
         return self._work.finished()
+
+    async def wait_finished(self) -> None:
+        await self._work.wait_finished()
 
     async def outcome(self) -> Result:
         try:
             answer = tool_result(await self._work.result())
         except TmuxMcpError as exc:
-            self._audit(f"task-completed:{exc.reference}")
+            self._audit_end(f"task-completed:{exc.reference}")
             return _error(exc)
         except Exception:
             log.exception("unexpected error in the task of tool %s", self._name)
             failure = InternalError()
-            self._audit(f"task-completed:{failure.reference}")
+            self._audit_end(f"task-completed:{failure.reference}")
             return _error(failure)
-        self._audit("task-completed:ok")
+        self._audit_end("task-completed:ok")
         return answer
 
     async def progress(self) -> str | None:
@@ -317,16 +332,20 @@ class _TaskWork:
         except TmuxMcpError:
             return None  # the pane went: the outcome will say so
 
-    async def stop(self) -> bool:
+    async def stop(self) -> Stop:
         try:
-            stopped = await self._work.stop()
+            stop = await self._work.stop()
         except TmuxMcpError:
-            return False  # the interrupt could not be sent: the run ends by itself
-        if stopped:
-            self._audit("task-cancelled")
-        return stopped
+            # The interrupt could not be sent: the work ends by itself, or goes on.
+            return "ended" if self._work.finished() else "running"
+        if stop == "stopped":
+            self._audit_end("task-cancelled")
+        elif stop == "running":
+            self._audit("task-cancel-ignored")
+        return stop
 
-    def release(self) -> None:
+    def release(self, ending: Ending) -> None:
+        self._audit_end("task-expired" if ending == "expired" else "task-abandoned")
         self._work.release()
 
 
@@ -406,9 +425,18 @@ def _resource_methods(runtime: Runtime) -> dict[str, Method]:
     }
 
 
+def continues_as_task(runtime: Runtime) -> bool:
+    """Whether a served tool can continue as an MCP Task (its spec declares ``continues``):
+    the extension is declared, and its methods served, only then (issue 27 N7)."""
+    return any(BY_NAME[name].continues is not None for name in runtime.surface.tools)
+
+
 def build_methods(runtime: Runtime, tasks: TaskStore | None = None) -> dict[str, Method]:
     """The tool and resource rows of the method table for a frozen runtime, and the
-    Tasks extension's rows when ``tasks`` is given."""
+    Tasks extension's rows when ``tasks`` is given and a served tool can continue as
+    one; without them, ``tasks/*`` is an unknown method, as on a server without Tasks."""
+    if not continues_as_task(runtime):
+        tasks = None
     listed = ListToolsResult(tools=mcp_tools(runtime))
 
     async def list_tools(ctx: RequestContext, p: params.PageParams) -> Result:
@@ -443,7 +471,9 @@ def description(runtime: Runtime) -> Description:
         capabilities=ServerCapabilities(
             resources=ResourcesCapability() if serves_resources else None
         ),
-        extensions={EXTENSION: {}},
+        # Declared only where a served tool can continue as a task: a client
+        # that opted in must be able to get one (issue 27 N7).
+        extensions={EXTENSION: {}} if continues_as_task(runtime) else {},
     )
 
 
@@ -457,11 +487,18 @@ async def serve_stdio(runtime: Runtime) -> None:
     runs.sweep()
     try:
         async with open_stdio() as (inbound, out), trio.open_nursery() as watchers:
-            # run_command's runs are watched here, so they outlive their calls.
+            # run_command's runs are watched here, so they outlive their calls,
+            # and the tasks that follow them, so their ends are seen when they
+            # happen (protocol.tasks Rule 7).
             runs.attach(watchers)
+            tasks.attach(watchers)
             await Dispatcher(description(runtime), methods, out.write_line).serve(inbound)
             watchers.cancel_scope.cancel()
     finally:
+        tasks.attach(None)
         tasks.close()
         runs.attach(None)
         runs.shutdown()
+        if runtime.audit is not None:
+            # Bounded: a log on a filesystem that hangs cannot hold the exit.
+            runtime.audit.close()

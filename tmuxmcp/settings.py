@@ -140,7 +140,7 @@ TASK_TTL = Setting(
     "--task-ttl",
     "TMUXMCP_TASK_TTL",
     "SECONDS",
-    "how long an MCP Task of run_command lives, finished or not",
+    "how long an MCP Task of run_command lives, finished or not: at least 5, five poll intervals",
     default="3600",
 )
 AUDIT_LOG = Setting(

@@ -20,9 +20,13 @@ import trio
 from tmuxmcp.protocol.codes import INVALID_PARAMS, RpcError
 from tmuxmcp.protocol.results import EmptyResult, Result
 from tmuxmcp.protocol.tasks import (
+    CANCELLED_MESSAGE,
     EXPIRED,
     NOT_FOUND,
     STATUS_MESSAGE_MAX,
+    STILL_RUNNING,
+    Ending,
+    Stop,
     TaskStore,
     opted_in,
     status_line,
@@ -42,32 +46,48 @@ class Clock:
 
 
 class FakeWork:
-    """A ``Work`` the test finishes by hand (fakes are for pure logic)."""
+    """A ``Work`` the test finishes by hand (fakes are for pure logic); ``obeys``: whether
+    a stop ends it."""
 
-    def __init__(self, progress: str = "working on it") -> None:
+    def __init__(self, progress: str = "working on it", *, obeys: bool = True) -> None:
         self.done = False
-        self.released = False
+        self.ended = trio.Event()
+        self.released: Ending | None = None
         self.stops = 0
+        self.outcomes = 0
+        self.stopped_it = False
+        self.obeys = obeys
         self.line = progress
+
+    def finish(self) -> None:
+        self.done = True
+        self.ended.set()
 
     def finished(self) -> bool:
         return self.done
 
+    async def wait_finished(self) -> None:
+        await self.ended.wait()
+
     async def outcome(self) -> Result:
+        self.outcomes += 1
         return EmptyResult(meta={"which": id(self)})
 
     async def progress(self) -> str | None:
         return self.line
 
-    async def stop(self) -> bool:
-        self.stops += 1
+    async def stop(self) -> Stop:
         if self.done:
-            return False
-        self.done = True
-        return True
+            return "stopped" if self.stopped_it else "ended"
+        self.stops += 1
+        if not self.obeys:
+            return "running"
+        self.stopped_it = True
+        self.finish()
+        return "stopped"
 
-    def release(self) -> None:
-        self.released = True
+    def release(self, ending: Ending) -> None:
+        self.released = ending
 
 
 def test_only_a_modern_request_naming_the_extension_opts_in() -> None:
@@ -107,7 +127,7 @@ def test_a_task_lives_its_ttl_then_answers_expired() -> None:
     with pytest.raises(RpcError) as expired:
         store.find(task.task_id)
     assert (expired.value.code, expired.value.message) == (INVALID_PARAMS, EXPIRED)
-    assert work.released
+    assert work.released == "expired"
     with pytest.raises(RpcError) as unknown:
         store.find("0" * 32)
     assert (unknown.value.code, unknown.value.message) == (INVALID_PARAMS, NOT_FOUND)
@@ -121,7 +141,7 @@ def test_past_the_bound_no_task_until_one_expires() -> None:
     assert store.create(first) is not None
     clock.seconds += 0.5
     assert store.create(second) is not None
-    first.done = True  # finished tasks still count: they are kept for their TTL
+    first.finish()  # finished tasks still count: they are kept for their TTL
     assert store.create(FakeWork()) is None
     clock.seconds += 0.5
     assert store.create(FakeWork()) is not None, "the first expired: a place is free"
@@ -163,9 +183,58 @@ async def test_refresh_completes_with_the_outcome_and_cancel_is_idempotent() -> 
         nursery.start_soon(task.cancel, store.now)
         nursery.start_soon(task.cancel, store.now)
     assert (task.status, running.stops) == ("cancelled", 1)
-    ending.done = True
+    assert task.status_message == CANCELLED_MESSAGE
+    ending.finish()
     await done.cancel(store.now)
     assert done.status == "completed"
     assert done.result == EmptyResult(meta={"which": id(ending)})
     view = done.view()
     assert view.result == done.result and view.ttl_ms == store.ttl_ms
+
+
+async def test_a_stop_the_work_ignores_keeps_the_task_working_to_its_real_end() -> None:
+    """Rule 5 (issue 27 N7): a cancel that did not end the work is no cancellation: the
+    task stays working and says so, and completes with the outcome when the work ends."""
+    store = TaskStore()
+    stubborn = FakeWork("still going", obeys=False)
+    task = store.create(stubborn)
+    assert task is not None
+    await task.cancel(store.now)
+    assert task.status == "working"
+    assert task.status_message == f"{STILL_RUNNING}; still going"
+    stubborn.finish()
+    await task.refresh(store.now())
+    assert (task.status, task.result) == ("completed", EmptyResult(meta={"which": id(stubborn)}))
+    assert task.status_message is None
+
+
+async def test_a_followed_task_completes_and_expires_with_nobody_polling() -> None:
+    """Rule 7 (issue 27 N10): attached to a nursery, the store completes a task when its
+    work ends (its outcome taken once) and expires it when its TTL passes, releasing
+    the work, without a refresh or a find."""
+    store = TaskStore(ttl_ms=200)
+    ending, waiting = FakeWork(), FakeWork()
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            store.attach(nursery)
+            completed = store.create(ending)
+            store.create(waiting)
+            assert completed is not None
+            ending.finish()
+            while completed.status != "completed":
+                await trio.sleep(0.001)
+            assert ending.outcomes == 1
+            while waiting.released is None or ending.released is None:
+                await trio.sleep(0.01)
+            assert (waiting.released, ending.released) == ("expired", "expired")
+            assert (waiting.outcomes, ending.outcomes) == (0, 1)
+            nursery.cancel_scope.cancel()
+
+
+def test_closing_the_store_releases_each_task_saying_why() -> None:
+    """Rule 6: the server is going; its work is told so (to audit an abandoned task)."""
+    store = TaskStore()
+    work = FakeWork()
+    assert store.create(work) is not None
+    store.close()
+    assert work.released == "closed"

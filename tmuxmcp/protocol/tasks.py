@@ -28,10 +28,18 @@ Rule 4: ``statusMessage`` is one line of printable text of at most
 Rule 5: statuses move ``working`` to ``completed`` or ``cancelled`` only,
   once. A tool-level error is ``completed`` (its result has ``isError``);
   ``failed`` is never used, since a protocol error ends a call before a
-  task exists. ``tasks/cancel`` is idempotent and acknowledged even when the
-  work had already finished (the task then stays ``completed``).
+  task exists. ``tasks/cancel`` is acknowledged even when the work had
+  already finished (the task then stays ``completed``). A task is
+  ``cancelled`` only when the stop ended the work (``Stop``): work that goes
+  on after it keeps the task ``working``, its ``statusMessage`` saying so,
+  and the task follows it to its real end (issue 27 N7).
 Rule 6: the tasks live in this process: a server that exits takes them
   with it, and a poll after a restart gets ``-32602``.
+Rule 7: a task's end is noticed when it happens, not when a client polls
+  (issue 27 N10): once the store is ``attach``-ed to a nursery, each task is
+  followed there, so its work's end makes it ``completed`` (and the ``Work``
+  reports its outcome) and its TTL's end expires it (``Work.release``), with
+  or without a ``tasks/get``.
 """
 
 from __future__ import annotations
@@ -57,6 +65,12 @@ DEFAULT_TTL_MS: Final = 3_600_000
 """One hour from creation (research/mcp-tasks.md, section 4)."""
 POLL_INTERVAL_MS: Final = 1000
 """A poll is a lookup and one pane capture; Claude Code clamps it to 250-30,000 ms."""
+MIN_TTL_MS: Final = 5 * POLL_INTERVAL_MS
+"""The shortest TTL an operator may set (issue 27 N6): a task lives its TTL from its
+creation, and a client polls it once per ``POLL_INTERVAL_MS``; a TTL of one or two poll
+intervals has it expire at the first or second poll. The interval stays fixed rather
+than shrinking with the TTL: clients clamp it (Claude Code to 250 ms at least), and a
+task that expires before a command of a few seconds can finish is of no use."""
 MAX_LIVE_TASKS: Final = 64
 """Tasks held at once (Rule 3); past it a call answers as without the opt-in."""
 STATUS_MESSAGE_MAX: Final = 128
@@ -64,6 +78,13 @@ EXPIRED_REMEMBERED: Final = 4096
 """Expired ids remembered to answer "expired" rather than "not found" (a bound)."""
 
 Status = Literal["working", "completed", "cancelled"]
+Stop = Literal["stopped", "ended", "running"]
+"""What asking work to stop did: it ``stopped`` because of it, it had ``ended`` by
+itself (its outcome is ready), or it is still ``running`` (Rule 5)."""
+Ending = Literal["expired", "closed"]
+"""Why a task let go of its work: its TTL passed, or the server is closing."""
+CANCELLED_MESSAGE: Final = "cancelled: the command was interrupted"
+STILL_RUNNING: Final = "cancel asked: the command did not stop on the interrupt (C-c)"
 
 
 def opted_in(modern: bool, meta: dict[str, Any] | None) -> bool:
@@ -111,12 +132,17 @@ class Work(Protocol):
         """A line saying how the work goes, for ``statusMessage`` (untrusted)."""
         ...
 
-    async def stop(self) -> bool:
-        """Stop the work; False when it had already finished (cooperative, bounded)."""
+    async def wait_finished(self) -> None:
+        """Return once the work has ended (Rule 7)."""
         ...
 
-    def release(self) -> None:
-        """The task is gone: let go of what the work holds."""
+    async def stop(self) -> Stop:
+        """Ask the work to stop (cooperative, bounded); what that did. Asked again of
+        finished work, whether a stop is what ended it."""
+        ...
+
+    def release(self, ending: Ending) -> None:
+        """The task is gone (``ending`` says why): let go of what the work holds."""
         ...
 
 
@@ -151,6 +177,8 @@ class Task:
         self.status: Status = "working"
         self.status_message: str | None = None
         self.result: Result | None = None
+        self.stop_asked = False
+        """A ``tasks/cancel`` asked the work to stop (Rule 5)."""
         self._lock = trio.Lock()
 
     def view(self, result_type: str | Unset = UNSET) -> TaskView:
@@ -172,27 +200,45 @@ class Task:
             if self.status != "working":
                 return
             if self.work.finished():
+                # After a stop that left the work running, whether the stop is
+                # what ended it after all (Rule 5).
+                if self.stop_asked and await self.work.stop() == "stopped":
+                    self._cancelled(now)
+                    return
                 self.result = await self.work.outcome()
                 self.status = "completed"
                 self.status_message = None
                 self.updated = now
                 return
-            message = status_line(await self.work.progress())
+            progress = await self.work.progress()
+            if self.stop_asked:
+                progress = f"{STILL_RUNNING}; {progress}" if progress else STILL_RUNNING
+            message = status_line(progress)
             if message is not None and message != self.status_message:
                 self.status_message = message
                 self.updated = now
 
+    def _cancelled(self, now: float) -> None:
+        self.status = "cancelled"
+        self.status_message = CANCELLED_MESSAGE
+        self.updated = now
+
     async def cancel(self, now: Callable[[], float]) -> None:
-        """Stop the work (Rule 5): ``cancelled``, or ``completed`` if it had ended first."""
+        """Stop the work (Rule 5): ``cancelled`` if that ended it, ``completed`` if it had
+        ended first, still ``working`` (and saying so) if it goes on."""
         async with self._lock:
             if self.status != "working":
                 return
-            if await self.work.stop():
-                self.status = "cancelled"
-                self.status_message = "cancelled: the command was interrupted"
-                self.updated = now()
+            self.stop_asked = True
+            stop = await self.work.stop()
+            if stop == "stopped":
+                self._cancelled(now())
                 return
         await self.refresh(now())
+
+    def due(self, now: float) -> bool:
+        """Whether the task's TTL has passed (Rule 3)."""
+        return now >= self.created + self.ttl_ms / 1000
 
 
 NOT_FOUND = "Failed to retrieve task: Task not found"
@@ -214,6 +260,26 @@ class TaskStore:
         self.limit = limit
         self._tasks: dict[str, Task] = {}
         self._expired: deque[str] = deque(maxlen=EXPIRED_REMEMBERED)
+        self._nursery: trio.Nursery | None = None
+
+    def attach(self, nursery: trio.Nursery | None) -> None:
+        """Follow each task created from now on in ``nursery`` (Rule 7); None: stop."""
+        self._nursery = nursery
+
+    async def _follow(self, task: Task) -> None:
+        """Complete ``task`` when its work ends, and expire it when its TTL passes (Rule 7)."""
+        with trio.move_on_after(max(0.0, task.created + task.ttl_ms / 1000 - self.now())):
+            await task.work.wait_finished()
+            await task.refresh(self.now())
+            await trio.sleep_forever()
+        # trio's clock and the wall clock the TTL is kept on may differ by a hair:
+        # wait out what the wall clock still counts, in a bounded number of rounds.
+        for _ in range(100):
+            left = task.created + task.ttl_ms / 1000 - self.now()
+            if left <= 0 or task.task_id not in self._tasks:
+                break
+            await trio.sleep(left)
+        self.expire()
 
     def __len__(self) -> int:
         self.expire()
@@ -222,10 +288,10 @@ class TaskStore:
     def expire(self) -> None:
         """Drop every task past its TTL, releasing its work (Rule 3)."""
         now = self.now()
-        for task in [t for t in self._tasks.values() if now >= t.created + t.ttl_ms / 1000]:
+        for task in [t for t in self._tasks.values() if t.due(now)]:
             del self._tasks[task.task_id]
             self._expired.append(task.task_id)
-            task.work.release()
+            task.work.release("expired")
 
     def create(self, work: Work, status_message: str | None = None) -> Task | None:
         """A new working task following ``work``, or None past the bound (Rule 3)."""
@@ -235,6 +301,8 @@ class TaskStore:
         task = Task(secrets.token_hex(16), work, self.now(), self.ttl_ms)
         task.status_message = status_line(status_message)
         self._tasks[task.task_id] = task
+        if self._nursery is not None:
+            self._nursery.start_soon(self._follow, task)
         return task
 
     def find(self, task_id: str) -> Task:
@@ -248,7 +316,7 @@ class TaskStore:
     def close(self) -> None:
         """The server is going: release every task's work (Rule 6)."""
         for task in self._tasks.values():
-            task.work.release()
+            task.work.release("closed")
         self._tasks.clear()
 
 

@@ -7,7 +7,7 @@ copy whose ``progress`` reports to that call's client (``server.call``).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import msgspec
 
@@ -77,8 +77,13 @@ class Continuation(Protocol):
         """A line saying how it goes (untrusted text)."""
         ...
 
-    async def stop(self) -> bool:
-        """Stop it; False when it had already ended."""
+    async def wait_finished(self) -> None:
+        """Return once the work has ended."""
+        ...
+
+    async def stop(self) -> Literal["stopped", "ended", "running"]:
+        """Ask it to stop: it ``stopped`` because of that, it had ``ended`` by itself, or
+        it is still ``running``. Asked of ended work, whether a stop ended it."""
         ...
 
     def release(self) -> None:

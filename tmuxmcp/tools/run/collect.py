@@ -62,6 +62,9 @@ SPECULATIVE_ROWS = 200
 invocation."""
 SPECULATIVE_BYTES = 256 * 1024
 """Bytes those rows hold at most if they are full (read twice: physical and joined)."""
+PROGRESS_BYTES = 4096
+"""Bytes of a long output read for a progress line (``progress_line``), each second
+of a waiting call and each poll of a task: its last line is all it needs."""
 FENCE_WAIT = 2.0
 """Seconds to wait for tmux to draw the command's last output (the fence)."""
 
@@ -166,15 +169,15 @@ async def _joined(
 
 
 async def _read_long(
-    ctx: ToolContext, run: Run, frame: Frame, first: int, last: int
+    ctx: ToolContext, run: Run, frame: Frame, first: int, last: int, *, budget: int
 ) -> tuple[list[str], list[str], int]:
     """Head and tail of rows ``first``..``last``, read in windows until the budget is met.
 
     Returns the head, the tail, and the number of rows between them that were
     not read. At most one window beyond what the budget needs is read at each end.
     """
-    tail_budget = run.budget - run.budget // HEAD_SHARE
-    head_budget = run.budget // HEAD_SHARE
+    tail_budget = budget - budget // HEAD_SHARE
+    head_budget = budget // HEAD_SHARE
     rows = window_rows(frame.width)
     tail: list[str] = []
     size = 0
@@ -225,9 +228,11 @@ async def collect(ctx: ToolContext, run: Run) -> Outcome:
     return await _read_output(ctx, run, found, phys, joined)
 
 
-async def peek(ctx: ToolContext, run: Run) -> Outcome:
-    """The output so far of a run still going (for a timed-out call)."""
-    return await _read_output(ctx, run, *await _end_frame(ctx, run.pane, speculative_rows(run)))
+async def peek(ctx: ToolContext, run: Run, budget: int | None = None) -> Outcome:
+    """The output so far of a run still going (for a timed-out call); ``budget``, bytes
+    to read of a long output (the run's own by default)."""
+    found = await _end_frame(ctx, run.pane, speculative_rows(run))
+    return await _read_output(ctx, run, *found, budget=budget)
 
 
 async def left(ctx: ToolContext, run: Run) -> Outcome:
@@ -264,11 +269,18 @@ async def prompt_after(ctx: ToolContext, probe: Run) -> list[str] | None:
     return output.below_typed_line(joined, at, below, typed, frame.width) or None
 
 
-async def last_line(ctx: ToolContext, pane: str) -> str:
-    """The last non-blank row of the pane's screen (for progress messages)."""
-    out = await ctx.client.run(cmd("capture-pane", "-p", t=pane))
-    rows = [row.rstrip() for row in out.stdout.split("\n") if row.strip()]
-    return rows[-1] if rows else ""
+async def progress_line(ctx: ToolContext, run: Run) -> str:
+    """What a running command is doing, for progress and a task's ``statusMessage``
+    (issue 27 N7): the last non-blank line of its output so far, read as the result
+    reads it (``peek``), or the command's own text while it has printed nothing. Never
+    the pane's last row, which until the command prints is the line tmuxmcp typed,
+    with its private run directory's paths. A long output is read only as far as
+    ``PROGRESS_BYTES`` needs: one window at each end at most."""
+    outcome = await peek(ctx, run, PROGRESS_BYTES)
+    for line in reversed(outcome.head + outcome.tail):
+        if line.strip():
+            return line.rstrip()
+    return " ".join(run.command.split())
 
 
 def _nothing_left_the_top(mark: Mark, frame: Frame) -> bool:
@@ -314,6 +326,7 @@ async def _read_output(
     joined: list[str],
     *,
     at_prompt: bool = False,
+    budget: int | None = None,
 ) -> Outcome:
     """The output in the rows read; ``at_prompt``: the shell has drawn its prompt
     after it (``left``): the rows up to the cursor, as captured (the prompt is still
@@ -353,7 +366,9 @@ async def _read_output(
     elif by_counters and start is not None and start >= view.top:
         # The typed line is gone from its rows: cleared or written over.
         start, gap_reason, lines_lost = None, "overwritten", None
-        head, tail, omitted = await _read_long(ctx, run, frame, 0, last)
+        head, tail, omitted = await _read_long(
+            ctx, run, frame, 0, last, budget=budget or run.budget
+        )
     else:
         if start is None:
             gap = explain_gap(mark, View(frame, []))
@@ -367,7 +382,9 @@ async def _read_output(
             first = 0
         else:
             first = start
-        head, tail, omitted = await _read_long(ctx, run, frame, first, last)
+        head, tail, omitted = await _read_long(
+            ctx, run, frame, first, last, budget=budget or run.budget
+        )
         if start is not None:
             both = head + tail if not omitted else head
             at = output.typed_index(both[:64], run.typed)

@@ -18,13 +18,22 @@ Rule 3: stopping types ``C-c`` only while the run still holds its pane and
   the script is tmuxmcp's interruption (``state`` Rule 5), not a status to
   read back; then it waits at most ``STOP_WAIT`` seconds for the watcher to
   see the shell leave the script (the pane is then free for the next run).
-  A command that ignores the interrupt keeps the pane busy, as it would for
-  a person; the task is cancelled all the same.
-Rule 4: the progress line is the pane's last non-blank row, untrusted; the
-  protocol layer makes it one bounded printable line (``tasks.status_line``).
+  It says what happened (issue 27 N7): ``stopped`` only when the run ended
+  by that interruption (``Phase.INTERRUPTED`` after ``Stopped``); ``ended``
+  when the run ended otherwise (by itself, or a command that caught the
+  interrupt and exited: its result is the real one); ``running`` when the
+  command ignores the interrupt and goes on, keeping the pane busy as it
+  would for a person, and the task follows it to its end.
+Rule 4: the progress line is the command's own: the last non-blank line of
+  its output so far, or its text while it has printed nothing, never
+  tmuxmcp's typed line (``collect.progress_line``, issue 27 N7); untrusted,
+  the protocol layer makes it one bounded printable line
+  (``tasks.status_line``).
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 import msgspec
 import trio
@@ -34,7 +43,7 @@ from tmuxmcp.tools.context import ToolContext, _no_progress
 from tmuxmcp.tools.run import collect
 from tmuxmcp.tools.run.commands import RunCommandArgs, RunCommandResult
 from tmuxmcp.tools.run.handlers import ended
-from tmuxmcp.tools.run.state import Run, Stopped
+from tmuxmcp.tools.run.state import Phase, Run, Stopped
 
 STOP_WAIT = 3.0
 """Seconds to wait, after C-c, for the shell to leave the script (Rule 3): within the
@@ -59,23 +68,28 @@ class RunTask:
         return ended(self.run, self._budget)
 
     async def progress(self) -> str:
-        """The pane's last non-blank row (Rule 4)."""
-        return await collect.last_line(self._ctx, self.run.pane)
+        """The command's last line of output, or its text (Rule 4)."""
+        return await collect.progress_line(self._ctx, self.run)
 
-    async def stop(self) -> bool:
-        """Interrupt the command (Rule 3); False when the run had already ended."""
+    async def wait_finished(self) -> None:
+        """Return once the run reached its final phase."""
+        await self.run.done.wait()
+
+    async def stop(self) -> Literal["stopped", "ended", "running"]:
+        """Interrupt the command (Rule 3); what that did."""
         run = self.run
-        if run.done.is_set():
-            return False
-        if self._ctx.runs.busy.get(run.pane) is run:
-            # Said before the key is sent: the shell leaving the script after it is
-            # then tmuxmcp's interruption, not a status to read back (state Rule 5).
-            if run.allows(Stopped()):
-                run.handle(Stopped())
-            await self._ctx.client.run(cmd("send-keys", t=run.pane, args=["C-c"]))
-        with trio.move_on_after(STOP_WAIT):
-            await run.done.wait()
-        return not (run.done.is_set() and run.error is None)
+        if not run.done.is_set():
+            if self._ctx.runs.busy.get(run.pane) is run:
+                # Said before the key is sent: the shell leaving the script after it is
+                # then tmuxmcp's interruption, not a status to read back (state Rule 5).
+                if run.allows(Stopped()):
+                    run.handle(Stopped())
+                await self._ctx.client.run(cmd("send-keys", t=run.pane, args=["C-c"]))
+            with trio.move_on_after(STOP_WAIT):
+                await run.done.wait()
+            if not run.done.is_set():
+                return "running"
+        return "stopped" if run.stopped and run.phase is Phase.INTERRUPTED else "ended"
 
     def release(self) -> None:
         """The task is gone: the run ages out like any other (Rule 2)."""

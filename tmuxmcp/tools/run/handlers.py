@@ -4,7 +4,8 @@ Thin on purpose: each step is a phase module of the wing (see the package's
 docstring), and this module only puts them in order, holds the pane (one run
 at a time per pane in this process, ``panelock`` across processes), and
 waits for the run's end within the call's ``timeout``, reporting progress
-each second with the last line on the screen.
+each second with the last line of the command's output, or its text while it
+has printed nothing (``collect.progress_line``).
 
 Rule: whatever ends a start before the line is typed (an error, a
 cancellation) closes the run's files and frees the pane before it
@@ -68,7 +69,7 @@ def _result(
 async def _report(ctx: ToolContext, run: Run, total: float, since: float) -> None:
     if not ctx.reports_progress:
         return
-    last = await collect.last_line(ctx, run.pane)
+    last = await collect.progress_line(ctx, run)
     elapsed = trio.current_time() - since
     await ctx.progress(
         elapsed,
@@ -92,7 +93,16 @@ async def _await(ctx: ToolContext, run: Run, seconds: float, budget: int) -> Run
             asking = asks.read(run)
             if asking is not None:
                 partial = await collect.peek(ctx, run)
-                prompt = await collect.last_line(ctx, run.pane)
+                # The question is the command's own last line, never the pane's last
+                # row (until the command prints, that is the line tmuxmcp typed).
+                prompt = next(
+                    (
+                        line.rstrip()
+                        for line in reversed(partial.head + partial.tail)
+                        if line.strip()
+                    ),
+                    None,
+                )
                 return _result(
                     run, budget, timed_out=False, partial=partial, asking=asking, prompt=prompt
                 )

@@ -297,6 +297,8 @@ class Run:
         self.error: TmuxMcpError | None = None
         self.mark: Mark | None = None
         self.typed = ""
+        self.command = ""
+        """The caller's command as given (what progress shows until it prints)."""
         self.at_typing = AtTyping(prompt="", clear_below=False)
         self.restore_path: str | None = None
         self.pane_pid = 0
@@ -376,6 +378,7 @@ class Run:
             self.files.write_script(shell=shell, fence=self.fence)
         else:
             self.files.write(command, shell=shell, fence=self.fence)
+            self.command = command
 
     def record_shell(self) -> None:
         """Record the shell about to be typed into (``directory``, Rule 2)."""
