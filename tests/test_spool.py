@@ -8,18 +8,47 @@ tmux. The servers' use of it is ``tests/test_blocked_writers.py``.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import logging
 import os
 import select
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import pytest
 import trio
 
 from tmuxmcp.spool import Spool, SpoolHandler
+
+_SPOOLS: list[Spool] = []
+"""The spools a test made over a pipe: emptied before the pipe closes (``_full_pipe``)."""
+
+
+def _spool(fd: int, **options: Any) -> Spool:
+    spool = Spool(fd, **options)
+    _SPOOLS.append(spool)
+    return spool
+
+
+def _drain(read_end: int) -> None:
+    """Read the pipe until every spool of the test has written what it holds (30 s at most).
+
+    A spool's thread still holding a line when its pipe is closed would write it
+    later into whatever descriptor then has that number: another test's pipe
+    (seen as a flake of the fast tier).
+    """
+    fcntl.fcntl(read_end, fcntl.F_SETFL, fcntl.fcntl(read_end, fcntl.F_GETFL) | os.O_NONBLOCK)
+    deadline = time.monotonic() + 30
+    while not all(spool.flush(0.01) for spool in _SPOOLS):
+        assert time.monotonic() < deadline, "a spool kept a line the pipe had room for"
+        with contextlib.suppress(BlockingIOError):
+            while os.read(read_end, 1 << 16):
+                pass
+    _SPOOLS.clear()
 
 
 @contextmanager
@@ -36,7 +65,9 @@ def _full_pipe() -> Iterator[tuple[int, int]]:
             os.write(write_end, b"x")
         fcntl.fcntl(write_end, fcntl.F_SETFL, flags)
         yield read_end, write_end
+        _drain(read_end)
     finally:
+        _SPOOLS.clear()
         os.close(read_end)
         os.close(write_end)
 
@@ -55,7 +86,7 @@ def test_put_never_waits_on_a_reader_that_never_reads_and_counts_what_it_drops()
     """Rule 1 and 3: past the bound a line is dropped and counted, and reported once."""
     reports: list[str] = []
     with _full_pipe() as (read_end, write_end):
-        spool = Spool(write_end, limit=4, on_loss=reports.append)
+        spool = _spool(write_end, limit=4, on_loss=reports.append)
         for n in range(20):
             spool.put(b"line %d\n" % n)  # returns although nothing can be written
         assert spool.dropped >= 20 - 4 - 1  # the bound, and the line the thread holds
@@ -90,7 +121,7 @@ def test_a_log_record_to_a_stuck_stderr_does_not_hold_the_event_loop() -> None:
     """The stderr handler in service: a warning logged on the trio loop while the pipe
     is full returns, and the loop answers its next checkpoint."""
     with _full_pipe() as (_, write_end):
-        handler = SpoolHandler(Spool(write_end, limit=2), flush_timeout=0.01)
+        handler = SpoolHandler(_spool(write_end, limit=2), flush_timeout=0.01)
         logger = logging.getLogger("tmuxmcp.test-spool")
         logger.addHandler(handler)
         logger.propagate = False
@@ -118,7 +149,7 @@ def test_a_non_blocking_descriptor_that_is_full_is_waited_for_not_lost() -> None
     reports: list[str] = []
     with _full_pipe() as (read_end, write_end):
         fcntl.fcntl(write_end, fcntl.F_SETFL, fcntl.fcntl(write_end, fcntl.F_GETFL) | os.O_NONBLOCK)
-        spool = Spool(write_end, on_loss=reports.append)
+        spool = _spool(write_end, on_loss=reports.append)
         spool.put(b"line 1\n")
         assert not spool.flush(0.01)
         (line,) = _lines_after_the_filler(read_end, 1)
