@@ -287,11 +287,16 @@ class Dispatcher:
         if note.method == "notifications/initialized":
             self._session.observe(Event.INITIALIZED)
         elif note.method == "notifications/cancelled":
-            try:
-                cancelled = msgspec.convert(note.params or {}, params.CancelledParams)
-            except msgspec.ValidationError:
-                return  # a malformed notification cannot be answered; it changes nothing
-            scope = self._running.get(cancelled.request_id)
+            named = (note.params or {}).get("requestId")
+            if isinstance(named, messages.RawId):
+                request_id: messages.RequestId = named  # an id held as its bytes (wire)
+            else:
+                try:
+                    cancelled = msgspec.convert(note.params or {}, params.CancelledParams)
+                except msgspec.ValidationError:
+                    return  # a malformed notification cannot be answered; it changes nothing
+                request_id = cancelled.request_id
+            scope = self._running.get(request_id)
             if scope is not None:
                 scope.cancel()
 
