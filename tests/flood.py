@@ -50,7 +50,8 @@ def _queued(fd: int) -> int:
     return int.from_bytes(out, "little")
 
 
-def _full(fd: int) -> bool:
+def pipe_full(fd: int) -> bool:
+    """Whether the pipe ``fd`` is an end of holds at least half its capacity."""
     return _queued(fd) * 2 >= fcntl.fcntl(fd, _GETPIPE_SIZE)
 
 
@@ -108,7 +109,7 @@ def flood(client: RawClient, lines: Sequence[bytes], wanted: int, timeout: float
     while not written.wait(0.01):
         sample = rss_kb(proc.pid)
         seen.peak_unread_kb = max(seen.peak_unread_kb, sample)
-        if _full(stdin) and _full(stdout):
+        if pipe_full(stdin) and pipe_full(stdout):
             seen.stalled = True
             break
         assert time.monotonic() < deadline, "the flood was neither written nor held back"
