@@ -1,8 +1,9 @@
 """``transport``: the stdio wire, claimed from fds 0 and 1 and driven without threads.
 
-Promises under test: lines are split as the SDK's text-file reader splits
-them (universal newlines), however the bytes are chunked, and a line over the
-limit is never held whole; a response is written whole even under
+Promises under test: lines end at LF, CRLF, and a CR where a message can
+end (outside every JSON string and bracket, where the SDK's universal-newline
+reader is the oracle), a CR inside a message is whitespace (issue 27 N5),
+whatever the chunks are, and a line over the limit is never held whole; a response is written whole even under
 cancellation; while serving, fd 0 reads /dev/null and fd 1 writes to stderr,
 so stray output never reaches the wire; both are restored, blocking,
 afterwards; a pipe, a socketpair (Node clients) and a regular file all work,
