@@ -1,14 +1,14 @@
 """``transport``: the stdio wire, claimed from fds 0 and 1 and driven without threads.
 
-Promises under test: lines end at LF, CRLF, and a CR where a message can
-end (outside every JSON string and bracket, where the SDK's universal-newline
+Promises under test: lines end at LF, CRLF, and a CR where a message can end
+(outside every JSON string and bracket, where the SDK's universal-newline
 reader is the oracle), a CR inside a message is whitespace (issue 27 N5),
-whatever the chunks are, and a line over the limit is never held whole; a response is written whole even under
-cancellation; while serving, fd 0 reads /dev/null and fd 1 writes to stderr,
-so stray output never reaches the wire; both are restored, blocking,
-afterwards; a pipe, a socketpair (Node clients) and a regular file all work,
-the last through the thread-backed path. What each line becomes is
-``tests/test_wire.py``.
+whatever the chunks are, and a line over the limit is never held whole; a
+response is written whole even under cancellation; while serving, fd 0 reads
+/dev/null and fd 1 writes to stderr, so stray output never reaches the wire;
+both are restored, blocking, afterwards; a pipe, a socketpair (Node clients)
+and a regular file all work, the last through the thread-backed path. What
+each line becomes is ``tests/test_wire.py``.
 """
 
 from __future__ import annotations

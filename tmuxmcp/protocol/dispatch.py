@@ -249,7 +249,8 @@ class Dispatcher:
         # Held from here until its task ends: its line's bytes, then its answer's (Rule 6).
         self._outbox.hold(size)
         if request.method == "initialize":
-            # Answered before the next line is read: a pipelined request sees the open gate.
+            # Run to its answer before the next line is read: a pipelined request sees
+            # the open gate.
             await self._run(ctx, method, decoded, size)
         else:
             nursery.start_soon(self._run, ctx, method, decoded, size)
