@@ -8,7 +8,8 @@ The rules it keeps:
 
 * byte-exact: a message is ``json.dumps`` with ASCII escapes, so lone
   surrogates and NUL travel as ``\\udXXX`` and ``\\u0000`` exactly as a
-  hostile client would send them; ``send_line`` writes any bytes at all;
+  hostile client would send them; ``send_line`` writes any bytes at all,
+  ``write`` without a line end, and ``raw_lines`` reads lines as bytes;
 * the server's stderr goes to an anonymous file, never a pipe, so megabytes
   of logged tracebacks cannot fill a pipe and stall the server; ``stderr()``
   reads it back, also after ``close``;
@@ -103,6 +104,12 @@ class RawClient:
         self.proc.stdin.write(line + b"\n")
         self.proc.stdin.flush()
 
+    def write(self, data: bytes) -> None:
+        """Write ``data`` as it is, with no line end added."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
     def send(self, message: dict[str, Any]) -> None:
         """Write one message as a line of ASCII-escaped JSON."""
         self.send_line(json.dumps(message).encode("ascii"))
@@ -132,6 +139,11 @@ class RawClient:
         if self._on_line is not None:
             self._on_line(line)
         return line
+
+    def raw_lines(self, count: int, timeout: float = 30.0) -> list[bytes]:
+        """The next ``count`` lines the server writes, as bytes (a line need not be UTF-8)."""
+        deadline = time.monotonic() + timeout
+        return [self._line(deadline) for _ in range(count)]
 
     def reply(self, wanted: Any, timeout: float = 60.0) -> dict[str, Any]:
         """The reply to request id ``wanted``, skipping every other message."""

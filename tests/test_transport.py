@@ -1,13 +1,14 @@
 """``transport``: the stdio wire, claimed from fds 0 and 1 and driven without threads.
 
-Promises under test: lines are split as the SDK's text-file reader splits
-them (universal newlines), however the bytes are chunked, and a line over the
-limit is never held whole; a response is written whole even under
-cancellation; while serving, fd 0 reads /dev/null and fd 1 writes to stderr,
-so stray output never reaches the wire; both are restored, blocking,
-afterwards; a pipe, a socketpair (Node clients) and a regular file all work,
-the last through the thread-backed path. What each line becomes is
-``tests/test_wire.py``.
+Promises under test: lines end at LF, CRLF, and a CR where a message can end
+(outside every JSON string and bracket, where the SDK's universal-newline
+reader is the oracle), a CR inside a message is whitespace (issue 27 N5),
+whatever the chunks are, and a line over the limit is never held whole; a
+response is written whole even under cancellation; while serving, fd 0 reads
+/dev/null and fd 1 writes to stderr, so stray output never reaches the wire;
+both are restored, blocking, afterwards; a pipe, a socketpair (Node clients)
+and a regular file all work, the last through the thread-backed path. What
+each line becomes is ``tests/test_wire.py``.
 """
 
 from __future__ import annotations
@@ -64,17 +65,58 @@ _PIECES = st.lists(
     ),
     max_size=40,
 )
+_JSON_PIECES = st.lists(
+    st.sampled_from([b"\n", b"\r", b"\r\n", b"{", b"}", b"[", b"]", b'"', b"\\", b"a", b" "]),
+    max_size=40,
+)
+
+
+def _chunked(data: bytes, cuts: list[int]) -> list[bytes]:
+    bounds = sorted({min(c, len(data)) for c in cuts})
+    chunks = [data[a:b] for a, b in zip([0, *bounds], [*bounds, len(data)], strict=True)]
+    return [c for c in chunks if c]
 
 
 @given(_PIECES, st.lists(st.integers(0, 40), max_size=8))
-def test_lines_match_the_sdk_text_reader_however_chunked(
+def test_lines_outside_json_brackets_match_the_sdk_text_reader_however_chunked(
+    pieces: list[bytes], cuts: list[int]
+) -> None:
+    """Where no bracket is open, ``\\r``, ``\\n`` and ``\\r\\n`` end lines as the SDK's
+    universal-newline reader ends them (wire Rule 4)."""
+    data = b"".join(piece for piece in pieces if piece != b"{")
+    lines = _read_all(_chunked(data, cuts))
+    assert [line.decode("utf-8", "replace") for line in lines] == _as_text_file_reads(data)
+
+
+@given(_JSON_PIECES, st.lists(st.integers(0, 40), max_size=8))
+def test_lines_are_the_same_however_the_bytes_are_chunked(
     pieces: list[bytes], cuts: list[int]
 ) -> None:
     data = b"".join(pieces)
-    bounds = sorted({min(c, len(data)) for c in cuts})
-    chunks = [data[a:b] for a, b in zip([0, *bounds], [*bounds, len(data)], strict=True)]
-    lines = _read_all([c for c in chunks if c])
-    assert [line.decode("utf-8", "replace") for line in lines] == _as_text_file_reads(data)
+    assert _read_all(_chunked(data, cuts)) == _read_all([data])
+
+
+def test_a_line_ended_by_a_lone_cr_is_read_at_once() -> None:
+    """Issue 27 N5: the line is complete when its CR arrives, not at a later LF."""
+    splitter = Splitter()
+    assert splitter.feed(b'{"jsonrpc":"2.0","id":1,"method":"ping"}\r') == [
+        b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
+    ]
+    assert splitter.feed(b"\n") == [], "the LF of a CRLF ends nothing more"
+    assert splitter.feed(b'{"id":2}\r{"id":3}\r\r\n') == [b'{"id":2}', b'{"id":3}', b""]
+
+
+def test_a_cr_inside_a_message_is_whitespace() -> None:
+    """Issue 27 N5: a raw CR between JSON tokens does not split the message; one inside
+    a string does not either (the line is then not JSON, and answered so)."""
+    message = b'{"jsonrpc":"2.0",\r"id":4,\r"method":"ping",\r"params":{\r}\r}'
+    assert _read_all([message + b"\r\n"]) == [message]
+    assert _read_all([message[:20], message[20:] + b"\r"]) == [message]
+    in_string = b'{"a":"x\ry]{","b":1}'
+    assert _read_all([in_string + b"\r"]) == [in_string]
+    escaped_quote = b'{"a":"x\\"\r"}'
+    assert _read_all([escaped_quote[:8], escaped_quote[8:] + b"\r"]) == [escaped_quote]
+    assert _read_all([b"not json\r", b'{"id":5}\r']) == [b"not json", b'{"id":5}']
 
 
 def test_line_separators_inside_json_strings_do_not_split() -> None:

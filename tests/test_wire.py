@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import threading
 from typing import Any
 
@@ -20,7 +21,7 @@ from hypothesis import strategies as st
 
 from tests.raw_client import RawClient, handshake
 from tests.support import PrivateTmux
-from tmuxmcp.protocol.messages import ErrorResponse, Notification, Request
+from tmuxmcp.protocol.messages import ErrorResponse, Notification, RawId, Request, Response, encode
 from tmuxmcp.wire import (
     ALTERED_META,
     EDGE_BYTES,
@@ -93,7 +94,8 @@ def test_a_readable_id_is_answered_whatever_else_the_line_holds() -> None:
     )
     assert _error((call % ("7", huge)).encode()) == (7, types.INVALID_REQUEST)
     assert _error((call % ('"k"', "-" + huge)).encode()) == ("k", types.INVALID_REQUEST)
-    assert _error((call % (huge, "1")).encode()) == (None, types.INVALID_REQUEST)
+    # Issue 27 N5: an id too long to hold is answered with its own bytes.
+    assert _error((call % (huge, "1")).encode()) == (RawId(huge.encode()), types.INVALID_REQUEST)
     ping = b'{"jsonrpc":"2.0","id":8,"method":"ping"}'
     served = _request(b"\xef\xbb\xbf" + ping)
     assert (served["id"], served["method"]) == (8, "ping")
@@ -134,6 +136,56 @@ def test_a_line_of_many_tiny_values_is_refused_before_parsing() -> None:
     assert _error(line) == (12, types.INVALID_REQUEST)
     under = b'{"jsonrpc":"2.0","id":13,"method":"ping","params":{"x":[' + b"1," * 1000 + b"1]}}"
     assert _request(under)["id"] == 13
+
+
+def test_an_id_whose_value_cannot_stand_for_it_is_answered_with_its_own_bytes() -> None:
+    """Issue 27 N5 (wire Rule 2a): a string id with a lone surrogate or bytes that are
+    not UTF-8 came back as U+FFFD, so two such ids were one; each is now answered with
+    the bytes the line held, and a real U+FFFD id stays a value."""
+    ids = [rb'"\ud800"', rb'"\udfff"', rb'"\uD800"', b'"\xff"', b'"\xfe"', b'"a\xff\xfeb"',
+           rb'"\ud800\u00e9"', rb'"x\ud800"']  # fmt: skip
+    answered = []
+    for raw in ids:
+        line = b'{"jsonrpc":"2.0","id":' + raw + b',"method":"ping","params":{}}'
+        message = triage(line)
+        assert isinstance(message, Request), raw
+        assert message.id == RawId(raw)
+        reply = encode(Response(message.id, {}))
+        assert reply == b'{"jsonrpc":"2.0","id":' + raw + b',"result":{}}'
+        answered.append(message.id)
+    assert len(set(answered)) == len(ids), "no two ids collide"
+    assert _request('{"jsonrpc":"2.0","id":"\ufffd","method":"ping"}'.encode())["id"] == "\ufffd"
+    # The id is the last top-level "id" member, however it is spelled, wherever it is.
+    line = (
+        rb'{"params":{"id":"\udc01"},"\u0069d":"\ud801",' + b'"method" : "ping" ,"jsonrpc":"2.0"}'
+    )
+    message = triage(line)
+    assert isinstance(message, Request) and message.id == RawId(rb'"\ud801"')
+    # Refused lines are answered to those bytes too.
+    for line in (
+        b'{"jsonrpc":"2.0","id":"\xff","method":"nope","params":[]}',
+        b'{"jsonrpc":"1.0","id":"\xff","method":"ping"}',
+    ):
+        assert _error(line) == (RawId(b'"\xff"'), types.INVALID_REQUEST), line
+    oversized = Oversized(
+        b'{"jsonrpc":"2.0","id":"\xff","method":"ping","params":{"a":"', b"", 10**9
+    )
+    assert _error(oversized) == (RawId(b'"\xff"'), types.INVALID_REQUEST)
+
+
+def test_id_neighbours_keep_their_values() -> None:
+    """Large integers, negative ones and unusual spacing keep their values; a fraction,
+    an exponent, an object or an array is not an id (-32600 with null, as JSON-RPC
+    says for an id that cannot be detected)."""
+    for raw, value in ((b"123456789012345678901234567890", 123456789012345678901234567890),
+                       (b"-9223372036854775809", -9223372036854775809), (rb'"\u00e9"', "\u00e9"),
+                       (b' \t"k" ', "k")):  # fmt: skip
+        line = b'{"jsonrpc":"2.0","id":' + raw + b',"method":"ping"}'
+        message = triage(line)
+        assert isinstance(message, Request) and message.id == value, raw
+    for raw in (b"1.0", b"1e2", b'{"a":1}', b"[1]"):
+        line = b'{"jsonrpc":"2.0","id":' + raw + b',"method":"ping"}'
+        assert _error(line) == (None, types.INVALID_REQUEST), raw
 
 
 def test_lone_surrogates_are_scrubbed_and_a_tool_call_is_marked() -> None:
@@ -240,3 +292,43 @@ def test_every_hostile_line_is_answered_and_the_server_keeps_serving(
     assert by_id[9]["error"]["code"] == types.INVALID_REQUEST
     assert by_id[10]["result"] == {}
     assert "Traceback" not in stderr
+
+
+_ANSWER = re.compile(rb'^\{"jsonrpc":"2\.0","id":(.*?),"(result|error)":')
+
+
+def _answers(lines: list[bytes]) -> dict[bytes, bytes]:
+    """Each answer line by its id's bytes."""
+    found = {}
+    for line in lines:
+        match = _ANSWER.match(line)
+        assert match is not None, line
+        found[match.group(1)] = line
+    return found
+
+
+def test_every_id_and_line_end_is_answered_over_the_wire(private_tmux: PrivateTmux) -> None:
+    """Issue 27 N5 on the real wire: ids a value cannot stand for come back as their
+    bytes (two lone surrogates are two ids, a tools/call among them is refused to its
+    own id); a raw CR between tokens is whitespace; CRLF ends a line; a line that is
+    only whitespace is skipped; a line ended by a lone CR is answered before any LF."""
+    call = b'"method":"tools/call","params":{"name":"list_sessions","arguments":{}}}'
+    with RawClient(private_tmux.env) as client:
+        client.send_line(b'{"jsonrpc":"2.0","id":"\\ud800","method":"ping"}')
+        client.send_line(b'{"jsonrpc":"2.0","id":"\\udfff","method":"ping"}')
+        client.send_line(b'{"jsonrpc":"2.0","id":"\xff","method":"ping"}')
+        client.send_line(b'{"jsonrpc":"2.0","id":"\\udc00",' + call)
+        client.send_line(b'{"jsonrpc":"2.0",\r"id":7,\r"method":"ping",\r"params":{\r}\r}')
+        client.send_line(b'{"jsonrpc":"2.0","id":8,"method":"ping"}\r')
+        client.send_line(b" \t \r")
+        got = _answers(client.raw_lines(6))
+        client.write(b'{"jsonrpc":"2.0","id":9,"method":"ping"}\r')  # and no LF, ever
+        got |= _answers(client.raw_lines(1))
+        assert client.close() == 0
+    assert set(got) == {b'"\\ud800"', b'"\\udfff"', b'"\xff"', b'"\\udc00"', b"7", b"8", b"9"}
+    for ping in (b'"\\ud800"', b'"\\udfff"', b'"\xff"', b"7", b"8", b"9"):
+        assert got[ping].endswith(b'"result":{}}'), got[ping]
+    refused = json.loads(got[b'"\\udc00"'])
+    assert refused["result"]["isError"] is True
+    assert refused["result"]["content"][0]["text"].startswith("[invalid-arguments]")
+    assert "Traceback" not in client.stderr()

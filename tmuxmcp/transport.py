@@ -29,6 +29,12 @@ client closed its end) raises ``OutputClosed``, on which the dispatcher
 stops serving: there is nobody to answer. A terminal or file is read by a worker
 thread that is abandoned on cancellation, so a signal ends serving at once
 even while a read is blocked (see ``cli``).
+
+Rule 6: the client's pace sets the reading. Lines are read only as the
+dispatcher asks for them, and it stops asking while it holds too much for
+a client that does not read (``protocol.outbox``): the wire is read in
+chunks of at most 64 KiB, so what is read and not yet asked for is bounded
+by one chunk and one line.
 """
 
 from __future__ import annotations
@@ -43,8 +49,8 @@ from collections.abc import AsyncIterator, Callable
 
 import trio
 
-from tmuxmcp.protocol.dispatch import OutputClosed
-from tmuxmcp.wire import Inbound, Splitter, Triaged, triage
+from tmuxmcp.protocol.dispatch import Arrival, OutputClosed
+from tmuxmcp.wire import Inbound, Oversized, Splitter, triage
 
 _RECEIVE_SIZE = 1 << 16
 
@@ -253,16 +259,23 @@ async def claim_stdio() -> AsyncIterator[tuple[StreamLines, Writer]]:
             stream.close()
 
 
-async def triaged(lines: StreamLines) -> AsyncIterator[Triaged]:
-    """Each line's message, or the error that answers it; blank lines skipped (Rule 3)."""
+async def triaged(lines: StreamLines) -> AsyncIterator[Arrival]:
+    """Each line's message, or the error that answers it, with the line's size; blank
+    lines skipped (Rule 3).
+
+    The dispatcher pulls one at a time and stops pulling while it holds too
+    much for the client (``protocol.outbox``): then nothing more is read from
+    the descriptor, and the client's writes wait in the kernel (Rule 6).
+    """
     async for line in lines:
         message = triage(line)
         if message is not None:
-            yield message
+            size = line.size if isinstance(line, Oversized) else len(line)
+            yield Arrival(message, size)
 
 
 @contextlib.asynccontextmanager
-async def open_stdio() -> AsyncIterator[tuple[AsyncIterator[Triaged], Writer]]:
+async def open_stdio() -> AsyncIterator[tuple[AsyncIterator[Arrival], Writer]]:
     """The claimed wire (Rule 1): its inbound messages, and the one writer of every line."""
     async with claim_stdio() as (lines, out):
         yield triaged(lines), out

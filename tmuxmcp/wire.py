@@ -17,23 +17,35 @@ Rule 2: blank lines are skipped. Bytes that do not parse as JSON get
   Nothing here recurses on the message's structure: depth costs no Python
   stack.
 Rule 2a: a line whose ``id`` can be read is answered to that id (issue 18,
-  R6). A leading UTF-8 byte-order mark is dropped (RFC 8259 section 8.1 lets
-  a parser ignore it). An integer longer than Python's conversion limit
+  R6), byte for byte where its value cannot stand for it (issue 27 N5): a
+  string id holding a lone surrogate or bytes that are not UTF-8, and an
+  integer id longer than Python converts, are answered with the bytes the
+  line held (``messages.RawId``), so two such ids never become one. A
+  leading UTF-8 byte-order mark is dropped (RFC 8259 section 8.1 lets a
+  parser ignore it). An integer longer than Python's conversion limit
   (``sys.get_int_max_str_digits()``, 4300 digits by default) is valid JSON
-  that the server cannot hold: ``-32600`` to the request's id, not ``-32700``
-  with ``null``. A ``jsonrpc``/``method`` object whose ``id`` is neither a
-  string nor an integer (``null``, ``true``, ``1.5``) is a malformed request,
-  not a notification: ``-32600``, id ``null`` (JSON-RPC allows no other).
+  that the server cannot hold: ``-32600`` to the request's id (its bytes),
+  not ``-32700`` with ``null``. A ``jsonrpc``/``method`` object whose ``id``
+  is neither a string nor an integer (``null``, ``true``, ``1.5``) is a
+  malformed request, not a notification: ``-32600``, id ``null`` (JSON-RPC
+  allows no other).
 Rule 3: text that is not valid Unicode is never acted on. JSON can carry a
   lone UTF-16 surrogate (``"\\ud800"``); a line can hold bytes that are not
-  UTF-8. Either is replaced with U+FFFD, so that the line can be decoded,
+  UTF-8. Either is replaced with U+FFFD (one for each byte that is not
+  UTF-8), so that the line can be decoded, ids excepted (Rule 2a: a
+  ``notifications/cancelled`` names such a request by its bytes too),
   and a ``tools/call`` is marked in its ``_meta`` so that the dispatcher
   refuses it with an ``invalid-arguments`` result instead of acting on
   altered text. Other requests (a ping, an initialize) are served.
 
-Lines end at ``\\n``, ``\\r\\n`` or ``\\r``, as in a text file read in
-universal-newline mode (as the SDK's reader did). JSON never holds a raw CR or LF,
-so splitting bytes is splitting messages.
+Rule 4: a line ends at ``\\n`` (MCP's stdio framing), and at a ``\\r`` that
+  stands outside every JSON string and bracket, where a message can end: a
+  line ended by a lone ``\\r`` is answered at once, not when a later ``\\n``
+  comes, and ``\\r\\n`` is one line end (issue 27 N5). A ``\\r`` inside an
+  object or an array is whitespace, as JSON has it, and never splits the
+  message. Where a line's CRs stand is read only for a line that holds one,
+  in one pass over it (at most ``MAX_SCAN_STEPS`` tokens; past them its CRs
+  are all whitespace). An oversized line ends only at its ``\\n``.
 
 Memory: one line costs at most its bytes, its text (no more code points than
 bytes) and its parsed objects; see docs/reliability.md for the measured peak.
@@ -93,53 +105,137 @@ Inbound = bytes | Oversized
 # -- splitting -----------------------------------------------------------------------
 
 
-def split_lines(data: bytes) -> list[bytes]:
+MAX_SCAN_STEPS = 2 * MAX_LINE_VALUES
+"""The most tokens (strings, brackets, carriage returns) read to place a line's CRs; past
+them the rest of the line's CRs are whitespace, as JSON has them (Rule 4)."""
+
+_PLAIN = re.compile(rb'[^"\[\]{}\r]*')
+"""Bytes outside strings that say nothing of where a line can end."""
+_STRING_REST = re.compile(rb'(?:[^"\\]|\\[\s\S])*')
+"""The rest of a string up to its closing quote (or a backslash whose byte is still to come)."""
+
+
+class _Depth:
+    """Where a line's bytes stand in its JSON, read up to ``at``: inside how many
+    brackets, and whether inside a string (Rule 4). Brackets are counted, not
+    matched: a line that is not JSON gets an error whatever its cuts are."""
+
+    __slots__ = ("at", "depth", "in_string", "steps")
+
+    def __init__(self) -> None:
+        self.at = 0
+        self.depth = 0
+        self.in_string = False
+        self.steps = 0
+
+    def next_end(self, line: bytes | bytearray) -> int:
+        """The first CR from ``at`` on that ends the line, or -1 (read to the end)."""
+        at, end = self.at, len(line)
+        while at < end and self.steps <= MAX_SCAN_STEPS:
+            self.steps += 1
+            if self.in_string:
+                at = _STRING_REST.match(line, at).end()  # type: ignore[union-attr]
+                if at < end and line[at] == 0x22:  # the closing quote
+                    self.in_string = False
+                    at += 1
+                    continue
+                break  # the string, or the byte a backslash escapes, is still to come
+            at = _PLAIN.match(line, at).end()  # type: ignore[union-attr]
+            if at == end:
+                break
+            byte = line[at]
+            at += 1
+            if byte == 0x22:
+                self.in_string = True
+            elif byte in b"[{":
+                self.depth += 1
+            elif byte in b"]}":
+                self.depth = max(0, self.depth - 1)
+            elif self.depth == 0:  # a CR outside every bracket: a message can end here
+                self.at = at
+                return at - 1
+        self.at = end if self.steps > MAX_SCAN_STEPS else at
+        return -1
+
+
+def split_lines(data: bytes) -> list[Inbound]:
     """``data`` (which ends where a line ends) cut into lines, without their ends."""
-    if b"\r" in data:
-        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    pieces = data.split(b"\n")
-    if pieces and pieces[-1] == b"":
-        pieces.pop()
-    return pieces
+    splitter = Splitter(limit=max(len(data), 1))
+    return splitter.feed(data) + splitter.close()
 
 
 class Splitter:
-    """Cuts a byte stream into ``Inbound`` lines, holding at most one line's limit."""
+    """Cuts a byte stream into ``Inbound`` lines, holding at most one line's limit
+    (Rule 1) and cutting at each line end as Rule 4 says."""
 
     def __init__(self, limit: int = MAX_LINE_BYTES) -> None:
         self._limit = limit
         self._pending = bytearray()
         self._over: tuple[bytes, bytearray, int] | None = None  # head, tail, size so far
+        self._depth: _Depth | None = None  # only once the line holds a CR
+        self._after_cr = False  # the last byte taken was a CR that ended a line
 
     def feed(self, data: bytes | bytearray) -> list[Inbound]:
         """The lines that ``data`` completes."""
         out: list[Inbound] = []
-        if self._over is not None:
-            end = data.find(b"\n")
-            self._discard(data if end < 0 else data[:end])
-            if end < 0:
+        data = bytes(data)
+        start = 0
+        while True:
+            newline = data.find(b"\n", start)
+            piece = data[start:] if newline < 0 else data[start:newline]
+            crlf = False
+            if self._over is not None:
+                self._discard(piece)
+            else:
+                if newline >= 0 and piece.endswith(b"\r"):
+                    piece, crlf = piece[:-1], True  # the CR of a CRLF: the LF ends the line
+                if piece:
+                    self._take(piece, out)
+            if newline < 0:
                 return out
-            out.append(self._finish_oversized())
-            data = data[end + 1 :]
-        searched = len(self._pending)
-        self._pending += data
-        cut = self._pending.rfind(b"\n", searched)
-        if cut >= 0:
-            complete = bytes(self._pending[: cut + 1])
-            del self._pending[: cut + 1]
-            out += [self._checked(line) for line in split_lines(complete)]
-        if len(self._pending) > self._limit:
-            pending, self._pending = bytes(self._pending), bytearray()
-            self._over = (pending[:EDGE_BYTES], bytearray(), 0)
-            self._discard(pending)
-        return out
+            if self._over is not None:
+                out.append(self._finish_oversized())
+            elif self._after_cr and not self._pending and not crlf:
+                self._after_cr = False  # the LF of a CRLF whose CR ended the line
+            else:
+                line = bytes(self._pending)
+                out.append(self._checked(line[:-1] if line.endswith(b"\r") else line))
+                self._end_line()
+            start = newline + 1
 
     def close(self) -> list[Inbound]:
         """The last line, if the stream ended without a line end."""
         if self._over is not None:
             return [self._finish_oversized()]
-        rest, self._pending = bytes(self._pending), bytearray()
-        return [self._checked(line) for line in split_lines(rest + b"\n")] if rest else []
+        rest = bytes(self._pending)
+        self._end_line()
+        return [self._checked(rest)] if rest else []
+
+    def _end_line(self) -> None:
+        self._pending = bytearray()
+        self._depth = None
+        self._after_cr = False
+
+    def _take(self, piece: bytes, out: list[Inbound]) -> None:
+        """Add bytes without an LF to the line, cutting it at each CR that ends it."""
+        self._after_cr = False
+        self._pending += piece
+        if self._depth is None and b"\r" not in piece:
+            pass  # the usual line: no CR, nothing to place
+        else:
+            self._depth = self._depth or _Depth()
+            while (cut := self._depth.next_end(self._pending)) >= 0:
+                out.append(self._checked(bytes(self._pending[:cut])))
+                del self._pending[: cut + 1]
+                self._depth = _Depth() if b"\r" in self._pending else None
+                self._after_cr = not self._pending
+                if self._depth is None:
+                    break
+        if len(self._pending) > self._limit:
+            pending = bytes(self._pending)
+            self._end_line()
+            self._over = (pending[:EDGE_BYTES], bytearray(), 0)
+            self._discard(pending)
 
     def _checked(self, line: bytes) -> Inbound:
         if len(line) <= self._limit:
@@ -231,17 +327,83 @@ Triaged = messages.Message | messages.ErrorResponse
 """A line's message, or the error response that answers it."""
 
 
-def error_reply(request_id: int | str | None, code: int, message: str) -> messages.ErrorResponse:
+def error_reply(
+    request_id: messages.RequestId | None, code: int, message: str
+) -> messages.ErrorResponse:
     """A JSON-RPC error response, ready for the writer."""
     return messages.error_response(request_id, code, message)
 
 
-def _id_of(message: object) -> int | str | None:
+def _id_of(message: object, text: str) -> messages.RequestId | None:
+    """A request's id: its value, or its bytes when the value cannot stand for them
+    (Rule 2a)."""
     if isinstance(message, dict):
         found = message.get("id")
+        if _held_as_bytes(found):
+            token = _raw_member(text, "id")
+            return None if token is None else messages.RawId(token)
         if isinstance(found, str) or (isinstance(found, int) and not isinstance(found, bool)):
             return found
     return None
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+
+
+def _member_text(text: str, key: str) -> str | None:
+    """The text of the value of the last top-level member ``key`` of the object in
+    ``text`` (json keeps the last of a repeated name), or None."""
+    member = json.JSONDecoder(parse_int=_bounded_int)
+    found: str | None = None
+    try:
+        at = _WS.match(text).end()  # type: ignore[union-attr]
+        if not text.startswith("{", at):
+            return None
+        at = _WS.match(text, at + 1).end()  # type: ignore[union-attr]
+        while text.startswith('"', at):
+            name, at = json.decoder.scanstring(text, at + 1)  # type: ignore[attr-defined]
+            at = _WS.match(text, _WS.match(text, at).end() + 1).end()  # type: ignore[union-attr]
+            _, end = member.raw_decode(text, at)
+            if name == key:
+                found = text[at:end]
+            at = _WS.match(text, end).end()  # type: ignore[union-attr]
+            if not text.startswith(",", at):
+                break
+            at = _WS.match(text, at + 1).end()  # type: ignore[union-attr]
+    except (ValueError, RecursionError):
+        return None
+    return found
+
+
+def _raw_member(text: str, *path: str) -> bytes | None:
+    """The bytes the line held for the member at ``path`` (top-level object first).
+
+    ``text`` parsed as JSON already; it was decoded from the line with
+    ``surrogateescape``, so encoding a slice back gives the line's own bytes.
+    """
+    found: str | None = text
+    for key in path:
+        found = None if found is None else _member_text(found, key)
+    return None if found is None else found.encode("utf-8", "surrogateescape")
+
+
+def _held_as_bytes(value: object) -> bool:
+    """Whether an id's value cannot stand for its bytes (Rule 2a)."""
+    if isinstance(value, str):
+        return _SURROGATE.search(value) is not None
+    return isinstance(value, _TooLong)
+
+
+def _cancelled_id(message: object, text: str) -> messages.RawId | None:
+    """The bytes of the request id a ``notifications/cancelled`` names, when only they
+    can match the request's own ``RawId``."""
+    if not isinstance(message, dict) or message.get("method") != "notifications/cancelled":
+        return None
+    params = message.get("params")
+    if not isinstance(params, dict) or not _held_as_bytes(params.get("requestId")):
+        return None
+    token = _raw_member(text, "params", "requestId")
+    return None if token is None else messages.RawId(token)
 
 
 _HEAD_ID = re.compile(rb'^\s*\{(?:\s*"(?:jsonrpc|method)"\s*:\s*"[^"\\]{0,64}"\s*,)*\s*"id"\s*:\s*'
@@ -249,7 +411,7 @@ _HEAD_ID = re.compile(rb'^\s*\{(?:\s*"(?:jsonrpc|method)"\s*:\s*"[^"\\]{0,64}"\s
 _TAIL_ID = re.compile(rb',\s*"id"\s*:\s*(-?[0-9]{1,18}|"[^"\\]{0,256}")\s*\}\s*$')
 
 
-def _edge_id(line: Oversized) -> int | str | None:
+def _edge_id(line: Oversized) -> messages.RequestId | None:
     """The id of an oversized request, if it is a top-level member at either end.
 
     Found at the head only after nothing but ``jsonrpc`` and ``method``
@@ -260,10 +422,12 @@ def _edge_id(line: Oversized) -> int | str | None:
     if found is None:
         return None
     raw = found.group(1)
+    if not raw.startswith(b'"'):
+        return int(raw)
     try:
-        return json.loads(raw) if raw.startswith(b'"') else int(raw)
-    except ValueError:
-        return None
+        return str(json.loads(raw.decode("utf-8")))
+    except UnicodeDecodeError:
+        return messages.RawId(raw)  # bytes that are not UTF-8: answered as they came
 
 
 def _mark(message: object, reason: str) -> None:
@@ -339,7 +503,9 @@ def _parsed(line: bytes) -> Triaged:  # noqa: PLR0911 -- one return per way a li
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError:
-        text, marker = line.decode("utf-8", errors="replace"), INVALID_UTF8
+        # One code point per byte that is not UTF-8, so the id's bytes can be found
+        # again (Rule 2a); each becomes U+FFFD below (Rule 3).
+        text, marker = line.decode("utf-8", errors="surrogateescape"), INVALID_UTF8
     if marker is None and b"\\u" not in line:
         # The usual line: no escape can hide a lone surrogate. Decoded once,
         # straight into the message Structs.
@@ -356,7 +522,7 @@ def _parsed(line: bytes) -> Triaged:  # noqa: PLR0911 -- one return per way a li
     except RecursionError:
         edges = Oversized(line[:EDGE_BYTES], line[-EDGE_BYTES:], len(line))
         return error_reply(_edge_id(edges), INVALID_REQUEST, _INVALID)
-    request_id = _id_of(message)
+    request_id = _id_of(message, text)
     if too_deep(message):
         return error_reply(request_id, INVALID_REQUEST, _INVALID)
     too_long = _too_long(message)
@@ -367,14 +533,25 @@ def _parsed(line: bytes) -> Triaged:  # noqa: PLR0911 -- one return per way a li
             f"Invalid Request: the line holds an integer of {too_long.digits} digits; "
             f"tmuxmcp reads integers of at most {sys.get_int_max_str_digits()} digits",
         )
-    if marker is None and has_lone_surrogate(message):
-        message, marker = scrub(message), LONE_SURROGATE
+    if marker is not None or has_lone_surrogate(message):
+        cancelled = _cancelled_id(message, text)
+        message, marker = scrub(message), marker or LONE_SURROGATE
+        if cancelled is not None:
+            message["params"]["requestId"] = cancelled
     if marker is not None:
         _mark(message, marker)
     if _bad_id(message):
         return error_reply(None, INVALID_REQUEST, _BAD_ID)
+    found = _message(message, request_id)
+    return found if found is not None else error_reply(request_id, INVALID_REQUEST, _INVALID)
+
+
+def _message(message: object, request_id: messages.RequestId | None) -> messages.Message | None:
+    """The message JSON already parsed makes, a request keeping ``request_id`` (Rule 2a)."""
     try:
         found = messages.from_builtins(message)
     except msgspec.ValidationError:
-        found = None
-    return found if found is not None else error_reply(request_id, INVALID_REQUEST, _INVALID)
+        return None
+    if isinstance(found, messages.Request) and isinstance(request_id, messages.RawId):
+        return msgspec.structs.replace(found, id=request_id)  # answered to its own bytes
+    return found

@@ -26,6 +26,7 @@ from mcp_types.version import (
     MODERN_PROTOCOL_VERSIONS,
 )
 
+from tmuxmcp import wire
 from tmuxmcp.protocol import params
 from tmuxmcp.protocol.dispatch import (
     Description,
@@ -34,7 +35,7 @@ from tmuxmcp.protocol.dispatch import (
     OutputClosed,
     RequestContext,
 )
-from tmuxmcp.protocol.messages import Message, Notification, Request
+from tmuxmcp.protocol.messages import Message, Notification, RawId, Request
 from tmuxmcp.protocol.results import (
     EmptyResult,
     Implementation,
@@ -291,6 +292,48 @@ async def test_the_end_of_input_cancels_what_still_runs() -> None:
             await peer.inbound.send(Request(2, "slow"))
             await started.wait()
     assert outcome == ["ended"]
+
+
+async def test_a_cancel_names_an_id_held_as_bytes_by_its_bytes() -> None:
+    """Issue 27 N5: ids with lone surrogates are told apart by their bytes; a cancel of
+    ``"\\ud800"`` (its requestId scrubbed to U+FFFD elsewhere in the line) cancels that
+    request, not the one whose id is a real U+FFFD, nor ``"\\udfff"``."""
+    started: list[Any] = []
+    ended: list[Any] = []
+    all_started = trio.Event()
+
+    async def forever(ctx: RequestContext, p: params.PageParams) -> Result:
+        started.append(ctx.request_id)
+        if len(started) == 3:
+            all_started.set()
+        try:
+            await trio.sleep_forever()
+        finally:
+            ended.append(ctx.request_id)
+        raise AssertionError("unreachable")
+
+    lone, other = (
+        wire.triage(rb'{"jsonrpc":"2.0","id":"\ud800","method":"slow"}'),
+        wire.triage(rb'{"jsonrpc":"2.0","id":"\udfff","method":"slow"}'),
+    )
+    cancel = wire.triage(
+        rb'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"\ud800"}}'
+    )
+    assert isinstance(lone, Request) and isinstance(other, Request)
+    assert isinstance(cancel, Notification)
+    async with connection({"slow": _method(forever)}) as peer:
+        await peer.ask(_initialize("2025-11-25"))
+        for request in (lone, other, Request("\ufffd", "slow")):
+            await peer.inbound.send(request)
+        with trio.fail_after(10):
+            await all_started.wait()
+        await peer.inbound.send(cancel)
+        assert (await peer.ask(Request(8, "ping")))["result"] == {}
+        with trio.fail_after(10):
+            while not ended:
+                await trio.sleep(0)
+        assert ended == [RawId(rb'"\ud800"')]
+    assert RawId(rb'"\ud800"') != RawId(rb'"\udfff"')
 
 
 async def test_an_output_nobody_reads_ends_serving() -> None:

@@ -15,9 +15,16 @@ Rule 2: a handler's ``RpcError`` is its error response; any other exception
   is logged and answered ``-32603`` with a fixed message.
 Rule 3: a result is encoded once, into the response line (``messages``); a
   result the encoder refuses is logged and answered ``-32603``.
-Rule 4: when the input ends, or the output does (``send`` raises
-  ``OutputClosed``: nobody reads any more), requests still running are
-  cancelled and ``serve`` returns.
+Rule 4: when the input ends, requests still running are cancelled, the
+  lines already put are written, and ``serve`` returns; when the output ends
+  (``send`` raises ``OutputClosed``: nobody reads any more), ``serve``
+  cancels everything and returns at once.
+Rule 6: what the connection holds for the client is bounded (issue 27 N3):
+  every line goes out through one ``Outbox``, which counts the requests in
+  flight (by their lines' bytes, as ``Arrival`` gives them) and the lines
+  not yet written; past its bounds the reader stops reading until the
+  client reads. A ``notifications/cancelled`` read while under the bounds
+  cancels its request at once.
 Rule 5: the table of methods is data: each ``Method`` names its params
   Struct and its handler, and whether it is served before the handshake or
   in each era. ``initialize``, ``server/discover`` and ``ping`` are the
@@ -42,6 +49,7 @@ from tmuxmcp.protocol.codes import (
     invalid_params,
     method_not_found,
 )
+from tmuxmcp.protocol.outbox import Outbox
 from tmuxmcp.protocol.results import (
     DiscoverResult,
     EmptyResult,
@@ -57,10 +65,19 @@ from tmuxmcp.protocol.versions import MODERN_VERSIONS, negotiate, stamp
 log = logging.getLogger("tmuxmcp")
 
 Send = Callable[[bytes], Awaitable[None]]
+"""The transport's writer of one line: whole, even under cancellation."""
 
 
 Inbound = messages.Message | messages.ErrorResponse
 """What the reader hands the dispatcher: a message, or the error that answers a bad line."""
+
+
+class Arrival(msgspec.Struct, frozen=True):
+    """An inbound item with the bytes of the line it came from, which its request holds
+    while it runs (Rule 6)."""
+
+    item: Inbound
+    size: int
 
 
 class OutputClosed(Exception):
@@ -75,22 +92,27 @@ class RequestContext:
         request_id: messages.RequestId,
         admission: Admission,
         token: str | int | None,
-        send: Send,
+        outbox: Outbox,
     ) -> None:
         self.request_id = request_id
         self.admission = admission
         self.progress_token = token
-        self._send = send
+        self._outbox = outbox
 
     async def progress(self, progress: float, total: float | None, message: str | None) -> None:
-        """Send ``notifications/progress`` for this request (a no-op without a token)."""
+        """Put ``notifications/progress`` for this request (a no-op without a token).
+
+        It never waits for the client: an unwritten one of this request is
+        replaced (``outbox`` Rule 3).
+        """
         if self.progress_token is None:
             return
         note = messages.OutgoingNotification(
             "notifications/progress",
             ProgressParams(self.progress_token, progress, total, message),
         )
-        await self._send(messages.encode(note))
+        self._outbox.put_progress(self, messages.encode(note))
+        await trio.lowlevel.checkpoint()
 
 
 Handler = Callable[[RequestContext, Any], Awaitable[Result]]
@@ -159,38 +181,52 @@ class Dispatcher:
     def __init__(self, description: Description, methods: Mapping[str, Method], send: Send) -> None:
         self._methods = {**core_methods(description), **methods}
         self._info = description.info
-        self._send = send
+        self._outbox = Outbox(send)
         self._session = Session()
         self._running: dict[messages.RequestId, trio.CancelScope] = {}
         self._serving = trio.CancelScope()
 
-    async def serve(self, inbound: AsyncIterable[Inbound]) -> None:
+    async def serve(self, inbound: AsyncIterable[Inbound | Arrival]) -> None:
         """Serve every item until the input or the output ends (Rule 4)."""
         with self._serving:
-            async with trio.open_nursery() as nursery:
-                async for item in inbound:
-                    await self._item(nursery, item)
-                nursery.cancel_scope.cancel()
+            async with trio.open_nursery() as writer:
+                writer.start_soon(self._drain)
+                async with trio.open_nursery() as requests:
+                    items = aiter(inbound)
+                    while True:
+                        # Past the bounds, the next line stays unread (Rule 6).
+                        await self._outbox.wait_room()
+                        try:
+                            arrived = await anext(items)
+                        except StopAsyncIteration:
+                            break
+                        if isinstance(arrived, Arrival):
+                            await self._item(requests, arrived.item, arrived.size)
+                        else:
+                            await self._item(requests, arrived, 0)
+                    requests.cancel_scope.cancel()
+                await self._outbox.wait_empty()
+                writer.cancel_scope.cancel()
 
-    async def _item(self, nursery: trio.Nursery, item: Inbound) -> None:
+    async def _drain(self) -> None:
+        """The one writer; when nobody reads any more, stop serving (Rule 4)."""
+        try:
+            await self._outbox.drain()
+        except OutputClosed:
+            self._serving.cancel()
+
+    async def _item(self, nursery: trio.Nursery, item: Inbound, size: int) -> None:
         match item:
             case messages.ErrorResponse():
-                await self._write(messages.encode(item))
+                self._outbox.put(messages.encode(item))
             case messages.Request():
-                await self._request(nursery, item)
+                await self._request(nursery, item, size)
             case messages.Notification():
                 self._notification(item)
             case messages.Reply():
                 pass  # the server sends no requests: nothing waits for a reply
 
-    async def _write(self, line: bytes) -> None:
-        """Send one line; when nobody reads any more, stop serving (Rule 4)."""
-        try:
-            await self._send(line)
-        except OutputClosed:
-            self._serving.cancel()
-
-    async def _request(self, nursery: trio.Nursery, request: messages.Request) -> None:
+    async def _request(self, nursery: trio.Nursery, request: messages.Request, size: int) -> None:
         try:
             admission = self._session.admit(request.method, request.params)
             method = self._methods.get(request.method)
@@ -207,24 +243,32 @@ class Dispatcher:
             if admission.pending:
                 self._session.settle(accepted=True)
         except RpcError as refused:
-            await self._write(_refusal(request.id, refused))
+            self._outbox.put(_refusal(request.id, refused))
             return
-        ctx = RequestContext(request.id, admission, decoded.progress_token, self._write)
+        ctx = RequestContext(request.id, admission, decoded.progress_token, self._outbox)
+        # Held from here until its task ends: its line's bytes, then its answer's (Rule 6).
+        self._outbox.hold(size)
         if request.method == "initialize":
-            # Answered before the next line is read: a pipelined request sees the open gate.
-            await self._run(ctx, method, decoded)
+            # Run to its answer before the next line is read: a pipelined request sees
+            # the open gate.
+            await self._run(ctx, method, decoded, size)
         else:
-            nursery.start_soon(self._run, ctx, method, decoded)
+            nursery.start_soon(self._run, ctx, method, decoded, size)
 
-    async def _run(self, ctx: RequestContext, method: Method, decoded: params.Params) -> None:
-        with trio.CancelScope() as scope:
-            self._running[ctx.request_id] = scope
-            try:
-                line = await self._answer(ctx, method, decoded)
-            finally:
-                if self._running.get(ctx.request_id) is scope:
-                    del self._running[ctx.request_id]
-            await self._write(line)
+    async def _run(
+        self, ctx: RequestContext, method: Method, decoded: params.Params, size: int
+    ) -> None:
+        try:
+            with trio.CancelScope() as scope:
+                self._running[ctx.request_id] = scope
+                try:
+                    line = await self._answer(ctx, method, decoded)
+                finally:
+                    if self._running.get(ctx.request_id) is scope:
+                        del self._running[ctx.request_id]
+                self._outbox.put(line)
+        finally:
+            self._outbox.release(size)
 
     async def _answer(self, ctx: RequestContext, method: Method, decoded: params.Params) -> bytes:
         try:
@@ -244,11 +288,16 @@ class Dispatcher:
         if note.method == "notifications/initialized":
             self._session.observe(Event.INITIALIZED)
         elif note.method == "notifications/cancelled":
-            try:
-                cancelled = msgspec.convert(note.params or {}, params.CancelledParams)
-            except msgspec.ValidationError:
-                return  # a malformed notification cannot be answered; it changes nothing
-            scope = self._running.get(cancelled.request_id)
+            named = (note.params or {}).get("requestId")
+            if isinstance(named, messages.RawId):
+                request_id: messages.RequestId = named  # an id held as its bytes (wire)
+            else:
+                try:
+                    cancelled = msgspec.convert(note.params or {}, params.CancelledParams)
+                except msgspec.ValidationError:
+                    return  # a malformed notification cannot be answered; it changes nothing
+                request_id = cancelled.request_id
+            scope = self._running.get(request_id)
             if scope is not None:
                 scope.cancel()
 

@@ -12,7 +12,8 @@ Rule 2: ``params`` stays a decoded JSON object until the method is known;
 Rule 3: every outgoing message is one ``Struct`` encoded once by one
   encoder, members in the order the SDK wrote them (``jsonrpc``, ``id``,
   then ``result`` or ``error``). A result already encoded (``msgspec.Raw``)
-  is spliced in as it is, never parsed and encoded again.
+  is spliced in as it is, never parsed and encoded again, and so is an id
+  kept as its bytes (``RawId``).
 """
 
 from __future__ import annotations
@@ -21,14 +22,44 @@ from typing import Any, Literal
 
 import msgspec
 
-RequestId = int | str
+WireId = int | str
+"""An id as a client's line holds it, decoded."""
+
+
+class RawId:
+    """An id that cannot be held as its value, kept as the bytes the client sent.
+
+    A string id with a lone UTF-16 surrogate (``"\\ud800"``) or bytes that are
+    not UTF-8 would come back rewritten (to U+FFFD, so two such ids would be
+    one), and an integer longer than Python converts cannot be held at all:
+    each is answered with its own bytes, spliced into the response as they
+    came (issue 27 N5). Two are the same id only if their bytes are.
+    """
+
+    __slots__ = ("token",)
+
+    def __init__(self, token: bytes) -> None:
+        self.token = token
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RawId) and other.token == self.token
+
+    def __hash__(self) -> int:
+        return hash((RawId, self.token))
+
+    def __repr__(self) -> str:
+        return f"RawId({self.token!r})"
+
+
+RequestId = int | str | RawId
+"""A request's id as the server holds it: its value, or its bytes (``RawId``)."""
 
 
 class Envelope(msgspec.Struct, frozen=True):
     """Any JSON-RPC 2.0 object as it arrives: which members it has decides what it is."""
 
     jsonrpc: Literal["2.0"]
-    id: RequestId | msgspec.UnsetType | None = msgspec.UNSET
+    id: WireId | msgspec.UnsetType | None = msgspec.UNSET
     method: str | msgspec.UnsetType = msgspec.UNSET
     params: dict[str, Any] | msgspec.UnsetType | None = msgspec.UNSET
     result: Any = msgspec.UNSET
@@ -119,7 +150,14 @@ class OutgoingNotification(msgspec.Struct, frozen=True, tag_field="jsonrpc", tag
 
 Outgoing = Response | ErrorResponse | OutgoingNotification
 
-_ENCODER = msgspec.json.Encoder()
+
+def _raw_id(value: object) -> msgspec.Raw:
+    if isinstance(value, RawId):
+        return msgspec.Raw(value.token)
+    raise NotImplementedError(f"cannot encode {type(value).__name__}")
+
+
+_ENCODER = msgspec.json.Encoder(enc_hook=_raw_id)
 
 
 def encode(message: Outgoing) -> bytes:
