@@ -435,18 +435,20 @@ OBSERVING_COMMANDS = frozenset(
 EVENT_HOOKS = hooks.CALL_RAISED
 """Notification hooks a state-changing command can raise (notify.c
 ``notify_insert_hook``; session options first, then the pane's and the
-window's), from tmux's own hook table per release (``hooks``)."""
+window's), from every call site in tmux's source per release, those reached
+through an attached client included (``hooks.RAISED_FROM``)."""
 
 
 def hooks_for(names: Sequence[str]) -> list[str]:
     """The hook options a gated list of commands named ``names`` can fire.
 
     ``after-<command>`` of each (the gate's own included) and ``command-error``;
-    the notification hooks too if any command can change state.
+    the notification hooks those commands can raise (``hooks.raised_by``):
+    every one a state change reaches if any command can change state.
     """
     fired = {"command-error", f"after-{GATE_COMMAND}", *(f"after-{n}" for n in names)}
-    if not OBSERVING_COMMANDS.issuperset(names):
-        fired.update(EVENT_HOOKS)
+    changes_state = not OBSERVING_COMMANDS.issuperset(names)
+    fired.update(hooks.raised_by(set(names), changes_state=changes_state))
     return sorted(fired)
 
 
