@@ -181,18 +181,22 @@ _PRISTINE_READ: tuple[Word, ...] = (
     ANY,
     *words("; display-message -p --"),
     ANY,
-    *words("; show-options -g -v -- default-command"),
+    *words("; show-options -g -v -- default-command ; display-message -p --"),
+    ANY,
+    *words("; show-options -s ; show-options -g ; show-options -g -w"),
 )
 """``driver.pristine.departures``: one invocation, each section after a marker line."""
 
 
 def _pristine_answer(aliases: tuple[str, ...]) -> Callable[[FakeCall], Reply]:
-    """A server holding ``aliases``, no hook, no session, no default-command."""
+    """A server holding ``aliases``, no hook, no session, no default-command, no job."""
 
     def answer(call: FakeCall) -> Reply:
         w = call.words
         markers = [w[i + 1] for i in range(1, len(w) - 1) if w[i - 1 : i + 1] == ("-p", "--")]
-        lines = [markers[0], *aliases, markers[1], "after-new-session", *markers[2:], ""]
+        hooks, sessions, command, options = markers[1:]
+        head = [markers[0], *aliases, hooks, "after-new-session", sessions, command]
+        lines = [*head, options, "exit-empty off", ""]
         return Reply(stdout="\n".join(lines))
 
     return answer

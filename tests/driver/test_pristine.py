@@ -28,6 +28,7 @@ from tmuxmcp.driver.client import TmuxClient
 from tmuxmcp.driver.runner import Completed, Runner, spawn
 from tmuxmcp.driver.socket import select_socket
 from tmuxmcp.driver.versions import version_tuple
+from tmuxmcp.tools.server_info import server_info_prose
 
 
 def _client(tmux: PrivateTmux, runner: Runner = spawn) -> TmuxClient:
@@ -50,6 +51,10 @@ def test_the_builtin_alias_table_is_what_this_tmux_defines(private_tmux: Private
     hooks = private_tmux.bare("show-hooks", "-g", ";", "show-hooks", "-gw").stdout
     assert "[" not in hooks, hooks
     assert private_tmux.bare("show-options", "-g", "-v", "default-command").stdout.strip() == ""
+    options = private_tmux.bare(
+        "show-options", "-s", ";", "show-options", "-g", ";", "show-options", "-gw"
+    ).stdout
+    assert "#(" not in options, "tmux's own defaults hold no shell job"
 
 
 def test_no_alias_list_is_assumed_for_an_unknown_version() -> None:
@@ -72,6 +77,8 @@ INJECTIONS: dict[str, tuple[Sequence[str], str]] = {
     "window-hook": (("set-hook", "-gw", "pane-focus-in", "run-shell true"), "pane-focus-in"),
     "session": (("new-session", "-d", "-s", "planted"), "session"),
     "default-command": (("set-option", "-g", "default-command", "sh -c true"), "default-command"),
+    "status-job": (("set-option", "-g", "status-right", "#(true)"), "status-right"),
+    "user-option-job": (("set-option", "-s", "@planted", "#(true)"), "@planted"),
 }
 """What a same-user process can set in the start-to-bind window, and a word of the
 departure it must be reported as."""
@@ -148,6 +155,8 @@ async def test_an_alias_planted_before_binding_narrows_no_annotation(
         assert server["created_by_tmuxmcp"] is True
         assert any("command-alias" in d for d in server["departures"])
         assert served.evidence.sufficient is False
+        prose = "\n".join(server_info_prose("bound", {}, published))
+        assert "another client had changed it: its command-alias list" in prose
         assert served.context.client.watch is None
         tools = {tool["name"]: tool for tool in published["surface"]["tools"]}
         hints = tools["list_sessions"]["annotations"]

@@ -16,19 +16,26 @@ stay for the server's life (issue 27 N1). So:
   a minimal server compares with it (``binding``).
 * **Rule 2: anything else at binding means provenance is not minimal.** At
   binding the started server is read once, in one invocation (tmux runs a
-  command list without yielding to another client): its listed aliases, its
+  command list without yielding to another client): its listed aliases; its
   global hooks (``show-hooks -g`` and ``-gw``; a set hook prints with an
-  index, ``name[0] command``), its sessions (a server just started has none;
-  a session would carry its own hooks and options) and ``default-command``
+  index, ``name[0] command``); its sessions (a server just started has none;
+  a session would carry its own hooks and options); ``default-command``
   (empty in tmux's own table at every tag; it is what the structured tools
-  that start a pane would run). Every departure is named
-  (``departures``); any one makes the provenance ``unknown`` (``binding``),
-  so no narrow annotation and no default teardown rest on it (CM-3, CM-4).
-* **Rule 3: no option of the global environment or of the other options is
-  claimed.** They take the starting client's values (``default-shell``
-  from ``SHELL``, the global environment from tmuxmcp's own), so no table
-  can hold them; none of them makes a call that reaches no process act, and
-  the tools that start a process publish cautious annotations in any case.
+  that start a pane would run); and a shell job (``#()``) written in the
+  value of a server, global session or global window option (tmux's own
+  defaults hold none; a job a format builds from pieces at expansion is not
+  seen). Every departure is named (``departures``); any one makes the
+  provenance ``unknown`` (``binding``), so no narrow annotation and no
+  default teardown rest on it (CM-3, CM-4).
+* **Rule 3: the other option values, the key tables and the global
+  environment are not compared.** Some take the starting client's values
+  (``default-shell`` from ``SHELL``, the global environment from tmuxmcp's
+  own, ``editor`` from ``EDITOR``), so no table can hold them. None is an
+  alias or a hook, the configuration the per-call check reads (a key binding
+  runs on a client's key, or on keys sent into a mode): a change to one is
+  ambient behaviour any client of the socket can make before binding or
+  after, as the trust page states, and the tools that start a process with
+  them publish cautious annotations in any case.
 
 A change after this check is one to a bound server: the per-call check sees
 an alias or a hook the call could run (``client``), and the trust page
@@ -78,7 +85,7 @@ async def departures(client: TmuxClient, version: tuple[int, int] | None) -> tup
     """What the answering server holds that tmux itself does not define (Rule 2),
     one phrase each; empty when it holds only that. Read in one invocation."""
     token = secrets.token_hex(8)
-    sections = ("aliases", "hooks", "sessions", "default-command")
+    sections = ("aliases", "hooks", "sessions", "default-command", "options")
     commands = []
     for section, command in zip(
         sections,
@@ -87,6 +94,7 @@ async def departures(client: TmuxClient, version: tuple[int, int] | None) -> tup
             [cmd("show-hooks", "-g"), cmd("show-hooks", "-g", "-w")],
             [cmd("list-sessions", F="#{session_id}")],
             [cmd("show-options", "-g", "-v", args=["default-command"])],
+            [cmd("show-options", "-s"), cmd("show-options", "-g"), cmd("show-options", "-g", "-w")],
         ),
         strict=True,
     ):
@@ -114,4 +122,20 @@ async def departures(client: TmuxClient, version: tuple[int, int] | None) -> tup
         found.append(f"it has {len(read['sessions'])} session(s)")
     if read["default-command"]:
         found.append("default-command is set")
+    jobs = sorted({_option_name(line) for line in read["options"] if _JOB in line})
+    if jobs:
+        found.append(f"options hold a #() shell job ({', '.join(jobs)})")
     return tuple(found)
+
+
+_JOB = "#("
+"""A format's shell job: tmux's own option defaults hold none (3.3a to 3.6a)."""
+
+_OPTION_NAME = re.compile(r"[@A-Za-z0-9_-]+")
+
+
+def _option_name(line: str) -> str:
+    """The option a ``show-options`` line is about, if it is a plain name (it is
+    published: a user option's name is another client's text)."""
+    name = line.split(" ", 1)[0].partition("[")[0]
+    return name if _OPTION_NAME.fullmatch(name) else "an option"

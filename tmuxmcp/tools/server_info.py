@@ -125,6 +125,11 @@ def server_info_prose(state: str, claims: dict[str, Any], info: dict[str, Any]) 
             f"{server.get('config_files')}; self-teardown guard: "
             f"{server.get('self_teardown_guard')}."
         )
+    if server.get("departures"):
+        lines.append(
+            "tmuxmcp started this server, but before it bound to it another client had "
+            f"changed it: {'; '.join(server['departures'])}; so its provenance is unknown."
+        )
     verified = "verified" if claims.get("verified") else "not verified"
     why = f" ({claims['reason']})" if claims.get("reason") else ""
     how = f"; to verify: {claims['how_to_verify']}" if claims.get("how_to_verify") else ""
