@@ -15,7 +15,10 @@ Page format (documented at the top of the page):
 * a string ``"<field>"`` in a call's arguments is that field of the latest
   result that had it;
 * ``needs`` names a tool, or a tool's input parameter or result field, that
-  not every build has: the example is skipped when the server lacks one.
+  not every build has: the example is skipped when the server lacks one;
+* a block ``{"person": {"pane_id": ..., "types": TEXT, "enter": true}}`` alone
+  (no result block) is a person at an attached client typing into the pane:
+  the test types it with bare tmux ``send-keys``, never through tmuxmcp.
 """
 
 from __future__ import annotations
@@ -45,6 +48,8 @@ _EXAMPLE = re.compile(
 )
 _JSON = re.compile(r"```json\n(.*?)```", re.S)
 _PLACEHOLDER = re.compile(r"^<(\w+)>$")
+PERSON = "<person>"
+"""The step of a person typing at an attached client (not a tool call)."""
 
 
 class Step(NamedTuple):
@@ -64,9 +69,15 @@ def parse_examples(page: str) -> list[Example]:
     examples = []
     for match in _EXAMPLE.finditer(page):
         blocks = [json.loads(b) for b in _JSON.findall(match["body"])]
-        assert len(blocks) % 2 == 0, f"{match['name']}: every call needs its result"
         steps = []
-        for call, result in zip(blocks[::2], blocks[1::2], strict=True):
+        while blocks:
+            call = blocks.pop(0)
+            if set(call) == {"person"}:
+                assert set(call["person"]) <= {"pane_id", "types", "enter"}, call
+                steps.append(Step(PERSON, call["person"], {}))
+                continue
+            assert blocks, f"{match['name']}: every call needs its result"
+            result = blocks.pop(0)
             assert set(call) == {"call", "arguments"}, call
             assert set(result) == {"result"}, result
             steps.append(Step(call["call"], call["arguments"], result["result"]))
@@ -129,9 +140,16 @@ def fresh_tmux() -> Iterator[PrivateTmux]:
         yield tmux
 
 
-async def run_example(session: ClientSession, example: Example) -> None:
+async def run_example(session: ClientSession, example: Example, tmux: PrivateTmux) -> None:
     seen: dict[str, Any] = {}
     for number, step in enumerate(example.steps, 1):
+        if step.tool == PERSON:
+            # What a person's keystrokes in an attached client do: keys into the pane.
+            pane = step.arguments["pane_id"]
+            tmux.bare("send-keys", "-t", pane, "-l", step.arguments.get("types", ""))
+            if step.arguments.get("enter"):
+                tmux.bare("send-keys", "-t", pane, "Enter")
+            continue
         result = await session.call_tool(step.tool, substitute(step.arguments, seen))
         if result.is_error:
             raise AssertionError(f"step {number} ({step.tool}) failed: {error_text(result)}")
@@ -169,7 +187,7 @@ async def test_the_example_runs_as_documented(fresh_tmux: PrivateTmux, example: 
         missing = missing_needs(example.needs, listed)
         if missing:
             pytest.skip(f"this server does not offer {', '.join(missing)} yet")
-        await run_example(session, example)
+        await run_example(session, example, fresh_tmux)
 
 
 # ------------------------------------------------------------- ssh -T host

@@ -120,6 +120,79 @@ def test_the_reference_has_a_section_for_every_tool() -> None:
             assert f"| `{param.name}` |" in tools
 
 
+def _allow_rule_in_quickstart() -> list[str]:
+    """The ``permissions.allow`` list of the quickstart's Claude Code settings snippet."""
+    quickstart = _read("docs/quickstart.md")
+    block = quickstart.split("<!-- BEGIN GENERATED: claude-allow-rule -->", 1)[1]
+    snippet = re.search(r"```json\n(.*?)```", block, re.S)
+    assert snippet is not None, "the allow rule's JSON snippet is missing"
+    settings = msgspec.json.decode(snippet.group(1))
+    assert list(settings) == ["permissions"]
+    allowed: list[str] = settings["permissions"]["allow"]
+    return allowed
+
+
+def test_the_claude_code_allow_rule_names_exactly_the_observe_only_tools() -> None:
+    """Issue 31.4: the quickstart's allow rule is the definition's observe-only set (CM-2, CM-7).
+
+    Worked out here from the declarations, not through docgen: a tool is in
+    the rule exactly when its process reach is none, its tmux effect is
+    observe alone, and so are those of every nested operation it may invoke.
+    """
+    by_name = {spec.name: spec for spec in DEFINITION}
+
+    def observes_only(name: str) -> bool:
+        spec = by_name[name]
+        return spec.reach.value == "none" and {e.value for e in spec.effects} == {"observe"}
+
+    expected = [
+        f"mcp__tmux__{spec.name}"
+        for spec in DEFINITION
+        if observes_only(spec.name) and all(observes_only(n) for n in spec.nested)
+    ]
+    assert _allow_rule_in_quickstart() == expected
+    # The set a reviewer expects: every inspect tool and wait_for_command, nothing that types.
+    assert "mcp__tmux__wait_for_command" in expected
+    assert not {"mcp__tmux__run_command", "mcp__tmux__send_keys"} & set(expected)
+
+
+def test_the_allow_rule_says_which_allowed_tools_return_untrusted_or_secret_text() -> None:
+    """Each allowed tool's row states its declared disclosures (CM-7)."""
+    quickstart = _read("docs/quickstart.md")
+    for rule in _allow_rule_in_quickstart():
+        spec = next(s for s in DEFINITION if f"mcp__tmux__{s.name}" == rule)
+        untrusted = "yes" if spec.returns_untrusted_content else "no"
+        secrets = "yes" if spec.may_expose_secrets else "no"
+        row = f"| [`{spec.name}`](tools.md#{spec.name}) | {spec.toolset.value} |"
+        line = next(line for line in quickstart.splitlines() if line.startswith(row))
+        assert line.endswith(f"| {untrusted} | {secrets} |"), line
+
+
+def test_a_changed_reach_changes_the_allow_rule() -> None:
+    """A tool declared to reach a process leaves the generated rule (it cannot drift)."""
+    from tmuxmcp.capability.vocabulary import Reach
+
+    changed = tuple(
+        msgspec.structs.replace(s, reach=Reach.PANE_INPUT) if s.name == "capture_pane" else s
+        for s in DEFINITION
+    )
+    stale = docgen.stale(ROOT, docgen.Declared(changed, RESOURCES))
+    fresh = stale[DOCS / "quickstart.md"]
+    assert '"mcp__tmux__capture_pane"' not in fresh
+    # snapshot nests capture_pane, so it leaves the rule with it.
+    assert '"mcp__tmux__snapshot"' not in fresh
+    assert '"mcp__tmux__list_panes"' in fresh
+
+
+def test_the_home_page_table_lists_every_page_of_the_nav() -> None:
+    """Issue 31.4: docs/index.md's table of pages leaves none of mkdocs.yml's nav out."""
+    nav = re.findall(r"^  - [^:]+: (\S+\.md)$", _read("mkdocs.yml"), re.M)
+    assert "troubleshooting.md" in nav
+    table = _section("docs/index.md", "Pages")
+    listed = re.findall(r"^\| \[[^\]]+\]\(([^)#]+)\)", table, re.M)
+    assert sorted(set(nav) - {"index.md"}) == sorted(p for p in listed if p.endswith(".md"))
+
+
 # ---------------------------------------------------------- the site builds
 
 
@@ -239,7 +312,13 @@ def public_texts() -> list[tuple[str, str]]:
     texts.append(("server instructions", INSTRUCTIONS))
     from tmuxmcp.capability import surface
 
-    for name in ("ENABLE_ALL", "NOT_SELECTED", "OTHER_SOCKET", "UNKNOWN_PROVENANCE"):
+    for name in (
+        "ENABLE_ALL",
+        "NOT_SELECTED",
+        "OTHER_SOCKET",
+        "UNKNOWN_PROVENANCE",
+        "TEARDOWN_WAITS",
+    ):
         texts.append((f"toolset-off text {name}", getattr(surface, name)))
     return texts
 

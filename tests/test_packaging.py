@@ -12,6 +12,9 @@ Invariants:
    nothing else: no SDK, no HTTP stack (issue 19.1). A new distribution fails
    ``test_a_fresh_install_brings_only_the_runtime_dependencies`` until it is
    named there, on purpose: each is code a reviewer must trust.
+5. That install is a copy (``pip install .``, as pipx and ``uv tool install``
+   make), and the copy serves: nothing the package needs at run time lives
+   only in the clone (issue 31.4).
 """
 
 from __future__ import annotations
@@ -25,7 +28,14 @@ import sys
 import tomllib
 import venv
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
+
+import pytest
+
+from tests.raw_client import RawClient
+from tests.support import PrivateTmux
+from tmuxmcp import __version__ as tmuxmcp_version
+from tmuxmcp.definition import DEFINITION
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "tmuxmcp"
@@ -121,10 +131,19 @@ def _distributions(python: Path) -> set[str]:
     return set(names)
 
 
-def test_a_fresh_install_brings_only_the_runtime_dependencies(tmp_path: Path) -> None:
-    """Invariant 4, issue 19.1: a real ``pip install <clone>`` into a new virtual
-    environment adds exactly ``RUNTIME_CLOSURE`` to what the environment held."""
-    target = tmp_path / "venv"
+class Installed(NamedTuple):
+    """A new virtual environment with the clone installed into it, not editable."""
+
+    python: Path
+    before: set[str]
+    """The distributions the environment held before the install."""
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """``pip install <clone>`` (a copy, as pipx and ``uv tool install`` make) into a
+    new virtual environment; one per module, shared by the tests that read it."""
+    target = tmp_path_factory.mktemp("fresh") / "venv"
     venv.EnvBuilder(with_pip=True).create(target)
     python = target / "bin" / "python"
     before = _distributions(python)
@@ -136,8 +155,54 @@ def test_a_fresh_install_brings_only_the_runtime_dependencies(tmp_path: Path) ->
         check=False,
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    added = _distributions(python) - before
+    return Installed(python, before)
+
+
+def test_a_fresh_install_brings_only_the_runtime_dependencies(installed: Installed) -> None:
+    """Invariant 4, issue 19.1: a real ``pip install <clone>`` into a new virtual
+    environment adds exactly ``RUNTIME_CLOSURE`` to what the environment held."""
+    added = _distributions(installed.python) - installed.before
     assert added == RUNTIME_CLOSURE, {
         "unexpected": sorted(added - RUNTIME_CLOSURE),
         "missing": sorted(RUNTIME_CLOSURE - added),
     }
+
+
+def test_a_non_editable_install_serves_from_its_own_copy(
+    installed: Installed, private_tmux: PrivateTmux, tmp_path: Path
+) -> None:
+    """Issue 31.4: the README's pipx / uv tool install line makes a copy, not a link to
+    the clone. That copy's ``tmuxmcp`` answers ``--help``, imports the package from its
+    own environment (run outside the clone), and serves: the initialize handshake,
+    the whole tool list and a tool call, over stdio against tmux."""
+    tmuxmcp = installed.python.parent / "tmuxmcp"
+    outside = {**private_tmux.env, "PYTHONPATH": ""}
+    helped = subprocess.run(
+        [str(tmuxmcp), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=tmp_path,
+        env=outside,
+    )
+    assert helped.returncode == 0, helped.stderr
+    assert helped.stdout.startswith("usage: tmuxmcp")
+    where = subprocess.run(
+        [str(installed.python), "-c", "import tmuxmcp; print(tmuxmcp.__file__)"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        cwd=tmp_path,
+        env=outside,
+    ).stdout.strip()
+    site = installed.python.parent.parent / "lib"
+    assert Path(where).is_relative_to(site), where
+    assert not Path(where).is_relative_to(ROOT), where
+    with RawClient(outside, command=[str(tmuxmcp)], cwd=str(tmp_path)) as client:
+        tools = client.request("tools/list", {})["result"]["tools"]
+        info = client.call("server_info", {})
+    assert [t["name"] for t in tools] == [spec.name for spec in DEFINITION]
+    assert info["isError"] is False, info
+    assert info["structuredContent"]["info"]["tmuxmcp_version"] == tmuxmcp_version

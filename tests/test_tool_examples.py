@@ -66,6 +66,8 @@ VOLATILE = frozenset(
         "tmuxmcp_version",
         "cursor_x",
         "cursor_y",
+        "foreground_pid",
+        "tty",
     }
 )
 # run_command's private directory of sourced command files, one per server

@@ -18,6 +18,7 @@ a client can tell error kinds apart without parsing prose.
     │   │   ├── ShellBusy        its shell is not back at its prompt (*)
     │   │   │   └── JobJustEnded its job exited, the shell has not taken the terminal back (*)
     │   │   ├── InputPending     text waits at its prompt, typed but not entered (*)
+    │   │   ├── ShellReadsInput  its shell runs its own read builtin, not its prompt (*)
     │   │   └── ProgramInForeground  another program has the terminal (*)
     │   │       └── ScriptInForeground  a shell running a script or -c command (*)
     │   ├── SelfTeardownRefused  a teardown would remove tmuxmcp's own pane

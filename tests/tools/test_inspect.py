@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import subprocess
 import sys
 from unittest import mock
@@ -45,6 +46,32 @@ async def test_list_tools_filter_by_id(private_tmux: PrivateTmux) -> None:
             "list_panes", {"session_id": a["session_id"], "window_id": a["window_id"]}
         )
         assert "not both" in error_text(both)
+
+
+async def test_list_sessions_says_when_each_session_was_created_in_utc(
+    private_tmux: PrivateTmux,
+) -> None:
+    """Issue 31.4: ``created`` is an RFC 3339 UTC time ("2026-12-06T07:01:02Z"), typed
+    ``date-time`` in the output schema, not epoch seconds; the same instant tmux
+    reports, in the structured result and the text form alike."""
+    ids = private_tmux.new_session("dated")
+    epoch = int(
+        private_tmux.bare(
+            "display-message", "-p", "-t", ids["pane_id"], "#{session_created}"
+        ).stdout
+    )
+    expected = datetime.datetime.fromtimestamp(epoch, datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    async with serve(private_tmux) as session:
+        listed = await session.list_tools()
+        result = await session.call_tool("list_sessions", {})
+    (tool,) = [t for t in listed.tools if t.name == "list_sessions"]
+    assert tool.output_schema is not None
+    created_schema = tool.output_schema["$defs"]["SessionInfo"]["properties"]["created"]
+    assert created_schema == {"type": "string", "format": "date-time"}
+    (entry,) = structured(result)["sessions"]
+    assert entry["created"] == expected
+    text = " ".join(getattr(block, "text", "") for block in result.content)
+    assert f"created={expected}" in text
 
 
 async def test_pane_info_matches_bare_tmux_even_with_a_hostile_title(

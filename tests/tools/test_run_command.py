@@ -31,6 +31,7 @@ from tests.support import (
 )
 from tmuxmcp.driver import guards
 from tmuxmcp.errors import PaneNotReady
+from tmuxmcp.tools import pane_state
 from tmuxmcp.tools.run import directory as run_directory
 from tmuxmcp.tools.run import output, readiness
 
@@ -816,7 +817,7 @@ def test_the_guard_pattern_covers_every_continuation_prompt(before_cursor: str) 
     continuation prompt (Rule 3), with tmux's trailing spaces stripped and with text
     right of the cursor. (The pattern is POSIX ERE; tmux itself runs it in
     test_readiness_after_a_run_is_still_evidence.)"""
-    assert readiness._CONTINUATION.match(before_cursor)
+    assert pane_state.continuation_before(before_cursor, len(before_cursor))
     for row in (before_cursor.rstrip(), before_cursor + "more text"):
         assert re.match(guards.CONTINUATION_ROW, row), row
 

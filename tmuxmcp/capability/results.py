@@ -34,6 +34,7 @@ the records reader applies the declared bound (``tools.query``).
 
 from __future__ import annotations
 
+import datetime
 import functools
 from enum import StrEnum
 from typing import Annotated, Any
@@ -90,6 +91,10 @@ Name = Annotated[str, content(Content.NAME, max_length=NAME_MAX_CHARS)]
 Process = Annotated[str, content(Content.PROCESS, max_length=PROCESS_MAX_CHARS)]
 Terminal = Annotated[str, content(Content.TERMINAL)]
 ReportData = Annotated[dict[str, Any], content(Content.TMUX_REPORT)]
+UtcTime = Annotated[datetime.datetime, Meta(tz=True, extra_json_schema={"format": "date-time"})]
+"""A time tmux reports in epoch seconds, as a UTC time: RFC 3339 on the wire
+(``"2026-12-06T07:01:02Z"``), typed ``date-time`` in the output schema (issue
+31.4). Not text, so it declares no ``Content``."""
 
 
 class UnclassifiedResultField(Exception):

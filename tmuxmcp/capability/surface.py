@@ -55,9 +55,9 @@ OTHER_SOCKET = (
     "the operator selected another socket (--socket-name or --socket-path), "
     "whose server's configuration is not tmuxmcp's"
 )
+# CM-1: provenance is claimed only for a server this process started.
 UNKNOWN_PROVENANCE = (
-    "the dedicated socket's server was already running at startup, so its provenance is "
-    "unknown (CM-1)"
+    "the dedicated socket's server was already running at startup, so its provenance is unknown"
 )
 
 
@@ -72,6 +72,13 @@ def altered_provenance(departures: tuple[str, ...]) -> str:
 
 
 NOT_SELECTED = "the operator's --toolsets (env TMUXMCP_TOOLSETS) does not name it"
+TEARDOWN_HELP = "docs/troubleshooting.md#teardown-is-off"
+"""Where a person reads why teardown is off and what to do, in tmuxmcp's repository."""
+TEARDOWN_WAITS = f"see {TEARDOWN_HELP}"
+"""Why the teardown toolset is off by default (CM-3: it waits for the operator),
+as a page to read: the text people and models read at startup names no rule id
+(issue 31.4), and server_info's budget (``MAX_SERVER_INFO_BYTES``) leaves room
+for a link, not for the page."""
 
 
 class Surface(msgspec.Struct, frozen=True):
@@ -146,7 +153,7 @@ def resolve(
             reason=(
                 NOT_SELECTED
                 if request.toolsets is not None
-                else f"{not_minimal_because}; teardown waits for the operator (CM-3)"
+                else f"{not_minimal_because}; {TEARDOWN_WAITS}"
             ),
             enable=ENABLE_ALL,
         )

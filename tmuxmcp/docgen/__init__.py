@@ -9,6 +9,8 @@
 * ``hint_tables``   the annotation tables, rendered from ``capability.scenarios``;
 * ``configuration`` commands, flags and toolsets (docs/configuration.md);
 * ``trust``         the authority and disclosure tables (docs/trust.md);
+* ``permissions``   Claude Code's allow rule for the observe-only tools
+                    (docs/quickstart.md);
 * ``schema_text``   a JSON Schema in a few words; ``markdown`` table cells.
 
 Rules kept by every module here:

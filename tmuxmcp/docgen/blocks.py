@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 from tmuxmcp.capability.manifest import definition_manifest
 from tmuxmcp.capability.model import ResourceSpec, ToolSpec
 from tmuxmcp.definition import DEFINITION, RESOURCES
-from tmuxmcp.docgen import configuration, hint_tables, reference, trust
+from tmuxmcp.docgen import configuration, hint_tables, permissions, reference, trust
 
 
 class Declared(NamedTuple):
@@ -55,6 +55,7 @@ BLOCKS: dict[str, Callable[[Declared], str]] = {
     "toolset-table": lambda d: configuration.toolset_table(d.tools),
     "authority-table": lambda d: trust.authority_table(d.tools),
     "disclosure-table": lambda d: trust.disclosure_table(d.tools),
+    "claude-allow-rule": lambda d: permissions.allow_rule(d.tools),
 }
 
 

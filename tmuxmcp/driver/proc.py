@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import NamedTuple
 
 PROC = Path("/proc")
 """The real procfs root."""
@@ -109,3 +110,151 @@ def visible(pid: int, proc: Path = PROC) -> bool:
 def open_descriptors(proc: Path = PROC) -> list[int]:
     """This process's open file descriptors (``self/fd``), the listing's own included."""
     return [int(name) for name in os.listdir(proc / "self" / "fd") if name.isdigit()]
+
+
+# -- what a process waits on (pane state, issue 28.1) -----------------------------
+
+_PGRP = 2
+"""Index of ``pgrp`` (proc(5) field 5) after the command name."""
+_TPGID = 5
+"""Index of ``tpgid`` (proc(5) field 8): the foreground process group of the terminal."""
+_TTY_NR = 4
+"""Index of ``tty_nr`` (proc(5) field 7): the process's controlling terminal."""
+
+
+def process_group(pid: int, proc: Path = PROC) -> int | None:
+    """``pid``'s process group, or ``None`` if unreadable."""
+    fields = stat_fields(pid, proc)
+    if fields is None or len(fields) <= _PGRP or not fields[_PGRP].lstrip("-").isdigit():
+        return None
+    return int(fields[_PGRP])
+
+
+def foreground_group(pid: int, proc: Path = PROC) -> int | None:
+    """The foreground process group of ``pid``'s terminal (``tpgid``; -1 or 0 when the
+    terminal has none yet), or ``None`` if unreadable."""
+    fields = stat_fields(pid, proc)
+    if fields is None or len(fields) <= _TPGID or not fields[_TPGID].lstrip("-").isdigit():
+        return None
+    return int(fields[_TPGID])
+
+
+def controlling_terminal(pid: int, proc: Path = PROC) -> int | None:
+    """The device number of ``pid``'s controlling terminal, or ``None`` (none, or unreadable)."""
+    fields = stat_fields(pid, proc)
+    if fields is None or len(fields) <= _TTY_NR or not fields[_TTY_NR].isdigit():
+        return None
+    return int(fields[_TTY_NR]) or None
+
+
+def executable(pid: int, proc: Path = PROC) -> str | None:
+    """The base name of ``pid``'s executable (``/proc/<pid>/exe``, symlinks resolved),
+    or ``None`` when it cannot be read (gone, a kernel thread, another user's process).
+
+    The program's own choice of ``argv[0]`` and ``comm`` plays no part: ``exec -a bash
+    sleep`` is ``sleep`` here.
+    """
+    try:
+        target = os.readlink(proc / str(pid) / "exe")
+    except OSError:
+        return None
+    return os.path.basename(target.removesuffix(" (deleted)"))
+
+
+def owner(pid: int, proc: Path = PROC) -> int | None:
+    """The uid ``pid`` runs as (its effective uid: the owner of its ``/proc`` entry), or
+    ``None`` if gone."""
+    try:
+        return os.stat(proc / str(pid)).st_uid
+    except OSError:
+        return None
+
+
+def arguments(pid: int, proc: Path = PROC, limit: int = 4096) -> tuple[str, ...] | None:
+    """``pid``'s arguments (at most ``limit`` bytes of them), or ``None`` if unreadable."""
+    try:
+        with (proc / str(pid) / "cmdline").open("rb") as file:
+            raw = file.read(limit)
+    except OSError:
+        return None
+    return tuple(a.decode("utf-8", "replace") for a in raw.split(b"\0")[:-1])
+
+
+MAX_DESCENDANTS = 256
+"""The most processes one walk below a pane's process visits: a pane holding a fork
+bomb or a build with thousands of jobs costs a bounded read."""
+MAX_TASKS_WALKED = 16
+"""The most threads of one process whose children one walk lists (a process with
+thousands of threads costs a bounded read; its children are almost always under its
+main thread)."""
+
+
+def descendants(pid: int, proc: Path = PROC, limit: int = MAX_DESCENDANTS) -> list[int]:
+    """``pid`` and the processes below it, breadth first, at most ``limit`` of them.
+
+    Read from ``/proc/<pid>/task/<tid>/children`` of the first ``MAX_TASKS_WALKED``
+    threads of each process; a process gone while it is read is skipped.
+    """
+    found = [pid]
+    seen = {pid}
+    index = 0
+    while index < len(found) and len(found) < limit:
+        parent = found[index]
+        index += 1
+        try:
+            tasks = sorted(os.listdir(proc / str(parent) / "task"), key=len)[:MAX_TASKS_WALKED]
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                children = (proc / str(parent) / "task" / task / "children").read_text().split()
+            except OSError:
+                continue
+            for child in children:
+                if child.isdigit() and int(child) not in seen and len(found) < limit:
+                    seen.add(int(child))
+                    found.append(int(child))
+    return found
+
+
+class Syscall(NamedTuple):
+    """The system call a sleeping process is blocked in, from ``/proc/<pid>/syscall``."""
+
+    number: int
+    args: tuple[int, ...]
+
+
+def syscall(pid: int, proc: Path = PROC) -> Syscall | None:
+    """The system call ``pid`` is blocked in; ``None`` when it is running (not in a
+    system call), or when that cannot be read (another user's process, a kernel
+    without the file, ptrace rights denied)."""
+    try:
+        words = (proc / str(pid) / "syscall").read_text().split()
+    except OSError:
+        return None
+    if not words or not words[0].lstrip("-").isdigit() or int(words[0]) < 0:
+        return None
+    try:
+        args = tuple(int(word, 16) for word in words[1:7])
+    except ValueError:
+        return None
+    return Syscall(int(words[0]), args)
+
+
+def descriptor_device(pid: int, fd: int, proc: Path = PROC) -> int | None:
+    """The device number of the character device ``pid`` has open as ``fd``, or ``None``
+    (not open, not a device, unreadable)."""
+    try:
+        found = os.stat(proc / str(pid) / "fd" / str(fd))
+    except OSError:
+        return None
+    return found.st_rdev or None
+
+
+def descriptors(pid: int, proc: Path = PROC, limit: int = 64) -> list[int]:
+    """The lowest ``limit`` descriptors ``pid`` has open, or none if unreadable."""
+    try:
+        names = os.listdir(proc / str(pid) / "fd")
+    except OSError:
+        return []
+    return sorted(int(name) for name in names if name.isdigit())[:limit]

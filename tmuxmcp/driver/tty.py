@@ -6,8 +6,9 @@ queries (``ESC [ 6 n`` is answered ``ESC [ row ; col R``). What the program
 does not read stays in the terminal's input queue, and the next reader of
 the terminal, the shell at its prompt, takes it as typed. This module is the
 one place tmuxmcp opens a pane's terminal device (the slave side, never as
-its controlling terminal), to look at that queue and to empty it. It starts
-no process and changes no terminal setting.
+its controlling terminal), to look at that queue and to empty it, and to read
+its line modes (canonical, echo). It starts no process and changes no
+terminal setting.
 
 Rules kept here:
 
@@ -30,20 +31,43 @@ import os
 import struct
 import termios
 from pathlib import Path
+from typing import NamedTuple
 
 from tmuxmcp.driver import proc
-
-_TTY_NR = 4
-"""Index of ``tty_nr`` (proc(5) field 7) after the command name."""
 
 
 def terminal_of(pid: int, procfs: Path = proc.PROC) -> int | None:
     """The device number of ``pid``'s controlling terminal, or ``None`` (none, or unreadable)."""
-    fields = proc.stat_fields(pid, procfs)
-    if fields is None or len(fields) <= _TTY_NR or not fields[_TTY_NR].isdigit():
+    return proc.controlling_terminal(pid, procfs)
+
+
+class LineModes(NamedTuple):
+    """What the terminal's line discipline does with what is typed (its ``termios``)."""
+
+    canonical: bool
+    """``ICANON``: the kernel collects a whole line (the program reads at Enter)."""
+    echo: bool
+    """``ECHO``: what is typed is shown; off for a password prompt and for programs that
+    draw their own input (a line editor, a pager, an editor)."""
+
+
+def line_modes(path: str, device: int) -> LineModes | None:
+    """The terminal ``path``'s canonical and echo modes, when it is ``device`` (Rule 1);
+    ``None`` when it cannot be opened or is another device now. Nothing is changed."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
         return None
-    number = int(fields[_TTY_NR])
-    return number or None
+    try:
+        if os.fstat(fd).st_rdev != device:
+            return None
+        lflag = termios.tcgetattr(fd)[3]
+    except (OSError, termios.error):
+        return None
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    return LineModes(bool(lflag & termios.ICANON), bool(lflag & termios.ECHO))
 
 
 def discard_partial_line(path: str, device: int) -> bool:

@@ -17,14 +17,14 @@ from tmuxmcp.capability.params import PaneId, SessionId, WindowId
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.errors import ObjectNotFound
 from tmuxmcp.tools.context import ToolContext
+from tmuxmcp.tools.pane_reading import panes_with_state
 from tmuxmcp.tools.query import list_records, pane_listing
 from tmuxmcp.tools.records import (
     BUFFER_FIELDS,
-    PANE_FIELDS,
     SESSION_FIELDS,
     WINDOW_FIELDS,
     BufferInfo,
-    PaneInfo,
+    PaneWithState,
     SessionInfo,
     WindowInfo,
 )
@@ -104,7 +104,7 @@ class ListPanesArgs(Arguments):
 class ListPanesResult(msgspec.Struct, frozen=True):
     """Panes of one window, one session, or every session."""
 
-    panes: list[PaneInfo]
+    panes: list[PaneWithState]
 
     def text_form(self) -> str:
         """Readable form."""
@@ -114,7 +114,7 @@ class ListPanesResult(msgspec.Struct, frozen=True):
 async def list_panes(ctx: ToolContext, args: ListPanesArgs) -> ListPanesResult:
     """Handler for list_panes."""
     command = pane_listing(args.session_id, args.window_id)
-    return ListPanesResult(await _list(ctx, command, PANE_FIELDS, PaneInfo))
+    return ListPanesResult(await panes_with_state(ctx, command))
 
 
 # -- get_pane_info ---------------------------------------------------------------
@@ -129,7 +129,7 @@ class GetPaneInfoArgs(Arguments):
 class GetPaneInfoResult(msgspec.Struct, frozen=True):
     """One pane."""
 
-    pane: PaneInfo
+    pane: PaneWithState
 
     def text_form(self) -> str:
         """Readable form."""
@@ -139,7 +139,7 @@ class GetPaneInfoResult(msgspec.Struct, frozen=True):
 async def get_pane_info(ctx: ToolContext, args: GetPaneInfoArgs) -> GetPaneInfoResult:
     """Handler for get_pane_info: one list-panes on the pane's window, filtered here."""
     pane_id = args.pane_id
-    panes = await _list(ctx, cmd("list-panes", t=pane_id), PANE_FIELDS, PaneInfo)
+    panes = await panes_with_state(ctx, cmd("list-panes", t=pane_id))
     for pane in panes:
         if pane.pane_id == pane_id:
             return GetPaneInfoResult(pane)

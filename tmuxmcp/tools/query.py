@@ -7,6 +7,7 @@ tmux text themselves.
 
 from __future__ import annotations
 
+import datetime
 import functools
 import typing
 from collections.abc import Callable
@@ -38,12 +39,24 @@ def _as_str(value: str) -> str:
     return value
 
 
+def _as_utc(value: str) -> datetime.datetime:
+    """tmux's epoch seconds (``#{session_created}``) as a UTC time; 0 if unreadable."""
+    return datetime.datetime.fromtimestamp(_as_int(value), datetime.UTC)
+
+
 def _max_length(annotation: Any) -> int | None:
     """The ``maxLength`` a result type declares on a text field (``capability.results``)."""
     if typing.get_origin(annotation) is not typing.Annotated:
         return None
     bounds = [m.max_length for m in typing.get_args(annotation)[1:] if isinstance(m, Meta)]
     return next((b for b in bounds if b is not None), None)
+
+
+def _base(annotation: Any) -> Any:
+    """The type under ``Annotated`` metadata, or ``annotation`` itself."""
+    if typing.get_origin(annotation) is typing.Annotated:
+        return typing.get_args(annotation)[0]
+    return annotation
 
 
 @functools.cache
@@ -61,6 +74,8 @@ def _readers(kind: type[msgspec.Struct]) -> dict[str, Callable[[str], Any]]:
             readers[field.name] = _as_int
         elif field.type == (int | None):
             readers[field.name] = _as_optional_int
+        elif _base(field.type) is datetime.datetime:
+            readers[field.name] = _as_utc
         elif (limit := _max_length(field.type)) is not None:
             # The declared bound is the enforcement: a pane program's megabyte title
             # is cut here, before any result or text form holds it.

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import msgspec
 
-from tmuxmcp.capability.results import Name, Process, TmuxId, TmuxReport
+from tmuxmcp.capability.results import Name, Process, TmuxId, TmuxReport, UtcTime
+from tmuxmcp.tools.pane_state import PaneState
 
 
 class SessionInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -22,7 +23,11 @@ class SessionInfo(msgspec.Struct, frozen=True, kw_only=True):
     name: Name
     windows: int
     attached_clients: int
-    created: int
+    # Issue 31.4: tmux reports epoch seconds, which a model or a person reads
+    # badly; one typed readable value costs fewer tokens than the epoch and a
+    # readable copy side by side. (A comment, not a docstring: the docstring
+    # is the output schema's description, in every tools/list.)
+    created: UtcTime
 
 
 class WindowInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -73,6 +78,15 @@ class PaneInfo(PaneRecord, frozen=True, kw_only=True):
     cursor_y: int
     history_size: int
     history_limit: int
+    tty: TmuxReport
+    """The pane's terminal device (``/dev/pts/N``); a dead pane's may be another's now."""
+
+
+class PaneWithState(PaneInfo, frozen=True, kw_only=True):
+    """A tmux pane and what it is waiting for (``state``, issue 28.1): ``list_panes`` and
+    ``get_pane_info``."""
+
+    state: PaneState
 
 
 class BufferInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -124,5 +138,6 @@ PANE_FIELDS = {
     "cursor_y": "cursor_y",
     "history_size": "history_size",
     "history_limit": "history_limit",
+    "tty": "pane_tty",
 }
 BUFFER_FIELDS = {"name": "buffer_name", "size": "buffer_size"}

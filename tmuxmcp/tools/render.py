@@ -8,6 +8,7 @@ name cannot fake a line boundary.
 
 from __future__ import annotations
 
+import datetime
 import json
 from collections.abc import Iterable
 from typing import Any
@@ -20,6 +21,9 @@ _BARE = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789%$@_-
 def _value(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
+    if isinstance(value, datetime.datetime):
+        # As structuredContent has it (RFC 3339, UTC as Z), not str()'s "+00:00" form.
+        return msgspec.json.encode(value).decode().strip('"')
     text = str(value) if value is not None else "-"
     return text if text and set(text) <= _BARE else json.dumps(text, ensure_ascii=False)
 

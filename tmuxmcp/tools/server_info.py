@@ -130,10 +130,7 @@ def server_info_prose(state: str, claims: dict[str, Any], info: dict[str, Any]) 
             "tmuxmcp started this server, but before it bound to it another client had "
             f"changed it: {'; '.join(server['departures'])}; so its provenance is unknown."
         )
-    verified = "verified" if claims.get("verified") else "not verified"
-    why = f" ({claims['reason']})" if claims.get("reason") else ""
-    how = f"; to verify: {claims['how_to_verify']}" if claims.get("how_to_verify") else ""
-    lines.append(f"Sink claims for tmux {claims.get('tmux_version')}: {verified}{why}{how}.")
+    lines.append(claims_sentence(claims))
     lines.append(f"Toolsets on: {', '.join(surface.get('toolsets', [])) or 'none'}.")
     for off in surface.get("toolsets_off", []):
         lines.append(f"The {off['toolset']} toolset is off: {off['reason']}. {off['enable']}.")
@@ -152,6 +149,28 @@ def server_info_prose(state: str, claims: dict[str, Any], info: dict[str, Any]) 
     )
     lines.extend(info.get("notices", []))
     return lines
+
+
+def claims_sentence(claims: dict[str, Any]) -> str:
+    """What the sink-claims status says, as one sentence (issue 31.4).
+
+    Two facts kept apart, as the structured form keeps them: whether CI proves
+    the claims on this tmux version (``proven_in_ci``), and whether
+    ``tmuxmcp verify`` passed for this very binary (``verified``). A version CI
+    proves is not called plainly "not verified": that read as a contradiction
+    of the README, which says CI proves it.
+    """
+    version = claims.get("tmux_version")
+    why = f" ({claims['reason']})" if claims.get("reason") else ""
+    how = f"; to verify: {claims['how_to_verify']}" if claims.get("how_to_verify") else ""
+    ci = "proven in CI" if claims.get("proven_in_ci") else "not proven in CI"
+    if claims.get("verified"):
+        here = "verified on this machine"
+    elif claims.get("failed"):
+        here = "not verified on this machine"
+    else:
+        here = "not verified on this machine yet"
+    return f"Sink claims for tmux {version}: {ci}; {here}{why}{how}."
 
 
 def _tool_line(tool: dict[str, Any]) -> str:

@@ -51,7 +51,8 @@ Where each rule of the wing lives (each module's docstring states its own):
 * where the output starts, what is kept, the counts and what the screen cannot keep:
   ``output`` Rules 1-4;
 * bounded reads of a long output: ``collect``;
-* a run an MCP Task follows, its outcome and its interruption: ``continuation`` Rules 1-4.
+* a run an MCP Task follows, its outcome and its interruption: ``continuation`` Rules 1-4;
+* a wait that stops when the program asks for input: ``asking`` Rules 1-3.
 
 The names below are the wing's public face: every other module of
 ``tmuxmcp`` imports the wing from here, never from its modules (an

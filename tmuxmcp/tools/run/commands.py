@@ -10,7 +10,7 @@ is the package's docstring (``tmuxmcp.tools.run``); the handlers are in
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
 from msgspec import Meta
@@ -94,6 +94,14 @@ class RunCommandResult(msgspec.Struct, frozen=True, kw_only=True):
     run_id: Own
     completed: bool
     timed_out: bool
+    waiting_for: Literal["awaiting-line", "awaiting-secret", "awaiting-keys"] | None
+    """Set when the call stopped waiting because the command's program waits for input
+    and kept waiting (issue 28.2): a line, a secret (echo off: a password) or keys (a
+    pager, an editor, a REPL). The command is still running: answer it, then
+    ``wait_for_command``."""
+    prompt: Terminal | None
+    """With ``waiting_for``: the last non-blank row of the pane's screen, the question as
+    the screen shows it."""
     exit_status: int | None
     duration_seconds: float
     output_lines: int
@@ -112,6 +120,12 @@ class RunCommandResult(msgspec.Struct, frozen=True, kw_only=True):
         """Readable form: a status line, then the output."""
         if self.completed:
             head = f"exit status {self.exit_status} after {self.duration_seconds:.3f} s"
+        elif self.waiting_for is not None:
+            head = (
+                f"still running after {self.duration_seconds:.3f} s, {self.waiting_for}: "
+                f"{self.prompt!r}; answer it (send_text, send_keys), then wait_for_command "
+                f"run_id {self.run_id}"
+            )
         else:
             head = (
                 f"still running after {self.duration_seconds:.3f} s (timed out); "

@@ -21,13 +21,20 @@ import trio
 
 from tmuxmcp.errors import ObjectNotFound, PaneNotReady
 from tmuxmcp.tools.context import ToolContext, _no_progress
+from tmuxmcp.tools.run import asking as asking_
 from tmuxmcp.tools.run import collect, output, panelock, settle, type_line, watch
 from tmuxmcp.tools.run.commands import RunCommandArgs, RunCommandResult, WaitForCommandArgs
 from tmuxmcp.tools.run.state import Abandoned, Phase, Run
 
 
 def _result(
-    run: Run, budget: int, *, timed_out: bool, partial: output.Outcome | None = None
+    run: Run,
+    budget: int,
+    *,
+    timed_out: bool,
+    partial: output.Outcome | None = None,
+    asking: asking_.Asking | None = None,
+    prompt: str | None = None,
 ) -> RunCommandResult:
     outcome = run.outcome if partial is None else partial
     assert outcome is not None
@@ -35,9 +42,11 @@ def _result(
     return RunCommandResult(
         pane_id=run.pane,
         run_id=run.run_id,
-        completed=not timed_out,
+        completed=partial is None,
         timed_out=timed_out,
-        exit_status=None if timed_out else outcome.exit_status,
+        waiting_for=asking,
+        prompt=prompt,
+        exit_status=None if partial is not None else outcome.exit_status,
         output=shaped.text,
         output_lines=shaped.output_lines,
         output_truncated=shaped.output_truncated,
@@ -45,7 +54,11 @@ def _result(
         lines_lost=shaped.lines_lost,
         # A run collected later (wait_for_command, a task) reports when it ended.
         duration_seconds=round(
-            (trio.current_time() if timed_out or run.finished_at is None else run.finished_at)
+            (
+                trio.current_time()
+                if partial is not None or run.finished_at is None
+                else run.finished_at
+            )
             - run.began,
             6,
         ),
@@ -65,12 +78,26 @@ async def _report(ctx: ToolContext, run: Run, total: float, since: float) -> Non
 
 
 async def _await(ctx: ToolContext, run: Run, seconds: float, budget: int) -> RunCommandResult:
+    """Wait, at most ``seconds``, for the run to end; stop earlier when its program waits
+    for input and keeps waiting (``asking``), with the question on screen."""
     since = trio.current_time()
+    asks = asking_.AskWatch()
+    reported = since
     with trio.move_on_after(seconds):
         while not run.done.is_set():
-            with trio.move_on_after(1.0):
+            with trio.move_on_after(asking_.ASK_POLL_SECONDS):
                 await run.done.wait()
-            if not run.done.is_set():
+            if run.done.is_set():
+                break
+            asking = asks.read(run)
+            if asking is not None:
+                partial = await collect.peek(ctx, run)
+                prompt = await collect.last_line(ctx, run.pane)
+                return _result(
+                    run, budget, timed_out=False, partial=partial, asking=asking, prompt=prompt
+                )
+            if trio.current_time() - reported >= 1.0:
+                reported = trio.current_time()
                 await _report(ctx, run, seconds, since)
     if not run.done.is_set():
         return _result(run, budget, timed_out=True, partial=await collect.peek(ctx, run))

@@ -42,22 +42,15 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 from pathlib import Path
 from typing import Literal, NoReturn
 
 import msgspec
 
-from tmuxmcp.driver.guards import ZSH_CONTEXTS
+from tmuxmcp.driver import foreground
+from tmuxmcp.driver.foreground import POSIX_SHELLS, interactive_arguments
 from tmuxmcp.errors import PaneNotReady
-
-POSIX_SHELLS = frozenset(
-    {"sh", "bash", "zsh", "dash", "ksh", "ksh93", "mksh", "ash", "yash", "oksh", "busybox"}
-)
-
-_CONTINUATION = re.compile(rf"^(?:> ?|(?:(?:{ZSH_CONTEXTS}) )*(?:{ZSH_CONTEXTS})> ?)$")
-"""The text before the cursor when a shell waits for more of a command: PS2's
-default ``> `` (sh, dash, bash, ksh) or zsh's ``%_> `` (its parser contexts)."""
+from tmuxmcp.tools.pane_state import TmuxFacts, classify, continuation_before
 
 
 class ShellBusy(PaneNotReady):
@@ -80,6 +73,11 @@ class ScriptInForeground(ProgramInForeground):
     with one command word runs ``SHELL -c WORD``, and the shell execs that word a
     moment later (seen in CI: ``sh -c sh`` read before its exec was refused).
     """
+
+
+class ShellReadsInput(PaneNotReady):
+    """You get this when the pane's shell is in its own ``read`` (a script's question),
+    which would take the typed line as its answer (issue 28.1)."""
 
 
 class PaneState(msgspec.Struct, frozen=True, kw_only=True):
@@ -230,16 +228,6 @@ def holds_open(pid: int, path: str, proc: Path = PROC) -> bool | None:
     return False
 
 
-def interactive_arguments(argv: tuple[str, ...]) -> bool:
-    """Options only, and no ``-c``: a shell reading commands from its terminal."""
-    for arg in argv[1:]:
-        if not arg.startswith(("-", "+")) or arg in {"-", "--"}:
-            return False
-        if arg.startswith("-") and not arg.startswith("--") and "c" in arg[1:]:
-            return False
-    return True
-
-
 def refuse_unseen(pane: str, unseen: Unseen) -> NoReturn:
     """Rule 2 when the foreground could not be read: wait out a transient state, refuse
     the rest (a process tmuxmcp may not read is not one it may type into)."""
@@ -331,7 +319,7 @@ def refuse_continuation(pane: str, state: PaneState, screen: list[str]) -> None:
     if not 0 <= state.cursor_y < len(screen):
         return
     before = screen[state.cursor_y][: state.cursor_x]
-    if _CONTINUATION.match(before):
+    if continuation_before(before, state.cursor_x):
         raise PaneNotReady(
             f"pane {pane}'s shell is waiting for the rest of a command (its prompt is "
             f"{before!r}: an unclosed quote, here-document, loop or a line ending in \\); "
@@ -375,7 +363,43 @@ def check_process(pane: str, pane_pid: int, *, proc: Path = PROC) -> Shell:
             "or a command it waits for), not waiting at its prompt; wait for it "
             "(wait_for_idle) or send_keys C-c"
         )
+    refuse_shell_reading(pane, pane_pid, fg.pid, proc)
     return Shell(fg.pid, fg.program.lstrip("-"))
+
+
+def refuse_shell_reading(pane: str, pane_pid: int, shell_pid: int, proc: Path = PROC) -> None:
+    """Rule 2, the terminal's side (issue 28.1): a shell waiting in its ``read`` builtin
+    looks like one at its prompt to every check above (same process, asleep, no child);
+    the terminal's line modes and the shell's read tell them apart (``pane_state`` Rule 2).
+    Where they cannot be read, nothing is refused here."""
+    reading = foreground.read_terminal(pane_pid, f"{proc}/{pane_pid}/fd/0", proc)
+    if reading is None or reading.modes is None:
+        return
+    alive = TmuxFacts(
+        pid=pane_pid,
+        tty="",
+        dead=False,
+        dead_status=None,
+        dead_signal=None,
+        in_mode=False,
+        mode="",
+        alternate_screen=False,
+        cursor_x=0,
+        cursor_y=0,
+    )
+    verdict = classify(alive, reading)
+    if verdict.foreground_pid != shell_pid or not verdict.state.startswith("awaiting-"):
+        return
+    what = {
+        "awaiting-line": "a line (echo on)",
+        "awaiting-secret": "a line with echo off, such as a password",
+        "awaiting-keys": "a key",
+    }[verdict.state]
+    raise ShellReadsInput(
+        f"pane {pane}'s shell is not at its prompt: it runs its own read builtin and waits "
+        f"for {what} (state {verdict.state}); a typed command would become that answer. "
+        "Answer it with send_text, or stop it with send_keys C-c"
+    )
 
 
 def still_waiting_at_prompt(pane_pid: int, shell_pid: int | None, proc: Path = PROC) -> bool:
