@@ -1,4 +1,4 @@
-"""Issue 18 R2: for every tool, the hooks its tmux commands raise, each refused (CM-4).
+"""Issue 18 R2, issue 27 N2: for every tool, the hooks its tmux commands raise, each refused (CM-4).
 
 The per-call check (``driver.client``: the gate) refuses a call when a hook
 the call's commands can fire was set after startup. Which hooks those are is
@@ -9,7 +9,7 @@ is in the table, in the gate's list for the commands they ran
 (``client.hooks_for``, from the argv a ``--tmux`` wrapper logs), and refused:
 
 1. **Enumerate.** On a server tmuxmcp did not create (so no narrow hints and
-   no per-call check), with a real client attached on a pty and
+   no per-call check), with real clients attached on ptys and
    ``focus-events`` on (so ``select-pane`` raises ``pane-focus-in`` and
    ``-out``), every candidate hook is set to a ``run-shell`` that writes its
    name; the tool's call then leaves the names of the hooks it raised. A
@@ -18,19 +18,37 @@ is in the table, in the gate's list for the commands they ran
    every notification hook the call queued has run when ``END`` is written.
 2. **Refuse.** For each hook raised: a fresh server made by tmuxmcp, serving
    every toolset less the tools that reach a process (narrow
-   hints, the check on), the same objects and client, the hook set after
+   hints, the check on), the same objects and clients, the hook set after
    startup, the same call. It is refused with ``[tmux-configuration-changed]``
    and the hook's mark is not left.
 
+Issue 27 N2: a call also raises hooks through the clients attached to the
+server: a killed session detaches its clients, and a client that leaves
+hands each window it was the latest client of to another client viewing it
+(``client-active``); with ``detach-on-destroy off`` the client is moved to
+another session instead (``client-session-changed``). So step 1 runs in
+every arrangement of two real clients a call can change (``ARRANGEMENTS``):
+one client, two on one session, a client that leaves when its session is
+killed or loses its last window while the other views a window it was the
+latest client of, and the same client moved instead of detached (a tool
+that only observes runs commands that change no state, so it runs in the
+first arrangement only, ``OBSERVERS``). After the
+call, the test waits until each client has either left (its process
+exited, so the server has lost it) or is attached again, before the
+sentinel. Step 2 runs in each arrangement for the hooks raised through a
+client (``client-*``); the first arrangement refuses every hook raised.
+
 Every raised hook must be one the table says a call can raise (none of
 ``AMBIENT``; marking the focus hooks ambient, the bug of R2, fails
-``select_pane``). Step 2 cannot run for a tool that reaches a process, nor
-for ``wait_for_command`` (its run needs ``run_command``): with such a tool
-served no narrow hints are published and no per-call check exists, by
-design (``NOT_CHECKED``). Hooks raised only asynchronously, after the call's own
-commands (``pane-died`` and ``pane-exited``, when a pane's process exits),
-are not seen by the sentinel; the gate checks them for every state-changing
-call all the same (``test_every_call_raised_notification_hook_is_checked``).
+``select_pane``; marking ``client-active`` ambient, the bug of N2, fails
+``kill_session``, ``kill_window`` and ``kill_pane``). Step 2 cannot run for
+a tool that reaches a process, nor for ``wait_for_command`` (its run needs
+``run_command``): with such a tool served no narrow hints are published and
+no per-call check exists, by design (``NOT_CHECKED``). Hooks raised only
+asynchronously, after the call's own commands (``pane-died`` and
+``pane-exited``, when a pane's process exits), are not seen by the
+sentinel; the gate checks them for every state-changing call all the same
+(``test_every_call_raised_notification_hook_is_checked``).
 Before tmux 3.5 no per-call check exists (no whole array in a format) and
 the hints are cautious, so step 2 is skipped there.
 """
@@ -38,8 +56,11 @@ the hints are cautious, so step 2 is skipped there.
 from __future__ import annotations
 
 import os
+import pty
 import shlex
-from collections.abc import Callable
+import subprocess
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 import pytest
@@ -49,17 +70,16 @@ from mcp import ClientSession
 from tests.support import (
     PrivateTmux,
     error_text,
-    focus_client,
     notify_hooks_of,
     serve,
     structured,
     temporary_tmux,
     tmux_wrapper,
 )
-from tmuxmcp.capability.vocabulary import Reach
+from tmuxmcp.capability.vocabulary import Effect, Reach
 from tmuxmcp.definition import DEFINITION
 from tmuxmcp.driver import hooks
-from tmuxmcp.driver.client import hooks_for
+from tmuxmcp.driver.client import OBSERVING_COMMANDS, hooks_for
 
 Ids = dict[str, str]
 Call = Callable[[Ids], dict[str, Any]]
@@ -88,7 +108,7 @@ CALLS: dict[str, Call] = {
     "set_option": lambda ids: {"option": "history-limit", "value": 5000, "session_id": ids["s"]},
     "kill_session": lambda ids: {"session_id": ids["t"]},
     "kill_window": lambda ids: {"window_id": ids["w1"]},
-    "kill_pane": lambda ids: {"pane_id": ids["p1"]},
+    "kill_pane": lambda ids: {"pane_id": ids["p2"]},
     "clear_history": lambda ids: {"pane_id": ids["p0"]},
     "delete_buffer": lambda ids: {"buffer": "notes"},
     "send_keys": lambda ids: {"pane_id": ids["p0"], "keys": ["C-l"]},
@@ -177,6 +197,163 @@ def _objects(tmux: PrivateTmux) -> Ids:
     }
 
 
+class _Client:
+    """A real tmux client attached on a pty; what it prints is read and dropped."""
+
+    def __init__(self, process: subprocess.Popen[bytes], leader: int) -> None:
+        self.process = process
+        self.leader = leader
+
+    def drain(self) -> None:
+        """Read what the client wrote, so it never blocks on a full pty."""
+        try:
+            while os.read(self.leader, 65536):
+                pass
+        except (BlockingIOError, OSError):
+            return
+
+    def settled(self, tmux: PrivateTmux) -> bool:
+        """Left (its process exited: the server has lost it) or attached to a session."""
+        self.drain()
+        if self.process.poll() is not None:
+            return True
+        listed = tmux.bare("list-clients", "-F", "#{client_pid}").stdout.split()
+        return str(self.process.pid) in listed
+
+
+@asynccontextmanager
+async def _attached(tmux: PrivateTmux, target: str) -> AsyncIterator[_Client]:
+    """A client attached to ``target`` (a session or ``session:index``), listed by the
+    server before this returns; killed and reaped, its pty closed, at the end."""
+    leader, follower = pty.openpty()
+    os.set_blocking(leader, False)
+    process = subprocess.Popen(
+        [*tmux.argv(), "attach", "-t", target],
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        env={**tmux.env, "TERM": "xterm"},
+        start_new_session=True,
+    )
+    os.close(follower)
+    client = _Client(process, leader)
+    try:
+        with trio.fail_after(10):
+            while str(process.pid) not in tmux.bare("list-clients", "-F", "#{client_pid}").stdout:
+                client.drain()
+                await trio.sleep(0.01)
+        yield client
+    finally:
+        process.kill()
+        process.wait()
+        os.close(leader)
+
+
+Arrange = Callable[[PrivateTmux, Ids, AsyncExitStack], Awaitable[list[_Client]]]
+
+
+async def _one_client(tmux: PrivateTmux, ids: Ids, stack: AsyncExitStack) -> list[_Client]:
+    """A client on the first session (issue 18 R2)."""
+    return [await stack.enter_async_context(_attached(tmux, ids["s"]))]
+
+
+async def _two_on_one_session(tmux: PrivateTmux, ids: Ids, stack: AsyncExitStack) -> list[_Client]:
+    """Two clients on the first session, viewing the same window."""
+    return [
+        await stack.enter_async_context(_attached(tmux, ids["s"])),
+        await stack.enter_async_context(_attached(tmux, ids["s"])),
+    ]
+
+
+async def _leaves_killed_session(
+    tmux: PrivateTmux, ids: Ids, stack: AsyncExitStack
+) -> list[_Client]:
+    """The second session also shows the first session's first window; one client
+    views it there, attached last (so the latest client of that window), the other
+    views it in the first session. Killing the second session makes the latest
+    client leave, which hands the window to the other client."""
+    tmux.bare("link-window", "-s", ids["w0"], "-t", f"{ids['t']}:9")
+    tmux.bare("select-window", "-t", f"{ids['t']}:9")
+    viewer = await stack.enter_async_context(_attached(tmux, ids["s"]))
+    latest = await stack.enter_async_context(_attached(tmux, ids["t"]))
+    return [viewer, latest]
+
+
+async def _moved_from_killed_session(
+    tmux: PrivateTmux, ids: Ids, stack: AsyncExitStack
+) -> list[_Client]:
+    """As ``_leaves_killed_session``, with detach-on-destroy off: the client of a
+    killed session is moved to another session instead of leaving."""
+    tmux.bare("set-option", "-g", "detach-on-destroy", "off")
+    return await _leaves_killed_session(tmux, ids, stack)
+
+
+async def _leaves_with_last_window(
+    tmux: PrivateTmux, ids: Ids, stack: AsyncExitStack
+) -> list[_Client]:
+    """A third session holding only the window ``w1`` (``p2``), whose client was the
+    latest client of ``w0`` before, while the other client views ``w0``: killing
+    ``w1`` (or its only pane) kills that session and the client leaves."""
+    made = tmux.bare("new-session", "-d", "-s", "u", "-P", "-F", "#{window_id}", "sh")
+    tmux.bare("link-window", "-s", ids["w0"], "-t", "u:8")
+    tmux.bare("link-window", "-s", ids["w1"], "-t", "u:9")
+    tmux.bare("kill-window", "-t", made.stdout.strip())
+    tmux.bare("select-window", "-t", "u:8")
+    viewer = await stack.enter_async_context(_attached(tmux, ids["s"]))
+    latest = await stack.enter_async_context(_attached(tmux, "u"))
+    tmux.bare("unlink-window", "-t", "u:8")
+    return [viewer, latest]
+
+
+ARRANGEMENTS: dict[str, Arrange] = {
+    "one-client": _one_client,
+    "two-on-one-session": _two_on_one_session,
+    "leaves-killed-session": _leaves_killed_session,
+    "moved-from-killed-session": _moved_from_killed_session,
+    "leaves-with-last-window": _leaves_with_last_window,
+}
+"""Where two real clients are when a call runs: every arrangement a call can change
+(issue 27 N2). The first is the one every hook raised is refused in."""
+FIRST = "one-client"
+
+OBSERVERS = frozenset(spec.name for spec in DEFINITION if spec.effects == {Effect.OBSERVE})
+"""Tools whose declared effect is to observe only: they run only commands that change
+no tmux state (``client.OBSERVING_COMMANDS``, which the first arrangement's
+``hooks_for`` check holds them to), so they move no client and make none leave;
+they run in the first arrangement only."""
+
+CASES = [
+    (tool, arrangement)
+    for tool in sorted(CALLS)
+    for arrangement in ARRANGEMENTS
+    if arrangement == FIRST or tool not in OBSERVERS
+]
+
+
+async def _clients(
+    tmux: PrivateTmux, ids: Ids, stack: AsyncExitStack, arrangement: str
+) -> list[_Client]:
+    """Arrange the clients, then turn focus-events on (``select-pane`` then raises
+    ``pane-focus-in`` and ``-out``, issue 18 R2)."""
+    clients = await ARRANGEMENTS[arrangement](tmux, ids, stack)
+    tmux.bare("set-option", "-g", "focus-events", "on")
+    return clients
+
+
+_WAIT_HOOK = "after-list-clients"
+"""The hook ``_wait_settled``'s own ``list-clients`` raises: not counted as the call's
+unless the call ran ``list-clients`` itself (no tool does)."""
+
+
+async def _wait_settled(tmux: PrivateTmux, clients: list[_Client]) -> None:
+    """Until every client has left or is attached: a client a call detached has
+    exited and the server has lost it (raising what that raises) before the
+    sentinel is queued."""
+    with trio.fail_after(20):
+        while not all(client.settled(tmux) for client in clients):
+            await trio.sleep(0.01)
+
+
 def _marks(tmux: PrivateTmux) -> list[str]:
     try:
         with open(os.path.join(tmux.directory, "marks")) as f:
@@ -245,14 +422,16 @@ def _commands_ran(tmux: PrivateTmux) -> list[str]:
     return ran
 
 
-async def _raised(tool: str) -> tuple[set[str], list[str]]:
+async def _raised(tool: str, arrangement: str) -> tuple[set[str], list[str]]:
     """Step 1: the hooks ``tool``'s call raises, on a server tmuxmcp did not create,
-    and the tmux commands the call ran."""
+    with the clients as ``arrangement`` has them, and the tmux commands the call ran."""
     with temporary_tmux() as tmux:
         ids = _objects(tmux)
         sentinel = tmux.new_session("sentinel")["session_id"]
         served = ("--toolsets", "all", "--tmux", _logging_tmux(tmux))
-        async with focus_client(tmux, ids["s"]), serve(tmux, *served) as session:
+        async with AsyncExitStack() as stack:
+            clients = await _clients(tmux, ids, stack, arrangement)
+            session = await stack.enter_async_context(serve(tmux, *served))
             await _prepare(tmux, session, tool, ids)
             words: list[str] = []
             for hook in _candidates(tmux):
@@ -269,18 +448,23 @@ async def _raised(tool: str) -> tuple[set[str], list[str]]:
             result = await session.call_tool(tool, CALLS[tool](ids))
             assert not result.is_error, error_text(result)
             ran = _commands_ran(tmux)
+            await _wait_settled(tmux, clients)
             await _settle(tmux, sentinel, 2)
             # Read before tmuxmcp exits: its shutdown unsets its marker (set-option).
-            return set(_marks(tmux)[before:]) - {"END"}, ran
+            raised = set(_marks(tmux)[before:]) - {"END"}
+            if "list-clients" not in ran:
+                raised.discard(_WAIT_HOOK)  # the waiting's own, not the call's
+            return raised, ran
 
 
-async def _refused(tool: str, hook: str) -> None:
+async def _refused(tool: str, hook: str, arrangement: str) -> None:
     """Step 2: with ``hook`` set after startup, ``tool``'s call is refused, no mark left."""
     with temporary_tmux() as tmux:
         served = ("--toolsets", "all", "--exclude-tools", ",".join(PROCESS_TOOLS))
         async with serve(tmux, *served) as session:
             ids = _objects(tmux)
-            async with focus_client(tmux, ids["s"]):
+            async with AsyncExitStack() as stack:
+                await _clients(tmux, ids, stack, arrangement)
                 await _prepare(tmux, session, tool, ids)
                 tmux.bare("set-hook", "-g", hook, _mark(tmux, hook))
                 if tool == "wait_for_command":
@@ -302,18 +486,45 @@ def _checks_per_call(tmux: PrivateTmux) -> bool:
     return "split-pane=split-window" in seen
 
 
-@pytest.mark.parametrize("tool", sorted(CALLS))
-async def test_every_hook_a_tool_raises_is_checked(private_tmux: PrivateTmux, tool: str) -> None:
-    """Issue 18 R2, per tool: what its call raises (a client attached, focus-events
-    on) is in the table of hooks a call can raise and in the gate's list for the
-    commands it ran; on 3.5 and later each one set after startup refuses the call."""
-    raised, ran = await _raised(tool)
+@pytest.mark.parametrize(("tool", "arrangement"), CASES, ids=[f"{t}-{a}" for t, a in CASES])
+async def test_every_hook_a_tool_raises_is_checked(
+    private_tmux: PrivateTmux, tool: str, arrangement: str
+) -> None:
+    """Issue 18 R2 and issue 27 N2, per tool and per arrangement of two attached
+    clients: what its call raises (focus-events on) is in the table of hooks a call
+    can raise and in the gate's list for the commands it ran; on 3.5 and later each
+    one set after startup refuses the call (CM-4)."""
+    raised, ran = await _raised(tool, arrangement)
     assert ran and ran[0] == "show-options", "every call passes the gate first"
     assert not raised & hooks.AMBIENT, f"{tool} raised hooks the table calls ambient"
     assert raised <= set(hooks_for(ran)), f"{tool}: raised hooks the gate does not check"
+    if tool in OBSERVERS:
+        assert OBSERVING_COMMANDS.issuperset(ran), f"{tool} observes only, but ran {ran}"
     if tool in NOT_CHECKED:
         pytest.skip(f"{tool}: {NOT_CHECKED[tool]}")
     if not _checks_per_call(private_tmux):
         pytest.skip("before tmux 3.5 no per-call check exists and the hints are cautious")
-    for hook in sorted(raised):
-        await _refused(tool, hook)
+    through_a_client = {hook for hook in raised if hook.startswith("client-")}
+    for hook in sorted(raised if arrangement == FIRST else through_a_client):
+        await _refused(tool, hook, arrangement)
+
+
+LEAVING = {
+    "kill_session": "leaves-killed-session",
+    "kill_window": "leaves-with-last-window",
+    "kill_pane": "leaves-with-last-window",
+}
+"""The calls that make a client leave, and the arrangement in which they do."""
+
+
+@pytest.mark.parametrize("tool", sorted(LEAVING))
+async def test_a_call_that_makes_a_client_leave_raises_client_active(
+    private_tmux: PrivateTmux, tool: str
+) -> None:
+    """Issue 27 N2, the red team's case on its own: a call that makes the latest
+    client of a window leave (its session killed, or its session's last window or
+    pane) raises client-active for the other client viewing that window, and the
+    gate checks it (on 7563819 it was filed as ambient and not checked)."""
+    raised, ran = await _raised(tool, LEAVING[tool])
+    assert {"client-active", "client-detached"} <= raised, raised
+    assert "client-active" in hooks_for(ran)

@@ -30,6 +30,7 @@ from tmuxmcp.capability.surface import (
     OTHER_SOCKET,
     UNKNOWN_PROVENANCE,
     Surface,
+    altered_provenance,
     check_names,
     resolve,
 )
@@ -81,6 +82,11 @@ def server_report(config: Config, facts: ServerFacts, self_pane: str | None) -> 
         "tmux_version": facts.version,
         "tmux_binary": config.tmux_binary,
         "config_files": facts.config_files,
+        **(
+            {"departures": list(facts.departures)}  # why a server tmuxmcp started is not minimal
+            if facts.departures
+            else {}
+        ),
     }
 
 
@@ -106,10 +112,14 @@ def own_pane(environ: Mapping[str, str], facts: ServerFacts) -> str | None:
     return None
 
 
-def not_minimal_because(config: Config, provenance: Provenance) -> str:
+def not_minimal_because(
+    config: Config, provenance: Provenance, departures: tuple[str, ...] = ()
+) -> str:
     """Why the bound server is not the dedicated socket's minimal server."""
     if not config.socket.is_dedicated_default:
         return OTHER_SOCKET
+    if departures:
+        return altered_provenance(departures)
     if provenance is not Provenance.MINIMAL:
         return UNKNOWN_PROVENANCE
     return "the server is the dedicated socket's minimal server"
@@ -136,6 +146,7 @@ def decide(
     per_call_check: bool,
     socket_path: str | None,
     server: dict[str, Any],
+    departures: tuple[str, ...] = (),
 ) -> Decision:
     """The one surface decision that ``serve`` (``build``) and ``surface`` (``predict``) share.
 
@@ -148,7 +159,7 @@ def decide(
         DEFINITION,
         config.request,
         dedicated_minimal=config.socket.is_dedicated_default and minimal,
-        not_minimal_because=not_minimal_because(config, provenance),
+        not_minimal_because=not_minimal_because(config, provenance, departures),
     )
     evidence = gather_evidence(
         [BY_NAME[name] for name in surface.tools],
@@ -182,6 +193,7 @@ def build(
         per_call_check=facts.aliases is not None,
         socket_path=facts.socket_path,
         server=server_report(config, facts, self_pane),
+        departures=facts.departures,
     )
     if decision.evidence.sufficient and facts.aliases is not None:
         client.watch = ConfigWatch(facts.aliases)  # rule 3c: every call re-checks it
@@ -220,6 +232,12 @@ async def start(config: Config, *, runner: Runner = spawn) -> Runtime:
     client = new_client(config, runner)
     await versions.require_supported(client.binary, client.env, client.timeout, runner=runner)
     facts = await binding.establish(client)
+    if facts.departures:
+        log.warning(
+            "tmuxmcp started the tmux server, but another client changed it before tmuxmcp "
+            "bound to it (%s): its provenance is unknown",
+            "; ".join(facts.departures),
+        )
     built = build(config, facts, client, audit=audit)
     announce(built.surface)
     return built

@@ -591,7 +591,25 @@ def test_every_call_raised_notification_hook_is_checked() -> None:
     checked = set(hooks_for(["kill-window"]))
     for release, names in hooks.NOTIFY_HOOKS.items():
         assert names - hooks.AMBIENT <= checked, release
-    assert {"window-unlinked", "pane-focus-in", "pane-focus-out"} <= checked
+    assert {"window-unlinked", "pane-focus-in", "pane-focus-out", "client-active"} <= checked
+
+
+def test_every_notification_hook_is_filed_by_what_raises_it() -> None:
+    """Issue 27 N2: each hook of every release has its call sites filed
+    (``hooks.RAISED_FROM``), and only a hook no state change reaches is ambient."""
+    assert set(hooks.RAISED_FROM) == frozenset().union(*hooks.NOTIFY_HOOKS.values())
+    for hook in hooks.AMBIENT:
+        assert hooks.Source.STATE not in hooks.RAISED_FROM[hook], hook
+    assert "client-active" not in hooks.AMBIENT, "a client that leaves raises it (N2)"
+
+
+def test_the_hooks_of_an_attaching_command_are_checked_only_with_it() -> None:
+    """``client-attached`` (and what a client's terminal answers at attach) comes from
+    a command that attaches a client: checked for a list that runs one."""
+    assert "client-attached" not in hooks_for(["kill-session"])
+    for hook in ("client-attached", "client-resized", "client-focus-in"):
+        assert hook in hooks_for(["attach-session"]), hook
+        assert hook in hooks_for(["new-session"]), hook
 
 
 @pytest.mark.parametrize("hook", ["pane-focus-in", "pane-focus-out"])

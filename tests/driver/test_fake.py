@@ -27,8 +27,10 @@ from tmuxmcp.driver.fake import (
     FakeTmux,
     Reply,
     UnexpectedCommand,
+    Word,
     expand_format,
 )
+from tmuxmcp.driver.pristine import BUILTIN_ALIASES
 from tmuxmcp.errors import BoundServerLost, ObjectNotFound, ServerGone, TmuxCommandFailed
 
 
@@ -168,6 +170,38 @@ async def test_startup_on_the_fake_finds_a_running_server_and_binds_to_it() -> N
     assert marker.startswith("@tmuxmcp_") and fake.calls[2].words[-1] == marker
 
 
+_PRISTINE_READ: tuple[Word, ...] = (
+    *words("display-message -p --"),
+    ANY,
+    *words("; show-options -s -v -- command-alias ; display-message -p --"),
+    ANY,
+    *words("; show-hooks -g ; show-hooks -g -w ; display-message -p --"),
+    ANY,
+    *words("; list-sessions -F"),
+    ANY,
+    *words("; display-message -p --"),
+    ANY,
+    *words("; show-options -g -v -- default-command ; display-message -p --"),
+    ANY,
+    *words("; show-options -s ; show-options -g ; show-options -g -w"),
+)
+"""``driver.pristine.departures``: one invocation, each section after a marker line."""
+
+
+def _pristine_answer(aliases: tuple[str, ...]) -> Callable[[FakeCall], Reply]:
+    """A server holding ``aliases``, no hook, no session, no default-command, no job."""
+
+    def answer(call: FakeCall) -> Reply:
+        w = call.words
+        markers = [w[i + 1] for i in range(1, len(w) - 1) if w[i - 1 : i + 1] == ("-p", "--")]
+        hooks, sessions, command, options = markers[1:]
+        head = [markers[0], *aliases, hooks, "after-new-session", sessions, command]
+        lines = [*head, options, "exit-empty off", ""]
+        return Reply(stdout="\n".join(lines))
+
+    return answer
+
+
 async def test_startup_on_the_fake_starts_a_minimal_server_when_none_answers() -> None:
     """No server on the socket: the one spawn without ``-N`` starts it with
     ``-f /dev/null`` and a start nonce in its environment; the server holding that
@@ -199,8 +233,10 @@ async def test_startup_on_the_fake_starts_a_minimal_server_when_none_answers() -
             "display-message", "-p", "--", ANY, answer=_probe_answer(started_here, "3.5a", "")
         )
         _expect_mark(fake, started_here)
+        # What tmux itself defines, read back in one invocation (issue 27 N1).
+        fake.expect(*_PRISTINE_READ, answer=_pristine_answer(BUILTIN_ALIASES[(3, 5)]))
         # 3.5 expands the whole array, space-joined; show-options lists one per line.
-        listed = ["split-pane=split-window", "splitp=split-window"]
+        listed = list(BUILTIN_ALIASES[(3, 5)])
         fake.expect(
             *words("display-message -p -- #{command-alias} ; show-options -s -v -- command-alias"),
             stdout=" ".join(listed) + "\n" + "".join(f"{alias}\n" for alias in listed),
@@ -211,5 +247,5 @@ async def test_startup_on_the_fake_starts_a_minimal_server_when_none_answers() -
     assert len(start.env["TMUXMCP_START"]) == 32
     facts = started.context.facts
     assert (facts.provenance, facts.created_by_tmuxmcp) == (Provenance.MINIMAL, True)
-    assert facts.aliases == "split-pane=split-window splitp=split-window"
+    assert facts.aliases == " ".join(listed)
     assert set(started.surface.toolsets) == {"inspect", "manage", "execute", "teardown"}

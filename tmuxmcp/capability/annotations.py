@@ -11,12 +11,15 @@ The rule, written once:
 2. A call that sends no command to tmux needs no evidence about tmux.
 3. For a call that reaches tmux, the evidence is all of:
    a. minimal provenance: this process created the server with ``-f
-      /dev/null`` (so no alias or hook came from configuration);
+      /dev/null`` (so no alias or hook came from configuration) and at
+      binding it held only what tmux itself defines (``driver.pristine``:
+      tmux's built-in alias list, no hook, no session);
    b. no tool on the effective surface starts or drives a process (reach
       ``none`` only), so no pane program runs through this server; and
    c. a per-call check: every call re-checks, in the same tmux invocation and
       before its operation runs, the configured behaviour the operation can
-      activate (``driver.client``: the ``command-alias`` list as at startup;
+      activate (``driver.client``: the ``command-alias`` list as tmux
+      defines it (``driver.pristine``), not as read at startup;
       no ``after-<command>`` hook of any command in the list, nor
       ``command-error``; and for a command that changes state, none of the
       notification hooks it can raise; each read in the global options and

@@ -59,6 +59,18 @@ OTHER_SOCKET = (
 UNKNOWN_PROVENANCE = (
     "the dedicated socket's server was already running at startup, so its provenance is unknown"
 )
+
+
+def altered_provenance(departures: tuple[str, ...]) -> str:
+    """Why a server tmuxmcp started is not minimal: what another client had set on
+    it before tmuxmcp bound to it (``driver.pristine``, issue 27 N1)."""
+    return (
+        "tmuxmcp started the dedicated socket's server, but before it bound to it "
+        f"another client had changed it ({'; '.join(departures)}), so its provenance "
+        "is unknown (CM-1)"
+    )
+
+
 NOT_SELECTED = "the operator's --toolsets (env TMUXMCP_TOOLSETS) does not name it"
 TEARDOWN_HELP = "docs/troubleshooting.md#teardown-is-off"
 """Where a person reads why teardown is off and what to do, in tmuxmcp's repository."""

@@ -12,6 +12,13 @@
   value (and reports no configuration file but ``/dev/null``) did this
   process start it; otherwise another process won the start race and
   provenance is ``unknown``. The variable is removed again at once.
+* A server this process started is minimal only if, at binding, it holds
+  nothing but what tmux itself defines (``pristine``: the built-in alias
+  list from tmux's source, no hook, no session, no ``default-command``).
+  Another process of the same user can reach the new socket before binding;
+  whatever it set there is a departure, and provenance is ``unknown``
+  (issue 27 N1). For a minimal server the per-call check's alias baseline
+  is tmux's built-in list, never the text the server held at binding.
 
 Binding sets one server option, ``@tmuxmcp_<nonce>``, to the server's pid and
 start time. Every later call is gated on it *and* on the live server's own
@@ -41,7 +48,9 @@ from tmuxmcp.driver.client import (
     decode,
     parse_identity,
 )
+from tmuxmcp.driver.pristine import builtin_aliases, departures
 from tmuxmcp.driver.records import RecordFormat
+from tmuxmcp.driver.versions import version_tuple
 from tmuxmcp.errors import ServerGone, ServerReplaced, TmuxCommandFailed, TmuxMcpError
 
 MINIMAL_CONFIG = "/dev/null"
@@ -53,7 +62,8 @@ class Provenance(StrEnum):
     MINIMAL = "minimal"
     """Started by this process with ``-f /dev/null``."""
     UNKNOWN = "unknown"
-    """Found already running, or started by someone else in a race."""
+    """Found already running, started by someone else in a race, or changed by
+    another client before this process bound to it (``pristine``)."""
 
 
 class ServerFacts(msgspec.Struct, frozen=True):
@@ -66,9 +76,14 @@ class ServerFacts(msgspec.Struct, frozen=True):
     provenance: Provenance
     created_by_tmuxmcp: bool
     aliases: str | None = None
-    """``#{command-alias}`` at binding, if this tmux expands a whole array option
-    in a format (3.5 and later) and the text is one the gate can compare; else
-    None, and no per-call configuration check is possible (``client``)."""
+    """The alias text the per-call check compares with, if this tmux expands a
+    whole array option in a format (3.5 and later) and the text is one the gate
+    can compare; else None, and no per-call configuration check is possible
+    (``client``). On a minimal server it is tmux's built-in list
+    (``pristine``, Rule 1), on any other what the server expanded at binding."""
+    departures: tuple[str, ...] = ()
+    """What a server this process started held at binding beyond what tmux
+    defines (``pristine``, Rule 2); any one makes its provenance ``unknown``."""
 
 
 _FACTS = ("pid", "start_time", "version", "socket_path", "config_files")
@@ -196,11 +211,21 @@ async def _abandon(client: TmuxClient) -> None:
 
 
 async def _bind(client: TmuxClient, facts: dict[str, str], *, created: bool) -> ServerFacts:
-    minimal = created and facts["config_files"] in ("", MINIMAL_CONFIG)
     identity = await mark(client)
     if identity != ServerIdentity(int(facts["pid"]), int(facts["start_time"])):
         raise ServerReplaced("the tmux server changed while tmuxmcp was binding to it")
     client.bind(identity, facts["socket_path"])
+    version = version_tuple(facts["version"])
+    found: tuple[str, ...] = ()
+    if created:
+        found = await departures(client, version)
+        if facts["config_files"] not in ("", MINIMAL_CONFIG):
+            found = (f"it reports configuration files {facts['config_files']!r}", *found)
+    minimal = created and not found
+    aliases = await readable_aliases(client)
+    builtin = builtin_aliases(version)
+    if minimal and aliases is not None and builtin is not None:
+        aliases = " ".join(builtin)  # Rule 1 of pristine: tmux's list, not the server's
     return ServerFacts(
         identity=identity,
         version=facts["version"],
@@ -208,7 +233,8 @@ async def _bind(client: TmuxClient, facts: dict[str, str], *, created: bool) -> 
         config_files=facts["config_files"],
         provenance=Provenance.MINIMAL if minimal else Provenance.UNKNOWN,
         created_by_tmuxmcp=created,
-        aliases=await readable_aliases(client),
+        aliases=aliases,
+        departures=found,
     )
 
 

@@ -32,15 +32,18 @@ acted on, another server (CM-1, CM-3).
 
 With narrow annotations published (CM-4), the gate also re-checks, in the same
 expansion, the configured behaviour the call can activate (``ConfigWatch``):
-the ``command-alias`` list must equal the one seen at startup, and no hook
+the ``command-alias`` list must equal tmux's built-in one on a server tmuxmcp
+started (``pristine``; never what the server held at binding), and no hook
 the call's commands can fire may be set. Which hooks that is, from tmux's
 source (cmd-queue.c ``cmdq_fire_command`` and ``cmdq_insert_hook``, notify.c
 ``notify_insert_hook``, 3.3a to 3.6a): ``after-<command>`` for each command of
 the list, the gate's own ``after-show-options`` included, looked up in the
 options of the session the command resolved to, inheriting the global session
 options; from 3.5, ``command-error``, run when any command fails; and, for a
-list with a command that changes state, the notification hooks it can raise
-(``EVENT_HOOKS``), looked up in session, then pane and window options. The
+list with a command that changes state, the notification hooks it can raise,
+those it raises through the clients attached to the server included
+(``EVENT_HOOKS``, ``hooks.raised_by``), looked up in session, then pane and
+window options. The
 gate reads each of them outside any session and in every pane of every window
 of every session (``#{S:#{W:#{P:...}}}``). On a change the name is ``tmuxmcp-alias-changed``
 or ``tmuxmcp-hook-set`` (as unsettable as the one above), the list stops, and
@@ -139,7 +142,8 @@ class ConfigWatch(msgspec.Struct, frozen=True):
     """The configured behaviour every gated call re-checks (CM-4)."""
 
     aliases: str
-    """``#{command-alias}`` as the bound server expanded it at startup."""
+    """The ``#{command-alias}`` text every call must see: on a minimal server
+    tmux's built-in list (``pristine``), never one read from the server."""
 
 
 class TmuxOutput(msgspec.Struct, frozen=True):
@@ -435,18 +439,20 @@ OBSERVING_COMMANDS = frozenset(
 EVENT_HOOKS = hooks.CALL_RAISED
 """Notification hooks a state-changing command can raise (notify.c
 ``notify_insert_hook``; session options first, then the pane's and the
-window's), from tmux's own hook table per release (``hooks``)."""
+window's), from every call site in tmux's source per release, those reached
+through an attached client included (``hooks.RAISED_FROM``)."""
 
 
 def hooks_for(names: Sequence[str]) -> list[str]:
     """The hook options a gated list of commands named ``names`` can fire.
 
     ``after-<command>`` of each (the gate's own included) and ``command-error``;
-    the notification hooks too if any command can change state.
+    the notification hooks those commands can raise (``hooks.raised_by``):
+    every one a state change reaches if any command can change state.
     """
     fired = {"command-error", f"after-{GATE_COMMAND}", *(f"after-{n}" for n in names)}
-    if not OBSERVING_COMMANDS.issuperset(names):
-        fired.update(EVENT_HOOKS)
+    changes_state = not OBSERVING_COMMANDS.issuperset(names)
+    fired.update(hooks.raised_by(set(names), changes_state=changes_state))
     return sorted(fired)
 
 

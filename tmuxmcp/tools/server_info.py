@@ -125,6 +125,11 @@ def server_info_prose(state: str, claims: dict[str, Any], info: dict[str, Any]) 
             f"{server.get('config_files')}; self-teardown guard: "
             f"{server.get('self_teardown_guard')}."
         )
+    if server.get("departures"):
+        lines.append(
+            "tmuxmcp started this server, but before it bound to it another client had "
+            f"changed it: {'; '.join(server['departures'])}; so its provenance is unknown."
+        )
     lines.append(claims_sentence(claims))
     lines.append(f"Toolsets on: {', '.join(surface.get('toolsets', [])) or 'none'}.")
     for off in surface.get("toolsets_off", []):
