@@ -21,7 +21,8 @@ a client can tell error kinds apart without parsing prose.
     │   │   └── ProgramInForeground  another program has the terminal (*)
     │   │       └── ScriptInForeground  a shell running a script or -c command (*)
     │   ├── SelfTeardownRefused  a teardown would remove tmuxmcp's own pane
-    │   └── ZoomedTeardownRefused kill_session would crash tmux 3.4 (a zoomed window)
+    │   ├── ZoomedTeardownRefused kill_session would crash tmux 3.4 (a zoomed window)
+    │   └── RunLimit             as many panes run commands as this process can watch (*)
     ├── CommandInterrupted       a run_command run ended without its exit status
     ├── TmuxError                tmux could not do what was asked
     │   ├── TmuxCommandFailed    tmux ran and reported an error
@@ -39,9 +40,9 @@ a client can tell error kinds apart without parsing prose.
     └── LockDirUnsafe            the pane lock directory is not tmuxmcp's own (*)
 
 (*) defined beside the code that raises it (``tools.readiness``, ``tools.run.pending``,
-``driver.client``, ``driver.guards``, ``tools.panelock``), with the reference of its parent
-unless it declares its own. ``tests/test_errors.py`` compares this drawing
-with the class hierarchy, so a new class cannot be left out.
+``driver.client``, ``driver.guards``, ``tools.panelock``, ``tools.run.turns``), with
+the reference of its parent unless it declares its own. ``tests/test_errors.py``
+compares this drawing with the class hierarchy, so a new class cannot be left out.
 
 The dispatcher (``server.call``) maps this tree to results in one place, and
 the audit log takes a call's outcome from the exception's ``reference``; no
