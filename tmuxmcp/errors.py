@@ -30,6 +30,7 @@ a client can tell error kinds apart without parsing prose.
     │   │   └── GuardRefused     a guard after the gate stopped the invocation (*)
     │   ├── TmuxTimeout          tmux did not answer before the deadline
     │   ├── TmuxUnavailable      the tmux binary cannot be run
+    │   ├── DescriptorsExhausted tmuxmcp (or the system) has no open files left to run tmux
     │   ├── TmuxUnsupported      the tmux binary is older than tmuxmcp supports
     │   ├── ServerGone           no tmux server answers on the socket
     │   ├── ServerReplaced       a different tmux server now owns the socket
@@ -183,6 +184,13 @@ class TmuxUnavailable(TmuxError):
     """You get this when the tmux binary cannot be started at all."""
 
     reference = "tmux-unavailable"
+
+
+class DescriptorsExhausted(TmuxError):
+    """You get this when tmuxmcp could not start a tmux client because this process, or
+    the whole system, has no open file descriptors left (``EMFILE``, ``ENFILE``)."""
+
+    reference = "descriptors-exhausted"
 
 
 class TmuxUnsupported(TmuxError):
