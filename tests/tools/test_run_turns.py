@@ -141,6 +141,49 @@ async def test_a_call_timing_out_behind_this_process_s_run_names_that_run(
         assert "late-call-ran" not in private_tmux.bare("capture-pane", "-p", "-t", pane).stdout
 
 
+async def test_a_cancelled_waiter_leaves_the_queue_and_holds_nothing(
+    private_tmux: PrivateTmux, tmp_path: Path
+) -> None:
+    """A queued call the client cancels (notifications/cancelled) leaves the queue: its
+    command never runs, the call behind it is served when the holder ends, and the
+    pane's lock is free afterwards for another tmuxmcp process. (A guard: 7563819 also
+    passes this one; its waiters did not hold the lock either.)"""
+    async with serve(private_tmux) as session, serve(private_tmux) as other:
+        pane = private_tmux.new_session("cancel")["pane_id"]
+        await private_tmux.wait_for_prompt(pane)
+        with trio.fail_after(DEADLINE):
+            async with trio.open_nursery() as nursery:
+                caller = Caller(session, nursery)
+
+                async def holder() -> None:
+                    caller.results["a"] = await session.call_tool(
+                        "run_command",
+                        {"pane_id": pane, "command": _blocker(tmp_path, "a"), "timeout": 60},
+                    )
+
+                nursery.start_soon(holder)
+                await _wait_for_file(tmp_path / "started-a")
+                cancelled = f"echo b >> {tmp_path / 'order'}"
+                async with trio.open_nursery() as doomed:
+                    await Caller(session, doomed).queue(
+                        "b", {"pane_id": pane, "command": cancelled, "timeout": 60}
+                    )
+                    doomed.cancel_scope.cancel()  # the SDK sends notifications/cancelled
+                # Answered after the server read the cancellation, which came first.
+                assert not (await session.call_tool("list_sessions", {})).is_error
+                (tmp_path / "go-c").touch()
+                await caller.queue(
+                    "c", {"pane_id": pane, "command": _blocker(tmp_path, "c"), "timeout": 60}
+                )
+                (tmp_path / "go-a").touch()
+        assert [structured(caller.results[tag])["output"] for tag in "ac"] == ["a", "c"]
+        assert (tmp_path / "order").read_text().split() == ["a", "c"]
+        after = structured(
+            await other.call_tool("run_command", {"pane_id": pane, "command": "echo other"})
+        )
+        assert after["output"] == "other"
+
+
 _LIMITED = (
     "import os, resource, sys\n"
     "resource.setrlimit(resource.RLIMIT_NOFILE, (int(sys.argv[1]), "
