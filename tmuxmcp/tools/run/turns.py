@@ -105,13 +105,14 @@ class PaneTurns:
         held already (Rule 5), and ``PaneNotReady`` naming the holder when
         the wait runs out (Rule 4).
         """
+        await trio.lowlevel.checkpoint_if_cancelled()  # before anything is held
         turn = Turn(pane)
         lane = self._lanes.get(pane)
         if lane is None or lane.holder is None:
             held = self.held()
             if held >= limit:
                 raise RunLimit(
-                    f"this tmuxmcp process already runs commands in {held} panes, its "
+                    f"this tmuxmcp process already runs (or starts) commands in {held} panes, its "
                     f"bound ({limit}, from its open-file limit, ulimit -n); collect or stop "
                     "one of them (wait_for_command, send_keys C-c), or start tmuxmcp with a "
                     "higher open-file limit"
@@ -136,11 +137,15 @@ class PaneTurns:
             return turn  # granted as the wait ran out: it is this call's all the same
         holder = lane.holder
         self._leave(lane, turn)
+        assert holder is not None  # only a granted turn leaves a lane without a holder
+        what = (
+            "collect that run with wait_for_command or stop it with send_keys C-c"
+            if holder.run is not None
+            else "call again once that call has typed its command"
+        )
         raise PaneNotReady(
-            f"pane {pane} is still held by "
-            f"{holder.holder_text() if holder is not None else 'an earlier call'} after "
-            f"{seconds:g} s (this call's timeout); collect that run with wait_for_command "
-            "or stop it with send_keys C-c, or call again with a longer timeout"
+            f"pane {pane} is still held by {holder.holder_text()} after {seconds:g} s "
+            f"(this call's timeout); {what}, or call again with a longer timeout"
         )
 
     def _leave(self, lane: _Lane, turn: Turn) -> None:
