@@ -139,13 +139,13 @@ class PaneTurns:
         self._leave(lane, turn)
         assert holder is not None  # only a granted turn leaves a lane without a holder
         what = (
-            "collect that run with wait_for_command or stop it with send_keys C-c"
+            "collect that run with wait_for_command or stop it with send_keys C-c, or "
             if holder.run is not None
-            else "call again once that call has typed its command"
+            else ""
         )
         raise PaneNotReady(
             f"pane {pane} is still held by {holder.holder_text()} after {seconds:g} s "
-            f"(this call's timeout); {what}, or call again with a longer timeout"
+            f"(this call's timeout); {what}call again with a longer timeout"
         )
 
     def _leave(self, lane: _Lane, turn: Turn) -> None:
