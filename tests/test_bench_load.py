@@ -57,12 +57,13 @@ def test_one_pane_many_calls_in_flight_has_no_errors(monkeypatch: pytest.MonkeyP
     run_command, all on one pane; the runs queue in this process, each served in turn,
     and none is refused. On 7563819 a waiter that lost the race for the pane lock when
     a run ended polled it while the calls behind it took it first, until its timeout,
-    and was refused as if "another tmuxmcp process" held the pane: the load lasts a
-    few times the runs' timeout so that shows (82 of 764 runs at 1,500 calls, measured).
-    The timeout is still several times the longest wait in a fair queue (64 calls)."""
+    and was refused as if "another tmuxmcp process" held the pane: the load lasts longer
+    than the runs' timeout so that shows (17 and 22 of 733 runs, two runs on 7563819).
+    The timeout is still about nine times the longest wait measured in the fair queue
+    (p99 1.6 s at load average 4.5), so a loaded machine does not make it fail."""
     harness = _harness(monkeypatch)
     ns = harness.argparse.Namespace(
-        calls=1000,
+        calls=1500,
         inflight=64,
         panes=1,
         soak_seconds=None,
@@ -70,12 +71,12 @@ def test_one_pane_many_calls_in_flight_has_no_errors(monkeypatch: pytest.MonkeyP
         hostile=0,
         seed=5,
         one_pane=True,
-        run_timeout=8,
+        run_timeout=15,
     )
     figures = trio.run(harness.run, ns)
-    assert figures["calls"] >= 1000
+    assert figures["calls"] >= 1500
     assert figures["errors"] == 0, figures["error_samples"]
-    assert figures["latency_ms"]["run_command"]["n"] >= 400
+    assert figures["latency_ms"]["run_command"]["n"] >= 600
     (server,) = figures["servers"]
     assert server["after"]["children"] == 0
     assert server["after"]["fds"] == server["before"]["fds"]
