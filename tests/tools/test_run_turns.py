@@ -126,7 +126,9 @@ async def test_a_call_timing_out_behind_this_process_s_run_names_that_run(
                     "b", {"pane_id": pane, "command": _blocker(tmp_path, "b"), "timeout": 60}
                 )
                 late = f"echo c >> {tmp_path / 'order'}; echo late-call-ran"
-                await caller.queue("c", {"pane_id": pane, "command": late, "timeout": 4})
+                # 8 s: long enough that b has typed its command (and has a run_id) by
+                # the time c gives up, even on a loaded machine.
+                await caller.queue("c", {"pane_id": pane, "command": late, "timeout": 8})
                 # a ends; b, which came first, gets the pane and holds it past c's timeout.
                 (tmp_path / "go-a").touch()
                 while "c" not in caller.results:
