@@ -56,6 +56,9 @@ tmux's own one-line error, which can repeat an id or name the caller sent.
 
 from __future__ import annotations
 
+import errno
+import resource
+
 
 class TmuxMcpError(Exception):
     """Base of every error tmuxmcp raises on purpose."""
@@ -187,10 +190,32 @@ class TmuxUnavailable(TmuxError):
 
 
 class DescriptorsExhausted(TmuxError):
-    """You get this when tmuxmcp could not start a tmux client because this process, or
-    the whole system, has no open file descriptors left (``EMFILE``, ``ENFILE``)."""
+    """You get this when tmuxmcp could not start a tmux client, or create a run's files,
+    because this process, or the whole system, has no open file descriptors left
+    (``EMFILE``, ``ENFILE``)."""
 
     reference = "descriptors-exhausted"
+
+    @classmethod
+    def when(cls, doing: str, code: int) -> DescriptorsExhausted:
+        """The error for ``OSError`` ``code`` (``EMFILE`` or ``ENFILE``) while ``doing``
+        (``"run tmux"``): which limit ran out, and what to do."""
+        if code == errno.ENFILE:
+            return cls(
+                f"could not {doing}: the system has no open files left (ENFILE); close "
+                "programs that hold many files, or raise the system's limit (fs.file-max)"
+            )
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+        return cls(
+            f"could not {doing}: this tmuxmcp process has all the open files its limit "
+            f"allows ({soft}, ulimit -n) in use (EMFILE); let running commands end "
+            "(wait_for_command) or stop them (send_keys C-c), or start tmuxmcp with a "
+            "higher open-file limit"
+        )
+
+
+EXHAUSTED = frozenset({errno.EMFILE, errno.ENFILE})
+"""The ``OSError`` codes that mean no descriptor was left (``DescriptorsExhausted``)."""
 
 
 class TmuxUnsupported(TmuxError):

@@ -49,10 +49,8 @@ one starts):
 from __future__ import annotations
 
 import contextlib
-import errno
 import fcntl
 import os
-import resource
 import signal
 import subprocess
 from collections.abc import Mapping, Sequence
@@ -62,7 +60,7 @@ import msgspec
 import trio
 
 from tmuxmcp.driver import proc
-from tmuxmcp.errors import DescriptorsExhausted, TmuxTimeout, TmuxUnavailable
+from tmuxmcp.errors import EXHAUSTED, DescriptorsExhausted, TmuxTimeout, TmuxUnavailable
 
 _READ_SIZE = 1 << 16
 """Bytes asked of one ``os.read``: what a Linux pipe holds by default."""
@@ -117,8 +115,8 @@ async def run_argv(
             else:
                 done = await _run_process(argv, env, stdin)
     except OSError as exc:
-        if exc.errno in (errno.EMFILE, errno.ENFILE):
-            raise _exhausted(exc.errno) from None
+        if exc.errno in EXHAUSTED:
+            raise DescriptorsExhausted.when("run tmux", exc.errno) from None
         raise TmuxUnavailable(
             f"could not run tmux ({exc.strerror or type(exc).__name__}); "
             "check that tmux is installed or pass --tmux PATH"
@@ -126,21 +124,6 @@ async def run_argv(
     if scope.cancelled_caught:
         raise TmuxTimeout(f"tmux did not answer within {seconds:g} s; the tmux client was killed")
     return done
-
-
-def _exhausted(code: int) -> DescriptorsExhausted:
-    if code == errno.ENFILE:
-        return DescriptorsExhausted(
-            "could not run tmux: the system has no open files left (ENFILE); "
-            "close programs that hold many files, or raise the system's limit (fs.file-max)"
-        )
-    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    return DescriptorsExhausted(
-        f"could not run tmux: this tmuxmcp process has all the open files its limit "
-        f"allows ({soft}, ulimit -n) in use (EMFILE); let running commands end "
-        "(wait_for_command) or stop them (send_keys C-c), or start tmuxmcp with a "
-        "higher open-file limit"
-    )
 
 
 # -- fallback: trio.run_process ---------------------------------------------------
