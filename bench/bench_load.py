@@ -11,7 +11,11 @@ What it does, and the rules it keeps:
 * Rule 2: real clients. Two ``python -m tmuxmcp`` processes on one socket
   (two agents), each driven by the official SDK client over stdio; ``--inflight``
   workers share them and pick panes at random, so two processes contend for
-  one pane (run_command serializes across processes).
+  one pane (run_command serializes across processes). With ``--one-pane``,
+  one process and one pane: every call of one stdio session names the same
+  pane, half of them runs (timeout ``--run-timeout``), so the runs queue in
+  that process (issue 27, item 2), and a ``pane-not-ready`` refusal counts
+  as an error (nothing else types there; that mix sends no keys).
 * Rule 3: a bounded load. ``--calls`` mixed calls (lists, captures,
   run_command, waits, sends, wait_for_command), or ``--soak-seconds`` at a
   steady ``--rate``; every call has a deadline; the loop stops by itself.
@@ -40,7 +44,7 @@ import time
 import warnings
 from collections import defaultdict
 from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 import trio
@@ -128,6 +132,28 @@ def _call(rng: random.Random, pane: str) -> tuple[str, dict[str, Any], bool]:
     return "wait_for_command", {"pane_id": pane, "run_id": "0123456789ab", "timeout": 1}, True
 
 
+def _one_pane_call(
+    rng: random.Random, pane: str, run_timeout: float
+) -> tuple[str, dict[str, Any], bool]:
+    """One call of the one-pane mix: half of it runs, the rest reads the same pane; no
+    keys are sent, so nothing but the queue can hold a run back."""
+    roll = rng.random()
+    if roll < 0.5:
+        command = {"pane_id": pane, "command": "echo load-$((6*7))", "timeout": run_timeout}
+        return "run_command", command, False
+    if roll < 0.7:
+        return "list_panes", {}, False
+    if roll < 0.85:
+        return "capture_pane", {"pane_id": pane}, False
+    if roll < 0.95:
+        return (
+            "wait_for_text",
+            {"pane_id": pane, "pattern": "$", "scope": "screen", "timeout": 1},
+            False,
+        )
+    return "list_sessions", {}, False
+
+
 EXPECTED_REFUSALS = ("[pane-not-ready]",)
 """run_command may find a pane busy with the other process's command: a refusal, not an error."""
 
@@ -141,6 +167,8 @@ async def load(
     seconds: float | None,
     rate: float | None,
     seed: int,
+    one_pane: bool = False,
+    run_timeout: float = 30,
 ) -> dict[str, Any]:
     latencies: dict[str, list[float]] = defaultdict(list)
     errors: list[str] = []
@@ -157,10 +185,13 @@ async def load(
             stop_at is not None and time.monotonic() < stop_at
         ):
             done += 1
-            tool, arguments, expect_error = _call(rng, rng.choice(lab.panes))
+            pane = rng.choice(lab.panes)
+            tool, arguments, expect_error = (
+                _one_pane_call(rng, pane, run_timeout) if one_pane else _call(rng, pane)
+            )
             began = time.perf_counter()
             try:
-                with trio.fail_after(60):
+                with trio.fail_after(300 if one_pane else 60):
                     result = await session.call_tool(tool, arguments)
             except Exception as exc:
                 errors.append(f"{tool}: {type(exc).__name__}: {exc}"[:300])
@@ -168,7 +199,7 @@ async def load(
             latencies[tool].append(time.perf_counter() - began)
             text = getattr(result.content[0], "text", "") if result.content else ""
             if result.is_error and not expect_error:
-                if text.startswith(EXPECTED_REFUSALS):
+                if text.startswith(EXPECTED_REFUSALS) and not one_pane:
                     refusals += 1
                 else:
                     errors.append(f"{tool}: {text}"[:300])
@@ -263,8 +294,11 @@ def hostile_sweep(lab: Lab, per_parameter: int, seed: int) -> dict[str, Any]:
 async def run(ns: argparse.Namespace) -> dict[str, Any]:
     lab = Lab()
     try:
-        async with _serve(lab) as one, _serve(lab) as two:
-            lab.make_panes(ns.panes)
+        async with AsyncExitStack() as stack:
+            sessions = [
+                await stack.enter_async_context(_serve(lab)) for _ in range(1 if ns.one_pane else 2)
+            ]
+            lab.make_panes(1 if ns.one_pane else ns.panes)
             await trio.sleep(0.5)
             pids = server_pids()
             tmux_pid = int(lab.tmux("display-message", "-p", "#{pid}").strip())
@@ -273,12 +307,14 @@ async def run(ns: argparse.Namespace) -> dict[str, Any]:
             began = time.monotonic()
             figures = await load(
                 lab,
-                [one, two],
+                sessions,
                 calls=ns.calls,
                 inflight=ns.inflight,
                 seconds=ns.soak_seconds,
                 rate=ns.rate,
                 seed=ns.seed,
+                one_pane=ns.one_pane,
+                run_timeout=ns.run_timeout,
             )
             wall = time.monotonic() - began
             await trio.sleep(1.0)  # let the last tmux clients be reaped
@@ -301,6 +337,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--calls", type=int, default=100_000, help="calls in all (load mode)")
     parser.add_argument("--inflight", type=int, default=64, help="calls in flight at once")
     parser.add_argument("--panes", type=int, default=32)
+    parser.add_argument(
+        "--one-pane",
+        action="store_true",
+        help="one process, every call on one pane; a pane-not-ready refusal is an error",
+    )
+    parser.add_argument(
+        "--run-timeout", type=float, default=30, help="run_command's timeout (--one-pane)"
+    )
     parser.add_argument("--soak-seconds", type=float, help="run for this long instead of --calls")
     parser.add_argument("--rate", type=float, help="calls per second in all (soak mode)")
     parser.add_argument("--hostile", type=int, default=0, help="hostile strings per parameter")

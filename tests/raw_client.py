@@ -153,6 +153,11 @@ class RawClient:
             if message.get("id") == wanted:
                 return message
 
+    def message(self, timeout: float = 30.0) -> dict[str, Any]:
+        """The next message, whatever it is (a reply or a notification)."""
+        found: dict[str, Any] = json.loads(self._line(time.monotonic() + timeout))
+        return found
+
     def messages(self, wanted: set[Any], timeout: float = 30.0) -> list[dict[str, Any]]:
         """Every message, in order, until each id in ``wanted`` has a reply, the deadline
         passes or the server closes its output."""

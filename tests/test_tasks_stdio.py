@@ -162,6 +162,47 @@ def test_a_slow_command_continues_as_a_task_with_the_result_it_would_have_had(
     assert again["isError"] is False
 
 
+def test_a_call_behind_a_task_s_run_waits_its_turn_and_runs_when_the_task_ends(
+    private_tmux: PrivateTmux,
+) -> None:
+    """Issue 27, item 2: a run a task follows holds its pane in the background; a
+    run_command on that pane from the same process waits for its turn (its progress
+    says which run holds the pane) and runs when the task's command ends."""
+    pane = private_tmux.new_session("behind")["pane_id"]
+    command, go = _gate(private_tmux, "go")
+    with modern(private_tmux) as client:
+        created = client.run(pane, command, 0.5)
+        assert created["resultType"] == "task"
+        meta = {**_envelope(False), "progressToken": "behind"}
+        arguments = {"pane_id": pane, "command": "echo next-$((2*3))", "timeout": 60}
+        client.raw.send(
+            {
+                "jsonrpc": "2.0",
+                "id": "behind",
+                "method": "tools/call",
+                "params": {"name": "run_command", "arguments": arguments, "_meta": meta},
+            }
+        )
+        deadline = time.monotonic() + 30
+        while True:
+            assert time.monotonic() < deadline, "the queued call never said it waits"
+            message = client.raw.message(deadline - time.monotonic())
+            assert message.get("id") != "behind", message  # it must not end before go
+            if message.get("method") == "notifications/progress":
+                text = message["params"]["message"]
+                assert "waiting" in text and "run_id" in text, text
+                break
+        with open(go, "w"):
+            pass
+        answered = client.raw.reply("behind", timeout=30)
+        done = client.until_done(created["taskId"])
+    assert done["status"] == "completed"
+    assert done["result"]["structuredContent"]["output"] == "finished-42"
+    assert answered["result"]["structuredContent"]["output"] == "next-6"
+    run_id = done["result"]["structuredContent"]["run_id"]
+    assert f"run_id {run_id} of this tmuxmcp process" in text
+
+
 @pytest.mark.parametrize("era", ["handshake", MODERN])
 def test_without_the_opt_in_a_slow_command_returns_its_run_id(
     private_tmux: PrivateTmux, era: str

@@ -22,7 +22,8 @@ a client can tell error kinds apart without parsing prose.
     │   │   └── ProgramInForeground  another program has the terminal (*)
     │   │       └── ScriptInForeground  a shell running a script or -c command (*)
     │   ├── SelfTeardownRefused  a teardown would remove tmuxmcp's own pane
-    │   └── ZoomedTeardownRefused kill_session would crash tmux 3.4 (a zoomed window)
+    │   ├── ZoomedTeardownRefused kill_session would crash tmux 3.4 (a zoomed window)
+    │   └── RunLimit             as many panes run commands as this process can watch (*)
     ├── CommandInterrupted       a run_command run ended without its exit status
     ├── TmuxError                tmux could not do what was asked
     │   ├── TmuxCommandFailed    tmux ran and reported an error
@@ -30,6 +31,7 @@ a client can tell error kinds apart without parsing prose.
     │   │   └── GuardRefused     a guard after the gate stopped the invocation (*)
     │   ├── TmuxTimeout          tmux did not answer before the deadline
     │   ├── TmuxUnavailable      the tmux binary cannot be run
+    │   ├── DescriptorsExhausted tmuxmcp (or the system) has no open files left to run tmux
     │   ├── TmuxUnsupported      the tmux binary is older than tmuxmcp supports
     │   ├── ServerGone           no tmux server answers on the socket
     │   ├── ServerReplaced       a different tmux server now owns the socket
@@ -40,9 +42,9 @@ a client can tell error kinds apart without parsing prose.
     └── LockDirUnsafe            the pane lock directory is not tmuxmcp's own (*)
 
 (*) defined beside the code that raises it (``tools.readiness``, ``tools.run.pending``,
-``driver.client``, ``driver.guards``, ``tools.panelock``), with the reference of its parent
-unless it declares its own. ``tests/test_errors.py`` compares this drawing
-with the class hierarchy, so a new class cannot be left out.
+``driver.client``, ``driver.guards``, ``tools.panelock``, ``tools.run.turns``), with
+the reference of its parent unless it declares its own. ``tests/test_errors.py``
+compares this drawing with the class hierarchy, so a new class cannot be left out.
 
 The dispatcher (``server.call``) maps this tree to results in one place, and
 the audit log takes a call's outcome from the exception's ``reference``; no
@@ -54,6 +56,9 @@ tmux's own one-line error, which can repeat an id or name the caller sent.
 """
 
 from __future__ import annotations
+
+import errno
+import resource
 
 
 class TmuxMcpError(Exception):
@@ -183,6 +188,35 @@ class TmuxUnavailable(TmuxError):
     """You get this when the tmux binary cannot be started at all."""
 
     reference = "tmux-unavailable"
+
+
+class DescriptorsExhausted(TmuxError):
+    """You get this when tmuxmcp could not start a tmux client, or create a run's files,
+    because this process, or the whole system, has no open file descriptors left
+    (``EMFILE``, ``ENFILE``)."""
+
+    reference = "descriptors-exhausted"
+
+    @classmethod
+    def when(cls, doing: str, code: int) -> DescriptorsExhausted:
+        """The error for ``OSError`` ``code`` (``EMFILE`` or ``ENFILE``) while ``doing``
+        (``"run tmux"``): which limit ran out, and what to do."""
+        if code == errno.ENFILE:
+            return cls(
+                f"could not {doing}: the system has no open files left (ENFILE); close "
+                "programs that hold many files, or raise the system's limit (fs.file-max)"
+            )
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+        return cls(
+            f"could not {doing}: this tmuxmcp process has all the open files its limit "
+            f"allows ({soft}, ulimit -n) in use (EMFILE); let running commands end "
+            "(wait_for_command) or stop them (send_keys C-c), or start tmuxmcp with a "
+            "higher open-file limit"
+        )
+
+
+EXHAUSTED = frozenset({errno.EMFILE, errno.ENFILE})
+"""The ``OSError`` codes that mean no descriptor was left (``DescriptorsExhausted``)."""
 
 
 class TmuxUnsupported(TmuxError):

@@ -126,3 +126,42 @@ def test_a_program_image_changes_when_a_process_execs(tmp_path: Path) -> None:
     hidden = ["S", *["0"] * 60]
     root = _fake_stat(tmp_path, 79, "79 (sh) " + " ".join(hidden) + "\n")
     assert proc.image(79, root) is None  # hidden (all 0): nothing can be told
+
+
+def _fake_process(root: Path, pid: int, threads: int) -> None:
+    """A procfs entry for ``pid`` with ``threads`` threads, each with a stat and an io."""
+    fields = ["S"] + ["0"] * 16 + [str(threads)] + ["0"] * 30
+    for tid in [pid, *range(pid + 1, pid + threads)]:
+        task = root / str(pid) / "task" / str(tid)
+        task.mkdir(parents=True)
+        (task / "stat").write_text(f"{tid} (prog) {' '.join(fields)}\n")
+        (task / "io").write_text("rchar: 1\nwchar: 2\n")
+        (task / "children").write_text("")
+    (root / str(pid) / "stat").write_text(f"{pid} (prog) {' '.join(fields)}\n")
+    (root / str(pid) / "io").write_text("rchar: 10\nwchar: 20\n")
+
+
+def test_many_threads_are_counted_and_not_listed(tmp_path: Path) -> None:
+    """Rule 4 (issue 27, N9): the thread count comes from the main thread's own stat;
+    past ``LISTED_THREADS`` no listing is made, and past ``SUMMED_THREADS`` the counters
+    are the main thread's, not the whole process's (which the kernel sums per thread)."""
+    many = proc.LISTED_THREADS + 1
+    _fake_process(tmp_path, 100, many)
+    _fake_process(tmp_path, 900, 3)
+    assert proc.threads(100, tmp_path) == many
+    assert proc.other_threads(100, many, 1000, tmp_path) == []
+    assert sorted(proc.other_threads(900, 3, 1000, tmp_path)) == ["901", "902"]
+    assert proc.other_threads(900, 3, 1, tmp_path) in (["901"], ["902"])
+    assert proc.other_threads(900, 1, 1000, tmp_path) == []  # one thread: nothing to list
+    for pid, wchar in ((100, 2), (900, 20)):
+        fd = proc.counters(pid, proc.threads(pid, tmp_path), tmp_path)
+        assert fd is not None
+        try:
+            assert proc.counter(fd, b"wchar:") == wchar
+        finally:
+            os.close(fd)
+    unknown = proc.counters(100, None, tmp_path)  # an unknown count: the main thread's
+    assert unknown is not None
+    os.close(unknown)
+    assert proc.threads(555, tmp_path) is None
+    assert proc.counters(555, None, tmp_path) is None

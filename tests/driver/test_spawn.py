@@ -349,3 +349,43 @@ def test_pipes_avoid_the_standard_range_when_it_has_gaps(mechanism: str) -> None
         [sys.executable, "-c", code], capture_output=True, check=False, timeout=60
     )
     assert done.stdout == b"Completed(returncode=0, stdout=b'in', stderr=b'err')", done
+
+
+_OUT_OF_FILES = """
+import os, resource, sys
+import trio
+from tmuxmcp.driver import _spawn
+from tmuxmcp.errors import TmuxMcpError
+_spawn.USE_PIDFD = _spawn.USE_PIDFD and sys.argv[1] == "pidfd"
+resource.setrlimit(resource.RLIMIT_NOFILE, (64, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+held = []
+async def main():
+    try:
+        while True:
+            held.append(os.open(os.devnull, os.O_RDONLY))
+    except OSError:
+        pass
+    try:
+        await _spawn.run_argv([sys.argv[2], "-c", "true"], env={}, seconds=10)
+    except TmuxMcpError as exc:
+        print(exc.reference)
+        print(exc)
+trio.run(main)
+"""
+
+
+@pytest.mark.parametrize("mechanism", ["pidfd", "fallback"])
+def test_no_descriptors_left_is_said_so_not_tmux_missing(mechanism: str) -> None:
+    """Issue 27, N8: at the open-file limit, starting tmux failed with "check that tmux
+    is installed"; it says the descriptors ran out, the limit, and what to do."""
+    done = subprocess.run(
+        [sys.executable, "-c", _OUT_OF_FILES, mechanism, SH],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    reference, message = done.stdout.splitlines()[:2]
+    assert reference == "descriptors-exhausted", done.stdout
+    assert "installed" not in message
+    assert "(64, ulimit -n)" in message and "EMFILE" in message, message

@@ -12,7 +12,9 @@ Promises:
   SIGKILL and reaped before this function returns or raises;
 * every descriptor opened here is close-on-exec and closed on every path;
 * OS errors become ``TmuxUnavailable`` and deadlines ``TmuxTimeout``, here
-  and nowhere else.
+  and nowhere else; running out of descriptors (``EMFILE``, ``ENFILE``) is
+  ``DescriptorsExhausted``, which says so, not "is tmux installed" (issue 27,
+  N8).
 
 Two mechanisms keep these promises. On Linux (``pidfd_open``, kernel 5.3+)
 the child is started with ``os.posix_spawn`` on the event loop's thread, its
@@ -58,7 +60,7 @@ import msgspec
 import trio
 
 from tmuxmcp.driver import proc
-from tmuxmcp.errors import TmuxTimeout, TmuxUnavailable
+from tmuxmcp.errors import EXHAUSTED, DescriptorsExhausted, TmuxTimeout, TmuxUnavailable
 
 _READ_SIZE = 1 << 16
 """Bytes asked of one ``os.read``: what a Linux pipe holds by default."""
@@ -113,6 +115,8 @@ async def run_argv(
             else:
                 done = await _run_process(argv, env, stdin)
     except OSError as exc:
+        if exc.errno in EXHAUSTED:
+            raise DescriptorsExhausted.when("run tmux", exc.errno) from None
         raise TmuxUnavailable(
             f"could not run tmux ({exc.strerror or type(exc).__name__}); "
             "check that tmux is installed or pass --tmux PATH"

@@ -15,6 +15,15 @@ Rules kept here:
 * **Rule 3: no procfs is not an answer.** Where ``/proc`` cannot be read (not
   Linux, another mount), each function says what it falls back to: ``running``
   keeps what ``kill(pid, 0)`` said, the others return ``None`` or nothing.
+* **Rule 4: what the kernel adds up over every thread is read only where it
+  is cheap** (issue 27, N9). ``<pid>/stat`` and ``<pid>/io`` sum every
+  thread of the process on each read, so for a program with thousands of
+  threads each costs thousands of steps, and listing ``<pid>/task`` makes
+  an entry for every thread. ``threads`` reads the count from the main
+  thread's own ``task/<pid>/stat``, which sums nothing; ``counters`` opens
+  the whole process's write counters only up to ``SUMMED_THREADS`` threads,
+  and the main thread's own beyond; ``other_threads`` lists a process's
+  threads only up to ``LISTED_THREADS``.
 * Every function takes the procfs root (``proc``), so a test can point it at
   a directory of its own; the default is the real ``/proc``.
 """
@@ -31,17 +40,121 @@ PROC = Path("/proc")
 _EXITED = frozenset({"Z", "X"})
 _START_TIME = 19
 """Index of ``starttime`` (proc(5) field 22) after the command name."""
+_NUM_THREADS = 17
+"""Index of ``num_threads`` (proc(5) field 20) after the command name."""
+
+SUMMED_THREADS = 64
+"""Threads up to which ``counters`` follows the whole process (Rule 4)."""
+LISTED_THREADS = 128
+"""Threads up to which ``other_threads`` lists a process's threads (Rule 4)."""
 
 
-def stat_fields(pid: int, proc: Path = PROC) -> list[str] | None:
-    """The fields of ``pid``'s ``stat`` after its command name (Rule 1), or ``None``."""
+def _fields(path: Path) -> list[str] | None:
     try:
-        text = (proc / str(pid) / "stat").read_bytes().decode("ascii", "replace")
+        text = path.read_bytes().decode("ascii", "replace")
     except OSError:
         return None
     head, closing, tail = text.rpartition(")")
     fields = tail.split()
     return fields if closing and head and fields else None
+
+
+def stat_fields(pid: int, proc: Path = PROC) -> list[str] | None:
+    """The fields of ``pid``'s ``stat`` after its command name (Rule 1), or ``None``."""
+    return _fields(proc / str(pid) / "stat")
+
+
+def threads(pid: int, proc: Path = PROC) -> int | None:
+    """How many threads ``pid`` has, or ``None`` if unreadable; from its main thread's own
+    ``stat``, whose read costs the same for one thread or thousands (Rule 4)."""
+    fields = _fields(proc / str(pid) / "task" / str(pid) / "stat")
+    if fields is None or len(fields) <= _NUM_THREADS or not fields[_NUM_THREADS].isdigit():
+        return None
+    return int(fields[_NUM_THREADS])
+
+
+def thread_children(pid: int, tid: int | str, proc: Path = PROC) -> list[int]:
+    """The children that thread ``tid`` of ``pid`` forked (none if unreadable)."""
+    try:
+        data = (proc / str(pid) / "task" / str(tid) / "children").read_bytes()
+        return [int(kid) for kid in data.split()]
+    except (OSError, ValueError):
+        return []
+
+
+def other_threads(pid: int, count: int | None, limit: int, proc: Path = PROC) -> list[str]:
+    """At most ``limit`` thread ids of ``pid`` besides its main thread, in listing order.
+
+    ``count`` is what ``threads`` said: with one thread there is nothing to
+    list, and past ``LISTED_THREADS`` (or unknown) the listing is not made,
+    since the kernel would make an entry for every thread (Rule 4).
+    """
+    if count is None or count <= 1 or count > LISTED_THREADS or limit <= 0:
+        return []
+    found: list[str] = []
+    try:
+        with os.scandir(proc / str(pid) / "task") as tasks:
+            for task in tasks:
+                if len(found) >= limit:
+                    break
+                if task.name != str(pid):
+                    found.append(task.name)
+    except OSError:
+        pass
+    return found
+
+
+def counters(pid: int, count: int | None, proc: Path = PROC) -> int | None:
+    """A descriptor on ``pid``'s I/O counters (``io``), or ``None`` if it cannot be opened.
+
+    Up to ``SUMMED_THREADS`` threads, the whole process's: every thread's,
+    its ended threads' and its reaped children's. Beyond (or unknown), the
+    main thread's own, which costs one thread's read; what its other threads
+    write is not in it (Rule 4).
+    """
+    whole = count is not None and count <= SUMMED_THREADS
+    path = proc / str(pid) / "io" if whole else proc / str(pid) / "task" / str(pid) / "io"
+    try:
+        return os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+
+
+def counter(fd: int, name: bytes) -> int:
+    """The value of the counter ``name`` (``b"wchar:"``, ``b"rchar:"``) on an ``io``
+    descriptor, read from its start; -1 if it is not there. Raises ``OSError`` when
+    the process is gone."""
+    for line in os.pread(fd, 1024, 0).split(b"\n"):
+        if line.startswith(name):
+            return int(line.split()[1])
+    return -1
+
+
+def server_counters(pid: int, proc: Path = PROC) -> int | None:
+    """A descriptor on the whole of ``pid``'s I/O counters (a tmux server: one thread)."""
+    try:
+        return os.open(proc / str(pid) / "io", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+
+
+def start_epoch(pid: int, proc: Path = PROC) -> float | None:
+    """When ``pid`` started, in seconds since the epoch, and only if its name starts with
+    ``tmux`` (the bound server's check); ``None`` otherwise or if unreadable."""
+    fields = stat_fields(pid, proc)
+    try:
+        boot = (proc / "stat").read_bytes().decode("ascii", "replace")
+        name = (proc / str(pid) / "comm").read_bytes().decode("ascii", "replace")
+    except OSError:
+        return None
+    if not name.startswith("tmux") or fields is None:
+        return None
+    btime = [line.split()[1] for line in boot.splitlines() if line.startswith("btime ")]
+    if len(fields) <= _START_TIME or not fields[_START_TIME].isdigit():
+        return None
+    if not btime or not btime[0].isdigit():
+        return None
+    return int(btime[0]) + int(fields[_START_TIME]) / os.sysconf("SC_CLK_TCK")
 
 
 def state(pid: int, proc: Path = PROC) -> str | None:

@@ -1,5 +1,8 @@
 """Cheap hints that a pane has output: ``/proc/<pid>/io`` counters, no process started.
 
+Every ``/proc`` read goes through ``driver.proc`` (the one reader; its Rule 4
+is what keeps these reads cheap for a program with many threads).
+
 Why: the waits must notice new output within milliseconds without spawning a
 tmux client every millisecond (each costs about 1-2 ms of CPU). Two counters
 are read every ``PERIOD`` (2 ms) from a worker thread (a trio wakeup costs
@@ -51,6 +54,16 @@ Promises and limits:
   counter moves as soon as it exits and is reaped); a listing reads at most
   ``MAX_TASK_READS`` thread ``children`` files, main threads first, so
   children of threads past that budget are left to the server counter;
+* the cost does not grow with a program's threads (issue 27, N9): each
+  process's thread count is read from its main thread's own ``stat``; a
+  process with more than ``driver.proc.LISTED_THREADS`` threads has only its
+  main thread's ``children`` read (its threads are not listed), and one with
+  more than ``driver.proc.SUMMED_THREADS`` has only its main thread's
+  counters followed, since the kernel adds up every thread on each read of
+  the whole process's (an 8 s wait beside 8,000 sleeping threads cost 1.2 s
+  more CPU than beside an idle pane; now about the same). What its other
+  threads write, and its reaped children's counts, are then left to the
+  server counter;
 * reading the counters needs no authority beyond what the user running
   tmuxmcp has over its own processes; nothing is written, started or
   attached;
@@ -62,13 +75,17 @@ Promises and limits:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
+from pathlib import Path
 from types import TracebackType
 from typing import NamedTuple
 
 import trio
+
+from tmuxmcp.driver import proc as procfs
 
 _START_TOLERANCE_S = 2
 PERIOD = 0.002
@@ -85,68 +102,24 @@ SERVER_GAP_S = 0.05
 """Otherwise server events fire at most this often."""
 
 
-def _proc_start_epoch(pid: int) -> float | None:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read().decode("ascii", "replace")
-        with open("/proc/stat", "rb") as f:
-            boot = f.read().decode("ascii", "replace")
-        with open(f"/proc/{pid}/comm", "rb") as f:
-            name = f.read().decode("ascii", "replace")
-    except OSError:
-        return None
-    if not name.startswith("tmux"):
-        return None
-    fields = stat.rpartition(")")[2].split()
-    btime = [line.split()[1] for line in boot.splitlines() if line.startswith("btime ")]
-    if len(fields) < 20 or not fields[19].isdigit() or not btime or not btime[0].isdigit():
-        return None
-    return int(btime[0]) + int(fields[19]) / os.sysconf("SC_CLK_TCK")
-
-
-def _counter(data: bytes, name: bytes) -> int:
-    for line in data.split(b"\n"):
-        if line.startswith(name):
-            return int(line.split()[1])
-    return -1
-
-
-def _rchar(data: bytes) -> int:
-    return _counter(data, b"rchar:")
-
-
-def _task_children(pid: int, task: str) -> list[int]:
-    try:
-        with open(f"/proc/{pid}/task/{task}/children", "rb") as f:
-            return [int(kid) for kid in f.read().split()]
-    except (OSError, ValueError):
-        return []
-
-
-def _children(pid: int, budget: int) -> tuple[list[int], int]:
+def _children(pid: int, budget: int, proc: Path) -> tuple[list[int], int, int | None]:
     """The children of ``pid``'s threads, reading at most ``budget`` ``children`` files;
-    the children and how many files were read.
+    the children, how many files were read, and how many threads ``pid`` has.
 
     The main thread (tid = pid, where shells and most programs fork) is read
-    first and without listing the threads, the others in tid order while the
-    budget lasts: a process with thousands of threads costs ``budget`` reads,
-    not one per thread (issue 18 R5).
+    first, then the others while the budget lasts, and only for a process
+    with at most ``driver.proc.LISTED_THREADS`` threads (``driver.proc`` Rule 4): a
+    process with thousands of threads costs two reads, not a listing of every
+    thread (issue 18 R5, issue 27 N9).
     """
+    count = procfs.threads(pid, proc)
     if budget <= 0:
-        return [], 0
-    found = _task_children(pid, str(pid))
-    used = 1
-    try:
-        with os.scandir(f"/proc/{pid}/task") as tasks:
-            for task in tasks:
-                if used >= budget:
-                    break
-                if task.name != str(pid):
-                    found += _task_children(pid, task.name)
-                    used += 1
-    except OSError:
-        pass
-    return found, used
+        return [], 0, count
+    found = procfs.thread_children(pid, pid, proc)
+    others = procfs.other_threads(pid, count, budget - 1, proc)
+    for tid in others:
+        found += procfs.thread_children(pid, tid, proc)
+    return found, 1 + len(others), count
 
 
 class PaneTree:
@@ -156,19 +129,23 @@ class PaneTree:
     thread-safe.
     """
 
-    def __init__(self, root: int) -> None:
+    def __init__(self, root: int, proc: Path = procfs.PROC) -> None:
         self.root = root
+        self._proc = proc
         self._fds: dict[int, int] = {}
+        self._whole: dict[int, bool] = {}
+        """Whether each followed process's counters are the whole process's (``driver.proc``
+        Rule 4: up to ``SUMMED_THREADS`` threads) or its main thread's."""
         self._last: dict[int, int] = {}
         self.refresh()
         self.changed()  # the counts so far are the baseline
 
     @classmethod
-    def open(cls, root: int) -> PaneTree | None:
+    def open(cls, root: int, proc: Path = procfs.PROC) -> PaneTree | None:
         """The tree under ``root``, or None when its counters cannot be read."""
         if root <= 1:
             return None
-        tree = cls(root)
+        tree = cls(root, proc)
         if root not in tree._fds:
             tree.close()
             return None
@@ -181,38 +158,56 @@ class PaneTree:
         is bounded in threads as well as in processes. What that loses: a
         child forked by a thread past the budget is not followed until it
         exits (its counts then reach its parent's); until then only the server
-        counter sees its output (a hint at most every ``SERVER_GAP_S``).
+        counter sees its output (a hint at most every ``SERVER_GAP_S``). The
+        same for what the other threads of a process with more than
+        ``SUMMED_THREADS`` threads write: only its main thread's counters are
+        read, since the whole process's cost a step per thread on every read
+        (``driver.proc`` Rule 4).
         """
         pids = [self.root]
+        counts: dict[int, int | None] = {}
         index = 0
         budget = MAX_TASK_READS
         while index < len(pids) and len(pids) < MAX_TREE and budget > 0:
-            kids, used = _children(pids[index], budget)
+            kids, used, counts[pids[index]] = _children(pids[index], budget, self._proc)
             pids += kids
             budget -= used
             index += 1
         keep = set(pids[:MAX_TREE])
         for pid in [p for p in self._fds if p not in keep]:
-            os.close(self._fds.pop(pid))
-            self._last.pop(pid, None)
+            self._drop(pid)
         for pid in keep:
-            if pid not in self._fds:
-                try:
-                    self._fds[pid] = os.open(f"/proc/{pid}/io", os.O_RDONLY | os.O_CLOEXEC)
-                except OSError:
-                    continue
+            count = counts.get(pid) if pid in counts else procfs.threads(pid, self._proc)
+            whole = count is not None and count <= procfs.SUMMED_THREADS
+            if pid in self._fds and self._whole[pid] == whole:
+                continue
+            switched = pid in self._fds
+            if switched:
+                self._drop(pid)
+            fd = procfs.counters(pid, count, self._proc)
+            if fd is None:
+                continue
+            self._fds[pid], self._whole[pid] = fd, whole
+            if switched:
+                # Other counters, not new output: their value now is the baseline.
+                with contextlib.suppress(OSError, ValueError):
+                    self._last[pid] = procfs.counter(fd, b"wchar:")
+
+    def _drop(self, pid: int) -> None:
+        os.close(self._fds.pop(pid))
+        self._whole.pop(pid, None)
+        self._last.pop(pid, None)
 
     def changed(self) -> bool:
         """True if any followed process wrote since the last call (a new one counts)."""
         moved = False
         for pid, fd in list(self._fds.items()):
             try:
-                now = _counter(os.pread(fd, 1024, 0), b"wchar:")
+                now = procfs.counter(fd, b"wchar:")
             except (OSError, ValueError):
                 now = -1  # gone: its counts move to its parent when it is reaped
             if now < 0:
-                os.close(self._fds.pop(pid))
-                self._last.pop(pid, None)
+                self._drop(pid)
                 moved = moved or pid == self.root  # the pane's own process ended
                 continue
             if self._last.get(pid) != now:
@@ -224,6 +219,7 @@ class PaneTree:
         for fd in self._fds.values():
             os.close(fd)
         self._fds.clear()
+        self._whole.clear()
 
 
 class Seen(NamedTuple):
@@ -263,12 +259,11 @@ class ActivityHint:
         """A hint for the server with this identity, or None if none is available."""
         if os.environ.get("TMUXMCP_ACTIVITY_HINT", "1") == "0":
             return None
-        started = _proc_start_epoch(pid)
+        started = procfs.start_epoch(pid)
         if started is None or abs(started - start_time) > _START_TOLERANCE_S:
             return None
-        try:
-            fd = os.open(f"/proc/{pid}/io", os.O_RDONLY | os.O_CLOEXEC)
-        except OSError:
+        fd = procfs.server_counters(pid)
+        if fd is None:
             return None
         try:
             hint = cls(fd)
@@ -281,7 +276,7 @@ class ActivityHint:
         return hint
 
     def _read(self, fd: int | None = None) -> int:
-        return _rchar(os.pread(self._fd if fd is None else fd, 1024, 0))
+        return procfs.counter(self._fd if fd is None else fd, b"rchar:")
 
     def changed(self, fd: int | None = None) -> bool:
         """True if the server read pane output since the last call (or since opening)."""

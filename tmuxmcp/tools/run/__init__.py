@@ -24,8 +24,9 @@ How a run works, one module per phase:
 ``state`` owns a run's life (its phases, the typed events that move it and
 the one transitions table); ``registry`` owns the runs of this process;
 ``sweep`` removes the private directories that dead processes left;
-``panelock`` keeps runs on one pane from overlapping across every tmuxmcp
-process on the socket; ``handlers`` puts the phases in order.
+``turns`` serves the calls of this process on one pane one at a time, in the
+order they came; ``panelock`` keeps runs on one pane from overlapping across
+every tmuxmcp process on the socket; ``handlers`` puts the phases in order.
 
 Two tmux processes in the common case (type, read), none started in the
 pane: on a pane that ran a command before, its ``pane_pid`` is known, the
@@ -45,7 +46,8 @@ Where each rule of the wing lives (each module's docstring states its own):
   Rules 1-4;
 * what the script does, and the ``set -e`` / ``ERR_RETURN`` refusal: ``runscript`` Rules 1-3;
 * the files, their modes and when they go: ``files``; the directory: ``directory``,
-  and when another process's is removed: ``sweep``; one run per pane: ``panelock``;
+  and when another process's is removed: ``sweep``; one run per pane: ``turns`` Rules 1-5
+  in this process, ``panelock`` across processes;
 * the phases of a run and their moves: ``state`` Rules 1-4;
 * a shell that exited, left the script or did not run the line: ``watch`` Rules 1-3;
 * where the output starts, what is kept, the counts and what the screen cannot keep:

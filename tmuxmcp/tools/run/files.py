@@ -11,7 +11,9 @@ Rules: every file is created with ``O_EXCL | O_NOFOLLOW`` and mode 0600; the
 files are closed exactly once, which releases the shell, closes the
 descriptors (and so the pane lock) and removes the files, the shell's record
 with them, unless the command still runs (then the script will still open
-the FIFOs and ``t`` when it ends, and the record says whose they are).
+the FIFOs and ``t`` when it ends, and the record says whose they are); no
+descriptor left to create them (``EMFILE``, ``ENFILE``) is
+``DescriptorsExhausted``, which says so (issue 27, N8).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 
+from tmuxmcp.errors import EXHAUSTED, DescriptorsExhausted
 from tmuxmcp.tools.run import directory, runscript
 
 
@@ -46,6 +49,14 @@ class RunFiles:
 
     def write(self, command: str, *, shell: str, fence: str) -> None:
         """Create the command, status and script files and the two FIFOs."""
+        try:
+            self._write(command, shell=shell, fence=fence)
+        except OSError as exc:
+            if exc.errno in EXHAUSTED:
+                raise DescriptorsExhausted.when("create the run's files", exc.errno) from None
+            raise
+
+    def _write(self, command: str, *, shell: str, fence: str) -> None:
         f = self.paths
         _write(f["c"], command if command.endswith("\n") else command + "\n")
         copy = runscript.errexit_copy(command)

@@ -2,15 +2,16 @@
 
 Thin on purpose: each step is a phase module of the wing (see the package's
 docstring), and this module only puts them in order, holds the pane (one run
-at a time per pane in this process, ``panelock`` across processes), and
+at a time per pane in this process, in the order the calls came: ``turns``;
+``panelock`` across processes), and
 waits for the run's end within the call's ``timeout``, reporting progress
 each second with the last line of the command's output, or its text while it
 has printed nothing (``collect.progress_line``).
 
 Rule: whatever ends a start before the line is typed (an error, a
-cancellation) closes the run's files and frees the pane before it
-propagates; once typed, the run is the watcher's (``watch``), which outlives
-the call.
+cancellation) closes the run's files, frees the pane and gives its turn to
+the next call in line before it propagates; once typed, the run is the
+watcher's (``watch``), which outlives the call.
 """
 
 from __future__ import annotations
@@ -20,12 +21,13 @@ import os
 import msgspec
 import trio
 
-from tmuxmcp.errors import ObjectNotFound, PaneNotReady
+from tmuxmcp.errors import ObjectNotFound
 from tmuxmcp.tools.context import ToolContext, _no_progress
 from tmuxmcp.tools.run import asking as asking_
 from tmuxmcp.tools.run import collect, output, panelock, settle, type_line, watch
 from tmuxmcp.tools.run.commands import RunCommandArgs, RunCommandResult, WaitForCommandArgs
 from tmuxmcp.tools.run.state import Abandoned, Phase, Run
+from tmuxmcp.tools.run.turns import Turn
 
 
 def _result(
@@ -67,23 +69,30 @@ def _result(
 
 
 async def _report(ctx: ToolContext, run: Run, total: float, since: float) -> None:
+    # Progress counts from the call's start, so it keeps growing after a wait for the
+    # pane's turn (MCP: each notification's progress is larger than the last).
     if not ctx.reports_progress:
         return
     last = await collect.progress_line(ctx, run)
-    elapsed = trio.current_time() - since
+    now = trio.current_time()
+    running = now - run.began  # the message says how long the command ran, not waited
     await ctx.progress(
-        elapsed,
+        now - since,
         total,
-        f"running {elapsed:.0f} s: {last[:200]}" if last else f"running {elapsed:.0f} s",
+        f"running {running:.0f} s: {last[:200]}" if last else f"running {running:.0f} s",
     )
 
 
-async def _await(ctx: ToolContext, run: Run, seconds: float, budget: int) -> RunCommandResult:
-    """Wait, at most ``seconds``, for the run to end; stop earlier when its program waits
-    for input and keeps waiting (``asking``), with the question on screen."""
-    since = trio.current_time()
+async def _await(
+    ctx: ToolContext, run: Run, seconds: float, budget: int, *, since: float | None = None
+) -> RunCommandResult:
+    """Wait ``seconds`` for ``run``'s end; progress counts from ``since`` (the call's start).
+    Stop earlier when its program waits for input and keeps waiting (``asking``), with the
+    question on screen."""
+    now = trio.current_time()
+    since = now if since is None else since
     asks = asking_.AskWatch()
-    reported = since
+    reported = now
     with trio.move_on_after(seconds):
         while not run.done.is_set():
             with trio.move_on_after(asking_.ASK_POLL_SECONDS):
@@ -108,7 +117,7 @@ async def _await(ctx: ToolContext, run: Run, seconds: float, budget: int) -> Run
                 )
             if trio.current_time() - reported >= 1.0:
                 reported = trio.current_time()
-                await _report(ctx, run, seconds, since)
+                await _report(ctx, run, seconds + (now - since), since)
     if not run.done.is_set():
         return _result(run, budget, timed_out=True, partial=await collect.peek(ctx, run))
     return ended(run, budget)
@@ -121,38 +130,39 @@ def ended(run: Run, budget: int) -> RunCommandResult:
     return _result(run, budget, timed_out=False)
 
 
-async def _wait_turn(ctx: ToolContext, pane: str, seconds: float) -> None:
-    """Wait, at most ``seconds``, for this process's earlier run on ``pane`` to end."""
-    with trio.move_on_after(seconds):
-        while (busy := ctx.runs.busy.get(pane)) is not None:
-            await busy.done.wait()
-        return
-    busy = ctx.runs.busy.get(pane)
-    raise PaneNotReady(
-        f"pane {pane} is still running an earlier command (run_id {busy.run_id if busy else '?'}); "
-        "collect it with wait_for_command, or stop it with send_keys C-c"
-    )
-
-
 async def run_command(ctx: ToolContext, args: RunCommandArgs) -> RunCommandResult:
-    """Handler for run_command: one run at a time per pane, across processes."""
+    """Handler for run_command: one run at a time per pane, in the order the calls came
+    (``turns``), and across processes (``panelock``)."""
     pane = args.pane_id
     began = trio.current_time()
-    await _wait_turn(ctx, pane, args.timeout)
-    server = ctx.facts.identity
-    lock = await panelock.acquire(
-        panelock.lock_directory(ctx.facts.socket_path),
-        f"{server.pid}-{server.start_time}-{pane.lstrip('%')}",
-        seconds=max(0.0, args.timeout - (trio.current_time() - began)),
-        busy=(
-            f"pane {pane} is running a command of another tmuxmcp process on this socket; "
-            "wait for it, or stop it with send_keys C-c"
-        ),
-    )
+
+    async def waiting(holder: Turn) -> None:
+        if ctx.reports_progress:
+            elapsed = trio.current_time() - began
+            await ctx.progress(
+                elapsed, None, f"waiting {elapsed:.0f} s for pane {pane}: {holder.holder_text()}"
+            )
+
+    turn = await ctx.runs.take_pane(pane, args.timeout, waiting)
+    lock = -1
     run: Run | None = None
     try:
+        # Only the turn's holder asks for the lock (turns Rule 2): taken, it is another
+        # process's.
+        turn.doing = "waiting for a command of another tmuxmcp process on this socket"
+        server = ctx.facts.identity
+        lock = await panelock.acquire(
+            panelock.lock_directory(ctx.facts.socket_path),
+            f"{server.pid}-{server.start_time}-{pane.lstrip('%')}",
+            seconds=max(0.0, args.timeout - (trio.current_time() - began)),
+            busy=(
+                f"pane {pane} is running a command of another tmuxmcp process on this socket; "
+                "wait for it, or stop it with send_keys C-c"
+            ),
+        )
+        turn.doing = "waiting for the pane's shell to be ready"
         ready = await settle.ready_shell(ctx, pane)
-        run = ctx.runs.new_run(pane, budget=args.max_output_bytes, lock_fd=lock)
+        run = ctx.runs.new_run(pane, budget=args.max_output_bytes, lock_fd=lock, turn=turn)
         lock = -1  # the run holds it now, and closes it with its files
         await type_line.type_until_typed(
             ctx, run, args.command, suppress_history=args.suppress_history, ready=ready
@@ -165,17 +175,18 @@ async def run_command(ctx: ToolContext, args: RunCommandArgs) -> RunCommandResul
             ctx.runs.free(run)
             if run.phase is Phase.PREPARING:
                 run.handle(Abandoned())
+        ctx.runs.turns.give_back(turn)  # the next call in line gets the pane (once)
         raise
     # The watcher reports no progress: it outlives this call and its client.
     quiet = msgspec.structs.replace(ctx, progress=_no_progress, reports_progress=False)
     if ctx.runs.nursery is not None:
         ctx.runs.nursery.start_soon(watch.watch, quiet, run)
-        return await _await(ctx, run, args.timeout, args.max_output_bytes)
+        return await _await(ctx, run, args.timeout, args.max_output_bytes, since=began)
     # No server nursery (a direct handler call): the run cannot outlive the call.
     async with trio.open_nursery() as nursery:
         nursery.start_soon(watch.watch, quiet, run)
         try:
-            return await _await(ctx, run, args.timeout, args.max_output_bytes)
+            return await _await(ctx, run, args.timeout, args.max_output_bytes, since=began)
         finally:
             run.cancel.cancel()
 

@@ -22,7 +22,7 @@ import stat
 
 import trio
 
-from tmuxmcp.errors import PaneNotReady, TmuxMcpError
+from tmuxmcp.errors import EXHAUSTED, DescriptorsExhausted, PaneNotReady, TmuxMcpError
 
 POLL_SECONDS = 0.02
 
@@ -49,9 +49,16 @@ def lock_directory(socket_path: str) -> str:
 
 async def acquire(directory: str, name: str, *, seconds: float, busy: str) -> int:
     """A descriptor holding the lock ``name`` (close it to release); waits at most ``seconds``."""
-    fd = os.open(
-        os.path.join(directory, name), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
-    )
+    try:
+        fd = os.open(
+            os.path.join(directory, name),
+            os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
+            0o600,
+        )
+    except OSError as exc:
+        if exc.errno in EXHAUSTED:
+            raise DescriptorsExhausted.when("open the pane lock", exc.errno) from None
+        raise
     try:
         with trio.move_on_after(seconds):
             while True:

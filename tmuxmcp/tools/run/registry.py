@@ -4,9 +4,10 @@ No tmux here. ``RunRegistry`` makes runs (``state.Run``) with their own ids
 and file names in this process's private directory, keeps the last
 ``KEEP_FINISHED`` finished ones for ``wait_for_command`` (and every run a
 task follows, ``hold``, until the task expires), knows which run
-holds each pane (one at a time per pane in this process; ``panelock`` across
-processes) and the nursery that watches runs (the server's, so a run
-outlives the call that started it).
+holds each pane (one at a time per pane in this process, in the order the
+calls came: ``turns``; ``panelock`` across processes), how many panes may run
+commands at once (``run_limit``), and the nursery that watches runs (the
+server's, so a run outlives the call that started it).
 
 The private directory is made in ``$TMPDIR`` when it is set, else on a
 memory file system when there is one (``$XDG_RUNTIME_DIR``, ``/dev/shm``;
@@ -19,16 +20,34 @@ its owner and shells are gone.
 
 from __future__ import annotations
 
+import resource
 import secrets
 import shutil
 
 import trio
 
-from tmuxmcp.tools.run import directory, pending, sweep
+from tmuxmcp.tools.run import directory, pending, sweep, turns
 from tmuxmcp.tools.run.state import Run
 
 KEEP_FINISHED = 64
 """Finished runs kept for ``wait_for_command`` to report again."""
+
+DESCRIPTORS_PER_RUN = 8
+"""Descriptors one running command may need: its status and release FIFOs and its
+pane lock (held while it runs), and the pipes and pidfd of the tmux client its
+watcher may be running (issue 27, N8)."""
+DESCRIPTOR_HEADROOM = 128
+"""Descriptors kept for everything else: the protocol, the audit log, other tools'
+tmux clients, the waits' ``/proc`` counters (``activity``)."""
+
+
+def run_limit() -> int:
+    """How many panes may run commands at once: what the open-file limit (``RLIMIT_NOFILE``,
+    read on each call, so a raised limit counts at once) leaves after the headroom."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        soft = 1 << 20
+    return max(1, (soft - DESCRIPTOR_HEADROOM) // DESCRIPTORS_PER_RUN)
 
 
 class RunRegistry:
@@ -40,6 +59,8 @@ class RunRegistry:
         self.runs: dict[str, Run] = {}
         self.busy: dict[str, Run] = {}
         """The run that holds each pane, from before typing until it is done."""
+        self.turns = turns.PaneTurns()
+        """Each pane's turn and the calls waiting for it, in order (``turns``)."""
         self.nursery: trio.Nursery | None = None
         self._pane_pids: dict[str, int] = {}
         self._held: set[str] = set()
@@ -63,8 +84,18 @@ class RunRegistry:
         more (``sweep``: owner and shells gone); their paths."""
         return sweep.sweep(directory.directory_base())
 
-    def new_run(self, pane: str, *, budget: int, lock_fd: int) -> Run:
-        """A fresh run on ``pane`` with its own id and file names; it holds the pane."""
+    async def take_pane(
+        self, pane: str, seconds: float, waiting: turns.Waiting | None = None
+    ) -> turns.Turn:
+        """``pane``'s turn, behind the calls that asked first (``turns``), within
+        ``seconds``; refused past ``run_limit`` panes."""
+        return await self.turns.take(pane, seconds, limit=run_limit(), waiting=waiting)
+
+    def new_run(
+        self, pane: str, *, budget: int, lock_fd: int, turn: turns.Turn | None = None
+    ) -> Run:
+        """A fresh run on ``pane`` with its own id and file names; it holds the pane
+        (and ``turn``, given back when the run frees the pane)."""
         self._count += 1
         run = Run(
             secrets.token_hex(6),
@@ -76,6 +107,8 @@ class RunRegistry:
         )
         self.runs[run.run_id] = run
         self.busy[pane] = run
+        if turn is not None:
+            self.turns.ran(turn, run)
         finished = [r for r in self.runs.values() if r.done.is_set() and r.run_id not in self._held]
         for old in finished[: max(0, len(finished) - KEEP_FINISHED)]:
             self.runs.pop(old.run_id, None)
@@ -141,9 +174,12 @@ class RunRegistry:
         self._unseen_input.pop(pane, None)
 
     def free(self, run: Run) -> None:
-        """``run`` no longer holds its pane."""
+        """``run`` no longer holds its pane: the next call waiting for it gets it."""
         if self.busy.get(run.pane) is run:
             del self.busy[run.pane]
+        turn = self.turns.turn_of(run)
+        if turn is not None:
+            self.turns.give_back(turn)
 
     def shutdown(self) -> None:
         """Release every shell still held; remove the private directory unless a
