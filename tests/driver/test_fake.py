@@ -131,11 +131,14 @@ def _probe_answer(
 
 
 def _expect_mark(fake: FakeTmux, identity: ServerIdentity) -> None:
-    """Startup marks the server with its nonce option and reads back the identity."""
+    """Startup marks the server with its nonce option, registers this process as
+    serving there (``driver.tenancy``) and reads back the identity."""
     fake.expect(
         *words("set-option -s -F --"),
         ANY,
         "#{pid}:#{start_time}",
+        *words("; set-option -s -a -- @tmuxmcp-serving"),
+        ANY,
         *words("; show-options -s -v --"),
         ANY,
         stdout=f"{identity.pid}:{identity.start_time}\n",
