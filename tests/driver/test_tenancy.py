@@ -124,8 +124,9 @@ def test_a_server_another_tmuxmcp_serves_on_stays(private_tmux: PrivateTmux) -> 
             listed = second.call("list_sessions", {})
             assert not listed.get("isError"), listed
             assert int(private_tmux.server_pid()) == pid
-            assert tenancy.registered(_registry(private_tmux)) == [
-                Tenant(second.proc.pid, _start_time(second.proc.pid))
+            left = tenancy.registered(_registry(private_tmux))
+            assert [(t.pid, t.start_time) for t in left] == [
+                (second.proc.pid, _start_time(second.proc.pid))
             ]
         # The second did not start the server: it never ends it, empty or not.
         assert int(private_tmux.server_pid()) == pid
@@ -156,8 +157,8 @@ def test_a_stale_registration_is_removed_and_a_live_one_keeps_the_server(
     with RawClient(private_tmux.env) as client:
         gone = subprocess.Popen(["true"])
         gone.wait()
-        dead = Tenant(gone.pid, 1)  # a pid that no longer runs (or runs, started later)
-        live = Tenant(os.getpid(), _start_time(os.getpid()))
+        dead = Tenant(gone.pid, 1, "dead")  # a pid that no longer runs (or started later)
+        live = Tenant(os.getpid(), _start_time(os.getpid()), "11fe")
         private_tmux.bare("set-option", "-s", "-a", tenancy.REGISTRY, dead.token())
         private_tmux.bare("set-option", "-s", "-a", tenancy.REGISTRY, live.token())
         pid = int(private_tmux.server_pid())
@@ -202,6 +203,11 @@ def test_the_empty_guard_reads_sessions_registry_and_clients_by_version() -> Non
     new = str(tenancy.empty_guard("3.6").args[-1])
     assert "#{S:s}" in old and "#{@tmuxmcp-serving}" in old and "#{L:" not in old
     assert "#{L:c}" in new
-    assert tenancy.registered(" 12-34- 5-6- junk 7-") == [Tenant(12, 34), Tenant(5, 6)]
-    assert Tenant(12, 34).token() == " 12-34-"
-    assert tenancy.unregister(Tenant(12, 34)).args[-1] == "#{s/ 12-34-//:@tmuxmcp-serving}"
+    assert tenancy.registered(" 12-34-ab- 5-6-c- junk 7-8-") == [
+        Tenant(12, 34, "ab"),
+        Tenant(5, 6, "c"),
+    ]
+    assert Tenant(12, 34, "ab").token() == " 12-34-ab-"
+    assert tenancy.unregister(Tenant(12, 34, "ab")).args[-1] == "#{s/ 12-34-ab-//:@tmuxmcp-serving}"
+    with pytest.raises(ValueError, match="hex"):
+        Tenant(1, 2, "a}b").token()

@@ -142,7 +142,7 @@ async def mark(client: TmuxClient) -> ServerIdentity:
     out = await client.run_unbound(
         [
             cmd("set-option", "-s", "-F", args=[client.marker, IDENTITY_FORMAT]),
-            tenancy.register(tenancy.this_process()),
+            tenancy.register(tenancy.this_process(client.marker)),
             cmd("show-options", "-s", "-v", args=[client.marker]),
         ]
     )
@@ -240,7 +240,7 @@ async def release(client: TmuxClient, facts: ServerFacts) -> bool:
     gone or replaced is left alone. Two tmux calls of at most 2 s each, within
     the stop signal's grace (``cli.STOP_GRACE``).
     """
-    me = tenancy.this_process()
+    me = tenancy.this_process(client.marker)
     stale: list[tenancy.Tenant] = []
     with contextlib.suppress(TmuxMcpError):
         out = await client.run(tenancy.read_registry(), seconds=2)

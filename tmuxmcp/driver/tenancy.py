@@ -17,7 +17,8 @@ destroys nothing; and only the process that proved it started the server
 Rules kept here:
 
 * **Rule 1: every serving tmuxmcp is registered on the server.** Binding
-  appends this process's token (`` <pid>-<start time>-``) to the server
+  appends its token (`` <pid>-<start time>-<gate option's hex>-``: the
+  process, and which of its bindings, should one process bind twice) to the server
   option ``@tmuxmcp-serving`` (``set-option -a``, in the invocation that sets
   the gate option), and leaving removes it (``#{s/...//:}``, in the
   invocation that ends the server). tmux runs one client's command list
@@ -42,8 +43,9 @@ Rules kept here:
   attached (an attached client needs a session), so what the guard cannot
   see there is a command client waiting in the server (``wait-for``), which
   ends with the server.
-* **Rule 4: the guard is built from constants and the process's own token**
-  (digits and ``-``): nothing a pane program or a caller chose.
+* **Rule 4: the guard and the edits are built from constants and tokens**
+  (digits, hex and ``-``, parsed back by a strict pattern): nothing a pane
+  program or a caller chose.
 """
 
 from __future__ import annotations
@@ -69,30 +71,36 @@ PRESENT_OPTION = "exit-empty"
 """A server option every tmux of the matrix has: the guard's name when it passes
 (the gate option is already removed in the leaving invocation)."""
 
-_TOKEN = re.compile(r" ([0-9]+)-([0-9]+)-")
+_TOKEN = re.compile(r" ([0-9]+)-([0-9]+)-([0-9a-f]+)-")
+_HEX = re.compile(r"[0-9a-f]+")
 
 
 class Tenant(msgspec.Struct, frozen=True):
-    """One serving tmuxmcp process, as registered: its pid and start time."""
+    """One serving tmuxmcp binding, as registered: its process's pid and start time,
+    and the hex of its gate option."""
 
     pid: int
     start_time: int
+    binding: str
 
     def token(self) -> str:
-        """The registry text: a space, pid, ``-``, start time, ``-`` (Rule 4).
-
-        The trailing ``-`` keeps one token from matching the start of another."""
-        return f" {int(self.pid)}-{int(self.start_time)}-"
+        """The registry text: a space, then pid, start time and binding, each ended
+        by ``-`` (Rule 4); the ending keeps one token from matching the start of
+        another."""
+        if not _HEX.fullmatch(self.binding):
+            raise ValueError("a binding is the hex of a gate option")
+        return f" {int(self.pid)}-{int(self.start_time)}-{self.binding}-"
 
     def runs(self) -> bool:
         """Whether this process still runs (Rule 2): its pid, with the start time it had."""
         return proc.running(self.pid) and proc.start_time(self.pid) in (self.start_time, None)
 
 
-def this_process() -> Tenant:
-    """This tmuxmcp process as it registers (start time 0 where ``/proc`` cannot tell)."""
+def this_process(marker: str) -> Tenant:
+    """This process's binding with the gate option ``marker`` (``@tmuxmcp_<hex>``), as
+    it registers (start time 0 where ``/proc`` cannot tell)."""
     pid = os.getpid()
-    return Tenant(pid, proc.start_time(pid) or 0)
+    return Tenant(pid, proc.start_time(pid) or 0, marker.removeprefix("@tmuxmcp_"))
 
 
 def register(tenant: Tenant) -> Command:
@@ -108,7 +116,7 @@ def unregister(tenant: Tenant) -> Command:
 def registered(text: str) -> list[Tenant]:
     """The tenants a registry's text lists (anything else in it is ignored here,
     and keeps the server up: the guard wants the registry empty)."""
-    return [Tenant(int(pid), int(start)) for pid, start in _TOKEN.findall(text)]
+    return [Tenant(int(pid), int(start), binding) for pid, start, binding in _TOKEN.findall(text)]
 
 
 def read_registry() -> Command:
