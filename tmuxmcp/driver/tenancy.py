@@ -29,7 +29,8 @@ Rules kept here:
   removes, with its own, each whose pid no longer runs with the start time
   it registered (``proc``); a live one, or one that cannot be read, stands
   and keeps the server up. Only processes in this pid namespace can be told
-  apart: a tmuxmcp in another one that shares the socket is read as gone.
+  apart: a tmuxmcp in another one that shares the socket may read as gone.
+  A tmuxmcp older than this module registers nothing and is not seen.
 * **Rule 3: check and kill in one invocation.** The leaving invocation is
   the gate (the bound server: pid, start time, the gate option), the
   registry edits, the gate option's removal, then a guard that refuses
