@@ -38,7 +38,7 @@ import trio
 from tests.support import DEDICATED, PrivateTmux
 from tmuxmcp import errors, runtime, server
 from tmuxmcp.config import Options, load
-from tmuxmcp.driver import _spawn
+from tmuxmcp.driver import _spawn, proc
 from tmuxmcp.runtime import Runtime
 
 READER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reader.py")
@@ -60,6 +60,45 @@ def _children(pid: int) -> set[int]:
             with contextlib.suppress(FileNotFoundError), open(path) as f:
                 found.update(int(child) for child in f.read().split())
     return found
+
+
+_SESSION = 3
+"""Index of the session id (proc(5) field 6) in ``proc.stat_fields``."""
+
+
+def _session(pid: int) -> int | None:
+    fields = proc.stat_fields(pid)
+    return int(fields[_SESSION]) if fields is not None and fields[_SESSION].isdigit() else None
+
+
+def describe(pid: int) -> str:
+    """``pid``, its command name and its command line, as ``/proc`` has them now."""
+    parts = [f"pid {pid}"]
+    for name in ("comm", "cmdline"):
+        with contextlib.suppress(OSError), open(f"/proc/{pid}/{name}", "rb") as f:
+            text = f.read().replace(b"\0", b" ").strip().decode("utf-8", "replace")
+            parts.append(f"{name} {text!r}")
+    return " ".join(parts)
+
+
+def server_jobs(server_pid: int, panes: set[int]) -> set[int]:
+    """The tmux server's children that are jobs (``#()``, ``run-shell``, ``pipe-pane``).
+
+    tmux starts a job with ``fork`` (job.c), so it stays in the server's session;
+    it starts a pane's process with ``forkpty`` (spawn.c), which makes it the
+    leader of a session of its own. So a pane's process is never taken for a
+    job, also once its pane is gone and it is still exiting (a killed pane is
+    no longer listed, but its shell may take a while to end on a loaded
+    machine); its descendants are not the server's children at all. The
+    listed panes' pids are left out too, for the instant between ``forkpty``
+    and the child's ``setsid``.
+    """
+    own = _session(server_pid)
+    return {
+        child
+        for child in _children(server_pid) - panes
+        if own is not None and _session(child) == own
+    }
 
 
 def slug_of(text: str) -> str:
@@ -195,8 +234,8 @@ class Harness:
         structured = msgspec.json.decode(content) if isinstance(content, msgspec.Raw) else None
         return Outcome(bool(result.is_error), slug, text, structured, spawned)
 
-    def wait_for_jobs(self) -> None:
-        """Wait (deadline 10 s) until the server runs no process but its panes'.
+    def wait_for_jobs(self, seconds: float = 10) -> None:
+        """Wait (deadline ``seconds``) until the server runs no job (``server_jobs``).
 
         tmux forks a ``#()`` job while it expands the format, before the call's
         tmux client exits; a job that ran has written its sentinel by the time it
@@ -206,13 +245,15 @@ class Harness:
         if found.returncode != 0:
             return  # no server: nothing of it runs
         server_pid = int(found.stdout)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + seconds
         while True:
             listed = self.tmux.bare("list-panes", "-a", "-F", "#{pane_pid}", check=False)
-            jobs = _children(server_pid) - {int(pid) for pid in listed.stdout.split()}
+            jobs = server_jobs(server_pid, {int(pid) for pid in listed.stdout.split()})
             if not jobs:
                 return
-            assert time.monotonic() < deadline, f"tmux jobs {sorted(jobs)} never ended"
+            if time.monotonic() >= deadline:
+                waited = "; ".join(describe(pid) for pid in sorted(jobs))
+                raise AssertionError(f"tmux jobs never ended within {seconds:g} s: {waited}")
             time.sleep(0.02)
 
     def begin(self) -> None:

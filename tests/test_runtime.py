@@ -44,4 +44,4 @@ async def test_surface_predicts_what_serve_publishes(
         assert predicted["server"]["provenance"] == published["server"]["provenance"]
         assert published["server"]["provenance"] == ("unknown" if running else "minimal")
     finally:
-        await binding.release(served.context.client)
+        await binding.release(served.context.client, served.context.facts)

@@ -131,7 +131,11 @@ def test_on_a_terminal_ctrl_d_exits_0(private_tmux: PrivateTmux) -> None:
 
 
 def test_sigint_then_sigterm_as_claude_code_stops_servers(private_tmux: PrivateTmux) -> None:
-    """SIGINT, then SIGTERM 100 ms later: a clean exit with SIGINT's status."""
+    """SIGINT, then SIGTERM 100 ms later: a clean exit with SIGINT's status.
+
+    On a server tmuxmcp did not start, so that the server stays for the read-back
+    (one tmuxmcp started and left empty ends: tests/driver/test_tenancy.py)."""
+    private_tmux.start_foreign_server()
     with RawClient(private_tmux.env) as client:
         client.request("ping", {})
         client.proc.send_signal(signal.SIGINT)

@@ -128,13 +128,15 @@ def _exit_after_serving(status: int) -> NoReturn:
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 """Each ends serving: calls in flight are cancelled (their tmux children killed
-and reaped), the gate option is removed, and the status is 128 + the signal.
+and reaped), the gate option is removed (and the server ended if this process
+started it and it holds nothing: ``driver.tenancy``), and the status is 128 + the signal.
 If serving has not ended ``STOP_GRACE`` seconds later, the process ends anyway
 (``_StopWatchdog``)."""
 
 STOP_GRACE = 5.0
 """Seconds a stop signal leaves serving to end cleanly: cancelling the calls is
-immediate and removing the gate option is one tmux call of at most 2 s."""
+immediate and leaving the server (``binding.release``) is two tmux calls of at
+most 2 s each."""
 
 
 class _StopWatchdog:
@@ -244,7 +246,7 @@ async def _serve(ns: argparse.Namespace) -> int:
             await serve_stdio(bound[0])
             nursery.cancel_scope.cancel()
         if bound:
-            await binding.release(bound[0].context.client)
+            await binding.release(bound[0].context.client, bound[0].context.facts)
     watchdog.disarm()
     return 128 + stopped_by[0] if stopped_by else 0
 

@@ -132,15 +132,21 @@ def _probe_answer(
     return lambda call: Reply(stdout=expand_format(call.words[3], facts) + "\n")
 
 
-def _expect_mark(fake: FakeTmux, identity: ServerIdentity) -> None:
-    """Startup marks the server with its nonce option and reads back the identity."""
+def _expect_mark(fake: FakeTmux, identity: ServerIdentity | None, stderr: str = "") -> None:
+    """Startup marks the server with its nonce option, registers this process as
+    serving there (``driver.tenancy``) and reads back the identity; with no
+    identity, the server is gone and tmux says ``stderr``."""
     fake.expect(
         *words("set-option -s -F --"),
         ANY,
         "#{pid}:#{start_time}",
+        *words("; set-option -s -a -- @tmuxmcp-serving"),
+        ANY,
         *words("; show-options -s -v --"),
         ANY,
-        stdout=f"{identity.pid}:{identity.start_time}\n",
+        stdout="" if identity is None else f"{identity.pid}:{identity.start_time}\n",
+        stderr=stderr,
+        status=1 if identity is None else 0,
     )
 
 
@@ -249,3 +255,41 @@ async def test_startup_on_the_fake_starts_a_minimal_server_when_none_answers() -
     assert (facts.provenance, facts.created_by_tmuxmcp) == (Provenance.MINIMAL, True)
     assert facts.aliases == " ".join(listed)
     assert set(started.surface.toolsets) == {"inspect", "manage", "execute", "teardown"}
+
+
+async def test_a_found_server_that_ends_before_binding_is_looked_for_again() -> None:
+    """Issue 27.3: the tmuxmcp that started the found server may end it at its exit
+    (empty) between this start's probe and its mark; the start looks again and
+    starts its own server, minimal, instead of failing."""
+
+    def nonce_answer(call: FakeCall) -> Reply:
+        started = fake.calls[-2].env["TMUXMCP_START"]
+        return Reply(stdout=f"TMUXMCP_START={started}\n")
+
+    ended = ServerIdentity(4242, 1700000001)
+    started_here = ServerIdentity(5150, 1700000002)
+    gone = "no server running on /tmp/tmux-1000/tmuxmcp\n"
+    with FakeTmux() as fake:
+        fake.expect("-V", stdout="tmux 3.3a\n")
+        fake.expect("display-message", "-p", "--", ANY, answer=_probe_answer(ended, "3.3a", ""))
+        _expect_mark(fake, None, stderr=gone)
+        fake.expect("display-message", "-p", "--", ANY, stderr=gone, status=1)
+        fake.expect(
+            *words("-u -f /dev/null -L tmuxmcp start-server ; set-option -s -- exit-empty off"),
+            *words("; set-option -g -- history-limit 50000"),
+        )
+        fake.expect(*words("show-environment -g -- TMUXMCP_START"), answer=nonce_answer)
+        fake.expect(*words("set-environment -g -u -- TMUXMCP_START"))
+        fake.expect(
+            "display-message", "-p", "--", ANY, answer=_probe_answer(started_here, "3.3a", "")
+        )
+        _expect_mark(fake, started_here)
+        fake.expect(*_PRISTINE_READ, answer=_pristine_answer(BUILTIN_ALIASES[(3, 3)]))
+        fake.expect(
+            *words("display-message -p -- #{command-alias} ; show-options -s -v -- command-alias"),
+            stdout="\nsplit-pane=split-window\n",
+        )
+        started = await runtime.start(fake_config(fake), runner=fake)
+    facts = started.context.facts
+    assert (facts.provenance, facts.created_by_tmuxmcp) == (Provenance.MINIMAL, True)
+    assert facts.identity == started_here

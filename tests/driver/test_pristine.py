@@ -117,7 +117,7 @@ async def test_a_change_made_before_binding_is_not_minimal_provenance(
         assert facts.provenance is Provenance.UNKNOWN, facts
         assert any(word in departure for departure in facts.departures), facts.departures
     finally:
-        await binding.release(client)
+        await binding.release(client, facts)
 
 
 async def test_a_server_nobody_changed_is_minimal_with_the_builtin_baseline(
@@ -135,7 +135,7 @@ async def test_a_server_nobody_changed_is_minimal_with_the_builtin_baseline(
         assert builtin is not None
         assert facts.aliases in (None, " ".join(builtin))
     finally:
-        await binding.release(client)
+        await binding.release(client, facts)
 
 
 async def test_an_alias_planted_before_binding_narrows_no_annotation(
@@ -163,7 +163,7 @@ async def test_an_alias_planted_before_binding_narrows_no_annotation(
         assert hints["readOnlyHint"] is CAUTIOUS.read_only
         assert hints["openWorldHint"] is CAUTIOUS.open_world
     finally:
-        await binding.release(served.context.client)
+        await binding.release(served.context.client, served.context.facts)
 
 
 async def test_teardown_waits_for_the_operator_on_a_server_changed_before_binding(
@@ -179,4 +179,4 @@ async def test_teardown_waits_for_the_operator_on_a_server_changed_before_bindin
         assert "another client had changed it" in off["teardown"], off
         assert "client-attached" in off["teardown"]
     finally:
-        await binding.release(served.context.client)
+        await binding.release(served.context.client, served.context.facts)

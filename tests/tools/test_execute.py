@@ -263,7 +263,7 @@ async def test_run_command_timeout_and_cancel_leave_no_tmux_child(
         with trio.fail_after(10):
             result = structured(
                 await session.call_tool(
-                    "run_command", {"pane_id": pane, "command": "sleep 3", "timeout": 0.5}
+                    "run_command", {"pane_id": pane, "command": "sleep 600", "timeout": 0.5}
                 )
             )
         assert result["timed_out"] is True
@@ -276,6 +276,9 @@ async def test_run_command_timeout_and_cancel_leave_no_tmux_child(
             ).stdout.strip()
             == "sleep"
         )
+        # It sleeps until stopped here: a shorter sleep could end before the look above
+        # on a loaded machine (issue 27.4).
+        private_tmux.bare("send-keys", "-t", pane, "C-c")
         with trio.fail_after(15):
             while (
                 private_tmux.bare(
@@ -296,22 +299,32 @@ async def test_run_command_reports_progress(private_tmux: PrivateTmux) -> None:
     seen: list[float] = []
     messages: list[str | None] = []
 
+    go = os.path.join(private_tmux.directory, "go")
+
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         seen.append(progress)
         messages.append(message)
+        if sum(1 for m in messages if m is not None and m.endswith("tick-one")) >= 2:
+            open(go, "w").close()  # two reports after the output: the command may end
 
     async with serve(private_tmux) as session:
         pane = private_tmux.new_session("p")["pane_id"]
+        # The command runs until two reports carried its output, not for a fixed
+        # time that, on a loaded machine, could pass before the first report came
+        # or before tick-one was printed (issue 27.4).
+        command = f"echo tick-one; while [ ! -e {go} ]; do sleep 0.05; done"
         result = await session.call_tool(
             "run_command",
-            {"pane_id": pane, "command": "echo tick-one; sleep 2.3", "timeout": 10},
+            {"pane_id": pane, "command": command, "timeout": 60},
             progress_callback=on_progress,
         )
         assert structured(result)["exit_status"] == 0
     assert len(seen) >= 2
     assert seen == sorted(seen)
-    # Each message carries the last line on the screen (issue 11).
-    assert all(m is not None and m.endswith("tick-one") for m in messages), messages
+    # Each message carries the last line on the screen (issue 11): from the first
+    # one after tick-one was printed, that line is tick-one.
+    first = next(i for i, m in enumerate(messages) if m is not None and m.endswith("tick-one"))
+    assert all(m is not None and m.endswith("tick-one") for m in messages[first:]), messages
 
 
 async def test_run_command_refuses_panes_not_at_a_shell(private_tmux: PrivateTmux) -> None:

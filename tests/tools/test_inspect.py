@@ -187,14 +187,17 @@ async def test_server_info_publishes_socket_provenance_and_surface(
     async with serve(private_tmux, "--exclude-tools", "list_windows") as session:
         info = structured(await session.call_tool("server_info", {}))
         listed = {t.name for t in (await session.list_tools()).tools}
+        # Read while tmuxmcp serves: at its exit it ends the empty server it started.
+        pid = int(private_tmux.server_pid())
+        version = private_tmux.bare("-V", check=False).stdout
     assert info["server_state"] == "bound"
     body = info["info"]
     assert body["socket"]["value"] == "tmuxmcp"
     assert body["socket"]["dedicated_default"] is True
     assert body["server"]["provenance"] == "minimal"
     assert body["server"]["created_by_tmuxmcp"] is True
-    assert body["server"]["pid"] == int(private_tmux.server_pid())
-    assert body["server"]["tmux_version"] in private_tmux.bare("-V", check=False).stdout + "3.3a"
+    assert body["server"]["pid"] == pid
+    assert body["server"]["tmux_version"] in version + "3.3a"
     assert set(body["surface"]["tools"]) == listed
     assert body["surface"]["excluded_tools"] == ["list_windows"]
     assert any("not a sandbox" in notice for notice in body["notices"])

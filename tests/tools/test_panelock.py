@@ -8,6 +8,8 @@ then is refused naming the other process, and types nothing into the pane
 
 from __future__ import annotations
 
+import os
+
 from tests.support import PrivateTmux, error_text, serve, structured
 from tests.tools.test_run_command import _at_prompt
 
@@ -18,9 +20,13 @@ async def test_a_pane_busy_in_another_process_is_refused_after_a_bounded_wait(
     async with serve(private_tmux) as one, serve(private_tmux) as two:
         pane = private_tmux.new_session("shared")["pane_id"]
         await _at_prompt(private_tmux, pane)
+        # It holds the pane until the test makes ``go`` (a fixed sleep could end before
+        # the other process asks, on a loaded machine: issue 27.4).
+        go = os.path.join(private_tmux.directory, "go")
+        command = f"while [ ! -e {go} ]; do sleep 0.05; done"
         first = structured(
             await one.call_tool(
-                "run_command", {"pane_id": pane, "command": "sleep 3", "timeout": 0.2}
+                "run_command", {"pane_id": pane, "command": command, "timeout": 0.2}
             )
         )
         assert first["timed_out"] is True  # still running, holding the pane
@@ -33,6 +39,7 @@ async def test_a_pane_busy_in_another_process_is_refused_after_a_bounded_wait(
         assert "another tmuxmcp process" in text
         assert private_tmux.bare("capture-pane", "-p", "-t", pane).stdout == before
         assert "intruder" not in private_tmux.bare("capture-pane", "-p", "-t", pane).stdout
+        open(go, "w").close()
         done = structured(
             await one.call_tool(
                 "wait_for_command", {"pane_id": pane, "run_id": first["run_id"], "timeout": 30}

@@ -233,13 +233,18 @@ async def test_timed_out_command_is_collected_by_wait_for_command(
     async with serve(private_tmux) as session:
         pane = private_tmux.new_session("later")["pane_id"]
         await _at_prompt(private_tmux, pane)
-        first = await _run(session, pane, "echo begun; sleep 2; echo finished; false", timeout=0.5)
+        # The command runs until the test makes ``go``, so the pane is still busy when
+        # the second run asks, however slow the machine (issue 27.4).
+        go = os.path.join(private_tmux.directory, "go")
+        command = f"echo begun; while [ ! -e {go} ]; do sleep 0.05; done; echo finished; false"
+        first = await _run(session, pane, command, timeout=0.5)
         assert (first["completed"], first["timed_out"], first["exit_status"]) == (False, True, None)
         assert len(first["run_id"]) == 12
         busy = await session.call_tool(
             "run_command", {"pane_id": pane, "command": "true", "timeout": 0.3}
         )
         assert busy.is_error and "wait_for_command" in error_text(busy)
+        open(go, "w").close()
         later = structured(
             await session.call_tool(
                 "wait_for_command", {"pane_id": pane, "run_id": first["run_id"], "timeout": 10}
@@ -394,10 +399,14 @@ async def test_a_command_outliving_tmuxmcp_ends_cleanly(private_tmux: PrivateTmu
     async with serve(private_tmux) as session:
         pane = private_tmux.new_session("outlive")["pane_id"]
         await _at_prompt(private_tmux, pane)
-        first = await _run(session, pane, "sleep 1.5; echo surv$((1 + 1))ived", timeout=0.2)
+        go = os.path.join(private_tmux.directory, "go")
+        command = f"while [ ! -e {go} ]; do sleep 0.05; done; echo surv$((1 + 1))ived"
+        first = await _run(session, pane, command, timeout=0.2)
         assert first["timed_out"] is True
-    # tmuxmcp has exited; the command ends later and the shell returns to its
-    # prompt without an error from a missing file.
+    # tmuxmcp has exited; only now the command ends (it waited for ``go``, so it
+    # cannot have ended before the exit on a slow machine) and the shell returns
+    # to its prompt without an error from a missing file.
+    open(go, "w").close()
     with trio.fail_after(10):
         while "surv2ived" not in private_tmux.bare("capture-pane", "-p", "-t", pane).stdout:
             await trio.sleep(0.05)

@@ -170,16 +170,23 @@ async def test_keys_a_person_typed_during_the_run_are_kept_and_named(
         with _attached_client(private_tmux, pane) as keyboard:
             await _until_attached(private_tmux, pane)
             results: list[dict[str, Any]] = []
+            # The command waits on a FIFO until the keys are typed: a fixed sleep could
+            # end before them on a loaded machine, and they would not be typed during
+            # the run (issue 27.4).
+            fifo = os.path.join(private_tmux.directory, f"hold-{shell}")
+            os.mkfifo(fifo)
+            held = f"printf '\\033[6n'; dd if={fifo} of=/dev/null status=none"
 
             async def run_query() -> None:
-                results.append(await _run(session, pane, "printf '\\033[6n'; sleep 1"))
+                results.append(await _run(session, pane, held))
 
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(run_query)
                 with trio.fail_after(10):
-                    while _foreground_command(private_tmux, pane) != "sleep":
+                    while _foreground_command(private_tmux, pane) != "dd":
                         await trio.sleep(0.02)
                 os.write(keyboard, b"zq")  # a person's keys, while the command runs
+                os.close(os.open(fifo, os.O_WRONLY))  # dd reads end of file: the run ends
             assert results[0]["exit_status"] == 0
             with trio.fail_after(10):
                 while "zq" not in _cursor_row(private_tmux, pane):

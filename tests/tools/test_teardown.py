@@ -237,6 +237,7 @@ async def _check_guard(private_tmux: PrivateTmux) -> None:
             }
         )
     replies: dict[int, dict[str, object]] = {}
+    standing: list[bool] = []
 
     def exchange() -> None:
         with open(inbox, "w") as send, open(outbox) as receive:
@@ -252,6 +253,11 @@ async def _check_guard(private_tmux: PrivateTmux) -> None:
                     assert line, f"tmuxmcp closed its output before answering {message['id']}"
                     reply = json.loads(line)
                     replies[reply["id"]] = reply
+                    if reply["id"] == 5:
+                        # After the four refusals, while tmuxmcp still serves: closing
+                        # the inbox ends tmuxmcp and with it its pane, so a look
+                        # after the exchange would race that ending (issue 27.4).
+                        standing.append(_exists(private_tmux, own_pane))
 
     with trio.fail_after(30):
         await trio.to_thread.run_sync(exchange)
@@ -262,7 +268,7 @@ async def _check_guard(private_tmux: PrivateTmux) -> None:
         assert isinstance(result, dict)
         assert result["isError"] is True
         assert result["content"][0]["text"].startswith("[self-teardown-refused]")
-    assert _exists(private_tmux, own_pane)
+    assert standing == [True], "the pane tmuxmcp runs in survived the four refused calls"
     info = replies[6]["result"]
     assert isinstance(info, dict)
     assert own_pane in info["structuredContent"]["info"]["server"]["self_teardown_guard"]

@@ -8,12 +8,21 @@ than quiet_ms when idle), which the implementation guarantees by construction.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
 import trio
 
-from tests.support import PrivateTmux, error_text, logged_pids, serve, stalling_tmux, structured
+from tests.support import (
+    PrivateTmux,
+    call_and_interrupt,
+    error_text,
+    logged_pids,
+    serve,
+    stalling_tmux,
+    structured,
+)
 
 
 async def _until(predicate: Callable[[], bool], seconds: float = 10.0) -> None:
@@ -31,14 +40,36 @@ def _idle(pane: str, quiet_ms: int, timeout: float) -> dict[str, Any]:
 
 
 async def test_a_pane_that_stops_printing_becomes_idle(private_tmux: PrivateTmux) -> None:
+    """The output starts after the wait has started and ends before it can be idle.
+
+    The pane prints a tick until the flag file exists, so it cannot be quiet
+    before the wait's first progress report (the wait is then looking); the
+    test creates the flag then, and only then the real output runs and stops.
+    Typed before the call, the output could be over before the first look on
+    a loaded machine (issue 27.4)."""
+    flag = os.path.join(private_tmux.directory, "go")
     async with serve(private_tmux) as session:
         pane = private_tmux.new_session("i")["pane_id"]
         await _ready(private_tmux, pane)
-        # Output without pauses for a while, then the prompt: idle only after the end.
-        private_tmux.bare("send-keys", "-t", pane, "seq 1 30000; echo IDLE_$((6*7))", "Enter")
-        result = structured(await session.call_tool("wait_for_idle", _idle(pane, 500, 30)))
+        private_tmux.bare(
+            "send-keys",
+            "-t",
+            pane,
+            f"while [ ! -e {flag} ]; do echo tick; sleep 0.02; done; "
+            "seq 1 30000; echo IDLE_$((6*7))",
+            "Enter",
+        )
+        await _until(lambda: "tick" in private_tmux.bare("capture-pane", "-p", "-t", pane).stdout)
+        waited = await call_and_interrupt(
+            session,
+            "wait_for_idle",
+            _idle(pane, 1000, 60),
+            lambda: open(flag, "w").close(),
+            seconds=60,
+        )
+        result = structured(waited)
         assert result["outcome"] == "idle", result
-        assert result["quiet_for_ms"] >= 500
+        assert result["quiet_for_ms"] >= 1000
         assert result["changes"] >= 1
         assert result["pane_dead"] is False
         screen = private_tmux.bare("capture-pane", "-p", "-t", pane).stdout

@@ -5,7 +5,9 @@
   can all have been changed at runtime. Provenance is ``unknown``.
 * Otherwise tmuxmcp starts one itself with a minimal configuration
   (``-f /dev/null``) and ``exit-empty off``, so the server stays up with zero
-  sessions instead of exiting at once; the operator stops it with
+  sessions instead of exiting at once. When this process exits and the
+  server holds nothing (no session, no other client, no other tmuxmcp), it
+  ends it (``release``, ``tenancy``); otherwise the operator stops it with
   ``tmux -L tmuxmcp kill-server``. The starting client carries a random
   ``TMUXMCP_START`` value in its environment, which a new server copies into
   its global environment. Only if the server that then answers holds that
@@ -21,7 +23,8 @@
   is tmux's built-in list, never the text the server held at binding.
 
 Binding sets one server option, ``@tmuxmcp_<nonce>``, to the server's pid and
-start time. Every later call is gated on it *and* on the live server's own
+start time, and registers this process in ``@tmuxmcp-serving`` (``tenancy``
+Rule 1). Every later call is gated on it *and* on the live server's own
 ``#{pid}`` and ``#{start_time}`` matching the bound identity (see ``client``;
 a copy of the option on another server does not pass): when the server dies
 or is replaced, calls fail with ``BoundServerLost`` and
@@ -38,6 +41,7 @@ from enum import StrEnum
 import msgspec
 import trio
 
+from tmuxmcp.driver import tenancy
 from tmuxmcp.driver.argv import cmd, render
 from tmuxmcp.driver.client import (
     IDENTITY_FORMAT,
@@ -148,10 +152,12 @@ async def started_by_us(client: TmuxClient, nonce: str) -> bool:
 
 
 async def mark(client: TmuxClient) -> ServerIdentity:
-    """Set the gate option to the answering server's identity and return it."""
+    """Set the gate option to the answering server's identity, register this process
+    as serving there (``tenancy`` Rule 1), and return the identity."""
     out = await client.run_unbound(
         [
             cmd("set-option", "-s", "-F", args=[client.marker, IDENTITY_FORMAT]),
+            tenancy.register(tenancy.this_process(client.marker)),
             cmd("show-options", "-s", "-v", args=[client.marker]),
         ]
     )
@@ -180,8 +186,21 @@ async def readable_aliases(client: TmuxClient) -> str | None:
     return expanded
 
 
+BIND_ATTEMPTS = 3
+"""How often ``establish`` looks again when the server it found ended before
+binding: another tmuxmcp that started it may end it when it exits empty
+(``tenancy``), between this process's probe and its registration."""
+
+
 async def establish(client: TmuxClient) -> ServerFacts:
     """Find or start the server, decide provenance, and bind ``client`` to it."""
+    for _ in range(BIND_ATTEMPTS - 1):
+        with contextlib.suppress(ServerGone):
+            return await _establish(client)
+    return await _establish(client)
+
+
+async def _establish(client: TmuxClient) -> ServerFacts:
     facts = await probe(client)
     if facts is not None:
         return await _bind(client, facts, created=False)
@@ -238,11 +257,31 @@ async def _bind(client: TmuxClient, facts: dict[str, str], *, created: bool) -> 
     )
 
 
-async def release(client: TmuxClient) -> None:
-    """Best effort at clean shutdown: remove the gate option from the bound server.
+async def release(client: TmuxClient, facts: ServerFacts) -> bool:
+    """Best effort at clean shutdown: unregister this process and remove the gate
+    option from the bound server; end that server if this process started it
+    and it holds nothing (``tenancy``). True if the server was ended.
 
-    Only the bound server is touched (the call is gated); a server that is gone
-    or replaced is left alone.
+    Only the bound server is touched (every call is gated); a server that is
+    gone or replaced is left alone. Two tmux calls of at most 2 s each, within
+    the stop signal's grace (``cli.STOP_GRACE``).
     """
+    me = tenancy.this_process(client.marker)
+    stale: list[tenancy.Tenant] = []
     with contextlib.suppress(TmuxMcpError):
-        await client.run(cmd("set-option", "-s", "-u", args=[client.marker]), seconds=2)
+        out = await client.run(tenancy.read_registry(), seconds=2)
+        stale = [t for t in tenancy.registered(out.stdout) if t != me and not t.runs()]
+    commands = tenancy.leaving(
+        me,
+        stale,
+        client.marker,
+        end_if_empty=facts.created_by_tmuxmcp,
+        version=facts.version,
+    )
+    try:
+        await client.run(*commands, seconds=2)
+    except TmuxMcpError:
+        # The empty guard refused (the server holds something: it stays, and the
+        # edits before the guard were made), or the server is gone or replaced.
+        return False
+    return facts.created_by_tmuxmcp

@@ -4,8 +4,8 @@ A guard is a ``show-options`` whose option name is a format tmux expands in
 the very invocation that acts: to an option that exists while its condition
 holds, and to a ``Refusal`` name otherwise. No option has that name, so
 ``show-options`` fails ("invalid option: <name>") and tmux drops the rest of
-the command list; nothing after the guard runs. tmuxmcp has four guards,
-all built here and all told apart here:
+the command list; nothing after the guard runs. tmuxmcp has five guards,
+all told apart here and all but the last built here:
 
 * the **gate** of every call (``driver.client.gate_name``): the bound server,
   its aliases and hooks (``SERVER_REPLACED``, ``ALIAS_CHANGED``, ``HOOK_SET``);
@@ -15,7 +15,10 @@ all built here and all told apart here:
   window of the session is zoomed (``WINDOW_ZOOMED``);
 * the **geometry guard** of a capture into history (``geometry_guard_name``
   below, ``tools.geometry``): the pane still has the width and height its
-  first window was planned for (``GEOMETRY_CHANGED``).
+  first window was planned for (``GEOMETRY_CHANGED``);
+* the **empty guard** of an exit (``driver.tenancy``): the server tmuxmcp
+  started holds no session, no other client and no other serving tmuxmcp,
+  so the ``kill-server`` after it ends nothing anyone has (``SERVER_IN_USE``).
 
 Rules kept here:
 
@@ -64,6 +67,7 @@ class Refusal(StrEnum):
     PANE_CHANGED = "tmuxmcp-pane-changed"
     WINDOW_ZOOMED = "tmuxmcp-window-zoomed"
     GEOMETRY_CHANGED = "tmuxmcp-geometry-changed"
+    SERVER_IN_USE = "tmuxmcp-server-in-use"
 
 
 class GuardRefused(TmuxCommandFailed):

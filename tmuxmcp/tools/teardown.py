@@ -2,7 +2,9 @@
 
 No tool here, or anywhere, kills the tmux server: socket-wide termination
 stays an operator action (``tmux -L tmuxmcp kill-server``), because it may
-destroy sessions the caller does not own (ADR, shutdown behaviour).
+destroy sessions the caller does not own (ADR, shutdown behaviour). The one
+server tmuxmcp ends is its own, at exit and only when it holds nothing
+(``driver.tenancy``): no tool does that either.
 
 Self-teardown guard: when tmuxmcp itself runs in a pane of the bound server,
 ``kill_pane``, ``kill_window`` and ``kill_session`` refuse to remove that pane
