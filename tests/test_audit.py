@@ -70,3 +70,47 @@ async def test_audit_log_redacts_patterns_and_unknown_keys(private_tmux: Private
     assert unknown == {"pane_id": pane}
     assert len(lines[5]["unknown_arguments"]) == 1
     assert lines[5]["unknown_arguments"][0]["key"]["redacted"] is True
+
+
+async def _wait_for_echo_off(tmux: PrivateTmux, pane: str) -> None:
+    """Wait (deadline 15 s) until the pane's terminal has echo off (getpass took it)."""
+    import termios
+
+    import trio
+
+    pid = tmux.bare("display-message", "-p", "-t", pane, "#{pane_tty}").stdout.strip()
+    with trio.fail_after(15):
+        while True:
+            fd = os.open(pid, os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK)
+            try:
+                if not termios.tcgetattr(fd)[3] & termios.ECHO:
+                    return
+            finally:
+                os.close(fd)
+            await trio.sleep(0.02)
+
+
+async def test_text_typed_into_a_password_prompt_is_recorded_as_a_secret(
+    private_tmux: PrivateTmux,
+) -> None:
+    """Issue 28.6: send_text to a program reading with echo off is logged with nothing of
+    the text, not even its length; text to any other program keeps length and hash."""
+    import sys
+
+    log = os.path.join(private_tmux.directory, "audit.jsonl")
+    password = "hunter2-correct-horse"
+    reader = f"{sys.executable} -c 'import getpass; getpass.getpass(\"Password: \")'"
+    async with serve(private_tmux, "--audit-log", log) as session:
+        pane = private_tmux.new_session("pw", "tmuxmcp", "sh", "-c", reader)["pane_id"]
+        await _wait_for_echo_off(private_tmux, pane)
+        sent = await session.call_tool("send_text", {"pane_id": pane, "text": password})
+        assert not sent.is_error
+        plain = private_tmux.new_session("plain")["pane_id"]
+        await session.call_tool("send_text", {"pane_id": plain, "text": "plain text"})
+    with open(log) as f:
+        raw = f.read()
+    assert password not in raw
+    secret, normal = (json.loads(line)["arguments"] for line in raw.splitlines())
+    assert secret["text"] == {"secret": True}
+    assert secret["pane_id"] == pane
+    assert normal["text"]["redacted"] is True and normal["text"]["length"] == len("plain text")

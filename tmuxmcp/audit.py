@@ -54,7 +54,7 @@ import re
 import secrets
 import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 import msgspec
@@ -68,6 +68,10 @@ from tmuxmcp.sinks.target import ID_PATTERNS
 from tmuxmcp.spool import Spool
 
 log = logging.getLogger("tmuxmcp.audit")
+
+SECRET: dict[str, Any] = {"secret": True}
+"""How an argument typed into a password prompt is recorded: nothing of it, not even its
+length (issue 28.6)."""
 
 Readable = Callable[[Any], bool]
 
@@ -231,15 +235,23 @@ class AuditLog:
         arguments: dict[str, Any] | None,
         outcome: str,
         duration: float,
+        secret: Collection[str] = (),
     ) -> None:
-        """Queue one line; the spool writes each line whole, in order (``spool`` Rule 2)."""
+        """Queue one line; the spool writes each line whole, in order (``spool`` Rule 2).
+
+        ``secret`` names the arguments the call found typed into a password prompt
+        (``tools.context.CallNotes``): they are recorded as ``{"secret": true}``,
+        without the length or hash every other payload gets (issue 28.6)."""
         entry: dict[str, Any] = {
             "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime())
             + f".{int(time.time() * 1000) % 1000:03d}Z",
             "tool": tool if spec is not None else self.digest(tool),
             "outcome": outcome,
             "duration_ms": round(duration * 1000, 3),
-            "arguments": self.arguments(spec, arguments or {}),
+            "arguments": {
+                key: SECRET if key in secret else value
+                for key, value in self.arguments(spec, arguments or {}).items()
+            },
         }
         unknown = self.unknown(spec, arguments or {})
         if unknown:

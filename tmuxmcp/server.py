@@ -70,7 +70,7 @@ from tmuxmcp.protocol.results import (
 )
 from tmuxmcp.protocol.tasks import EXTENSION, Ending, Stop, TaskStore, opted_in, task_methods
 from tmuxmcp.runtime import Runtime
-from tmuxmcp.tools.context import Continuation, Progress
+from tmuxmcp.tools.context import CallNotes, Continuation, Progress
 from tmuxmcp.transport import open_stdio
 from tmuxmcp.wire import ALTERED_META, LONE_SURROGATE
 
@@ -174,9 +174,16 @@ async def call_or_continue(
     began = time.monotonic()
     outcome = "cancelled"  # replaced unless trio.Cancelled unwinds through here
     spec = BY_NAME.get(name) if name in runtime.surface.tools else None
+    notes = CallNotes() if runtime.audit is not None else None
     try:
         result = await _dispatch(
-            runtime, name, arguments, altered, progress, may_continue=tasks is not None
+            runtime,
+            name,
+            arguments,
+            altered,
+            progress,
+            may_continue=tasks is not None,
+            notes=notes,
         )
         if tasks is not None and isinstance(result, _Unfinished):
             task = await _continue(runtime, tasks, name, arguments, result)
@@ -206,6 +213,7 @@ async def call_or_continue(
                 arguments=arguments,
                 outcome=outcome,
                 duration=time.monotonic() - began,
+                secret=notes.secret if notes is not None else (),
             )
 
 
@@ -217,6 +225,7 @@ async def _dispatch(
     progress: Progress | None,
     *,
     may_continue: bool,
+    notes: CallNotes | None = None,
 ) -> CallToolResult | _Unfinished:
     if name not in runtime.surface.tools:
         raise _unknown(name)
@@ -233,6 +242,8 @@ async def _dispatch(
     context = runtime.context
     if progress is not None:
         context = msgspec.structs.replace(context, progress=progress, reports_progress=True)
+    if notes is not None:
+        context = msgspec.structs.replace(context, notes=notes)
     if spec.starts_panes:
         # The declaration grants it: no other tool's call holds the pane environment
         # (capability.environment Rule 1).

@@ -81,6 +81,11 @@ async def test_a_password_prompt_is_a_secret_and_resumes_after_the_answer(
             "awaiting-secret",
         ), asked
         assert "Password:" in asked["prompt"]
+        # Issue 28.6: the command a person runs to type it, on this socket, at this pane.
+        attach = asked["attach_command"]
+        assert attach.startswith("tmux -S ") and attach.endswith(f" attach -t {pane}"), attach
+        socket = private_tmux.bare("display-message", "-p", "#{socket_path}").stdout.strip()
+        assert socket in attach
         await session.call_tool("send_text", {"pane_id": pane, "text": "hunter2", "enter": True})
         done = await _wait(session, pane, asked["run_id"])
         assert (done["completed"], done["exit_status"]) == (True, 0), done

@@ -34,6 +34,18 @@ async def _no_progress(progress: float, total: float | None, message: str | None
     return None
 
 
+class CallNotes:
+    """What one call tells the audit log about itself, beyond its arguments (issue 28.6).
+
+    Made per call only where an audit log is kept. A handler that finds it is
+    typing into a password prompt names the parameters that carried the secret;
+    the log then records them as ``{"secret": true}``: no length, no hash.
+    """
+
+    def __init__(self) -> None:
+        self.secret: set[str] = set()
+
+
 class ToolContext(msgspec.Struct, frozen=True, kw_only=True):
     """Process-wide state shared by every call; fixed at startup."""
 
@@ -51,6 +63,8 @@ class ToolContext(msgspec.Struct, frozen=True, kw_only=True):
     """The environment a pane this call starts gets (``capability.environment``): given
     only to calls of tools that declare ``starts_panes``, empty for every other."""
     reports_progress: bool = False
+    notes: CallNotes | None = None
+    """This call's notes for the audit log; None where no audit log is kept."""
     """True when ``progress`` reaches a client (it sent a progressToken)."""
     runs: RunRegistry = msgspec.field(default_factory=_new_run_registry)
     """This process's run_command runs (shared by every copy of the context)."""

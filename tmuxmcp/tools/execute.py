@@ -36,6 +36,7 @@ from tmuxmcp.sinks.keys import KEY_VOCABULARY
 from tmuxmcp.sinks.target import IdKind
 from tmuxmcp.sinks.text import MAX_TEXT_BYTES
 from tmuxmcp.tools.context import ToolContext
+from tmuxmcp.tools.pane_reading import note_secret_input
 from tmuxmcp.tools.since import cursor_commands, cursor_from
 from tmuxmcp.tools.teardown import refuse_self_teardown
 
@@ -139,6 +140,7 @@ async def send_keys(ctx: ToolContext, args: SendKeysArgs) -> Sent:
     pane = args.pane_id
     # The key-vocabulary encoder turned each KeyName into its plain key name.
     names = cast(list[str], args.keys) * args.repeat
+    await note_secret_input(ctx, pane, "keys")
     frame, reads = cursor_commands(pane)
     out = await ctx.client.run(*reads, cmd("send-keys", t=pane, args=names))
     ctx.runs.input_handled(pane)
@@ -181,6 +183,7 @@ async def send_text(ctx: ToolContext, args: SendTextArgs) -> Sent:
     can always wait ``since`` the result.
     """
     pane = args.pane_id
+    await note_secret_input(ctx, pane, "text")
     data = args.text.encode("utf-8")
     name = buffer_name()
     frame, reads = cursor_commands(pane)

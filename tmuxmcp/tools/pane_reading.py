@@ -88,3 +88,15 @@ async def panes_with_state(ctx: ToolContext, command: Command) -> list[PaneWithS
         )
         for row in rows
     ]
+
+
+async def note_secret_input(ctx: ToolContext, pane: str, parameter: str) -> None:
+    """Where an audit log is kept: when ``pane``'s program reads a line with echo off (a
+    password prompt, ``awaiting-secret``), note ``parameter`` as a secret of this call,
+    so the log records nothing of it (issue 28.6). Read before the input is sent: once
+    the secret is entered, the prompt is gone."""
+    if ctx.notes is None:
+        return
+    for found in await panes_with_state(ctx, cmd("list-panes", t=pane)):
+        if found.pane_id == pane and found.state.state == "awaiting-secret":
+            ctx.notes.secret.add(parameter)

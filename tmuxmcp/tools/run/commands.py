@@ -100,8 +100,12 @@ class RunCommandResult(msgspec.Struct, frozen=True, kw_only=True):
     pager, an editor, a REPL). The command is still running: answer it, then
     ``wait_for_command``."""
     prompt: Terminal | None
-    """With ``waiting_for``: the last non-blank row of the pane's screen, the question as
-    the screen shows it."""
+    """With ``waiting_for``: the command's last line of output, the question as the screen
+    shows it."""
+    attach_command: Own | None = None
+    """With ``waiting_for: "awaiting-secret"``: the command a person runs to type the secret
+    into the pane themselves (issue 28.6); a secret typed by the agent stays in its
+    transcript."""
     exit_status: int | None
     duration_seconds: float
     output_lines: int
@@ -121,10 +125,14 @@ class RunCommandResult(msgspec.Struct, frozen=True, kw_only=True):
         if self.completed:
             head = f"exit status {self.exit_status} after {self.duration_seconds:.3f} s"
         elif self.waiting_for is not None:
+            answer = (
+                f"ask a person to type it ({self.attach_command})"
+                if self.attach_command
+                else "answer it (send_text, send_keys)"
+            )
             head = (
                 f"still running after {self.duration_seconds:.3f} s, {self.waiting_for}: "
-                f"{self.prompt!r}; answer it (send_text, send_keys), then wait_for_command "
-                f"run_id {self.run_id}"
+                f"{self.prompt!r}; {answer}, then wait_for_command run_id {self.run_id}"
             )
         else:
             head = (

@@ -17,6 +17,7 @@ watcher's (``watch``), which outlives the call.
 from __future__ import annotations
 
 import os
+import shlex
 
 import msgspec
 import trio
@@ -38,6 +39,7 @@ def _result(
     partial: output.Outcome | None = None,
     asking: asking_.Asking | None = None,
     prompt: str | None = None,
+    attach: str | None = None,
 ) -> RunCommandResult:
     outcome = run.outcome if partial is None else partial
     assert outcome is not None
@@ -49,6 +51,7 @@ def _result(
         timed_out=timed_out,
         waiting_for=asking,
         prompt=prompt,
+        attach_command=attach,
         exit_status=None if partial is not None else outcome.exit_status,
         output=shaped.text,
         output_lines=shaped.output_lines,
@@ -112,8 +115,19 @@ async def _await(
                     ),
                     None,
                 )
+                attach = (
+                    f"tmux -S {shlex.quote(ctx.facts.socket_path)} attach -t {run.pane}"
+                    if asking == "awaiting-secret"
+                    else None
+                )
                 return _result(
-                    run, budget, timed_out=False, partial=partial, asking=asking, prompt=prompt
+                    run,
+                    budget,
+                    timed_out=False,
+                    partial=partial,
+                    asking=asking,
+                    prompt=prompt,
+                    attach=attach,
                 )
             if trio.current_time() - reported >= 1.0:
                 reported = trio.current_time()
