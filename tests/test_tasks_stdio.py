@@ -647,3 +647,44 @@ def test_the_documented_tasks_exchange_is_what_the_server_answers(
             assert key in flat, (key, shown, real)
         for key, literal in _LITERAL.findall(shown):
             assert flat[key] == json.loads(literal), (key, literal, real)
+
+
+def test_a_task_whose_program_asks_completes_with_the_question_and_the_run_goes_on(
+    private_tmux: PrivateTmux,
+) -> None:
+    """Issue 28.2 for a task (continuation Rule 5): a command that asks after it became a
+    task completes the task with what it waits for, instead of waiting out the TTL;
+    after the answer, wait_for_command gives the exit status."""
+    pane = private_tmux.new_session("asks")["pane_id"]
+    command, go = _gate(private_tmux, "asks")
+    question = f"{command}; printf 'Deploy? [y/N] '; read a; test \"$a\" = y && echo deployed"
+    with modern(private_tmux) as client:
+        created = client.run(pane, question, 0.5)
+        assert created["resultType"] == "task"
+        with open(go, "w"):
+            pass
+        done = client.until_done(created["taskId"])
+        assert done["status"] == "completed"
+        facts = done["result"]["structuredContent"]
+        assert (facts["completed"], facts["timed_out"], facts["waiting_for"]) == (
+            False,
+            False,
+            "awaiting-line",
+        ), facts
+        assert facts["prompt"] == "Deploy? [y/N]"
+        client.result(
+            "tools/call",
+            {"name": "send_text", "arguments": {"pane_id": pane, "text": "y", "enter": True}},
+        )
+        after = client.result(
+            "tools/call",
+            {
+                "name": "wait_for_command",
+                "arguments": {"pane_id": pane, "run_id": facts["run_id"], "timeout": 30},
+            },
+        )
+    assert (after["structuredContent"]["completed"], after["structuredContent"]["exit_status"]) == (
+        True,
+        0,
+    )
+    assert after["structuredContent"]["output"].endswith("deployed")

@@ -391,6 +391,9 @@ def test_a_client_that_stops_reading_ends_serving_quietly(private_tmux: PrivateT
     proc.stdin.flush()
     assert json.loads(proc.stdout.readline())["id"] == 1
     assert "@tmuxmcp_" in private_tmux.bare("show-options", "-s").stdout
+    # A session of its own keeps the server after tmuxmcp's exit, which ends an empty
+    # server it started (issue 27.3), so the gate option can be read back as gone.
+    private_tmux.new_session("stays")
     proc.stdout.close()
     proc.stdin.write(b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n')
     proc.stdin.flush()

@@ -157,8 +157,8 @@ PANE_ENVIRONMENT = Setting(
     "--pane-environment",
     "TMUXMCP_PANE_ENVIRONMENT",
     "MODE",
-    "environment of panes the tools start: pager-safe (PAGER, GIT_PAGER, MANPAGER and "
-    "SYSTEMD_PAGER set to cat, so output is printed, not paged) or inherit (tmux's own)",
+    "environment of panes the tools start: pager-safe sets PAGER, GIT_PAGER, MANPAGER and "
+    "SYSTEMD_PAGER to cat, so output is printed, not paged, and inherit keeps tmux's own",
     default="pager-safe",
 )
 

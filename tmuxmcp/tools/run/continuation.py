@@ -24,6 +24,13 @@ Rule 3: stopping types ``C-c`` only while the run still holds its pane and
   interrupt and exited: its result is the real one); ``running`` when the
   command ignores the interrupt and goes on, keeping the pane busy as it
   would for a person, and the task follows it to its end.
+Rule 5: a program that asks ends the task (issue 28.2): while the task is
+  followed, the terminal is read as a waiting call reads it (``asking``); once
+  the command's program waits for a line, a secret or keys and keeps waiting,
+  the task completes with the result ``run_command`` gives then
+  (``handlers.asked``: ``completed`` false, ``waiting_for``, the question),
+  so the agent is woken to answer instead of the task waiting out its TTL.
+  The run goes on: ``wait_for_command`` collects it after the answer.
 Rule 4: the progress line is the command's own: the last non-blank line of
   its output so far, or its text while it has printed nothing, never
   tmuxmcp's typed line (``collect.progress_line``, issue 27 N7); untrusted,
@@ -40,9 +47,9 @@ import trio
 
 from tmuxmcp.driver.argv import cmd
 from tmuxmcp.tools.context import ToolContext, _no_progress
-from tmuxmcp.tools.run import collect
+from tmuxmcp.tools.run import asking, collect
 from tmuxmcp.tools.run.commands import RunCommandArgs, RunCommandResult
-from tmuxmcp.tools.run.handlers import ended
+from tmuxmcp.tools.run.handlers import asked, ended
 from tmuxmcp.tools.run.state import Phase, Run, Stopped
 
 STOP_WAIT = 3.0
@@ -57,14 +64,18 @@ class RunTask:
         self._ctx = ctx
         self.run = run
         self._budget = budget
+        self._asked: RunCommandResult | None = None
         ctx.runs.hold(run)
 
     def finished(self) -> bool:
-        """Whether the run reached its final phase."""
-        return self.run.done.is_set()
+        """Whether the run reached its final phase, or its program asks (Rule 5)."""
+        return self.run.done.is_set() or self._asked is not None
 
     async def result(self) -> RunCommandResult:
-        """The run's result (Rule 1); raises the ``TmuxMcpError`` it ended with."""
+        """The run's result (Rule 1), or what its program asks (Rule 5); raises the
+        ``TmuxMcpError`` it ended with."""
+        if self._asked is not None and not self.run.done.is_set():
+            return self._asked
         return ended(self.run, self._budget)
 
     async def progress(self) -> str:
@@ -72,8 +83,17 @@ class RunTask:
         return await collect.progress_line(self._ctx, self.run)
 
     async def wait_finished(self) -> None:
-        """Return once the run reached its final phase."""
-        await self.run.done.wait()
+        """Return once the run reached its final phase, or its program asks (Rule 5)."""
+        asks = asking.AskWatch()
+        while not self.run.done.is_set():
+            with trio.move_on_after(asking.ASK_POLL_SECONDS):
+                await self.run.done.wait()
+            if self.run.done.is_set():
+                return
+            waiting_for = asks.read(self.run)
+            if waiting_for is not None:
+                self._asked = await asked(self._ctx, self.run, self._budget, waiting_for)
+                return
 
     async def stop(self) -> Literal["stopped", "ended", "running"]:
         """Interrupt the command (Rule 3); what that did."""

@@ -104,37 +104,42 @@ async def _await(
                 break
             asking = asks.read(run)
             if asking is not None:
-                partial = await collect.peek(ctx, run)
-                # The question is the command's own last line, never the pane's last
-                # row (until the command prints, that is the line tmuxmcp typed).
-                prompt = next(
-                    (
-                        line.rstrip()
-                        for line in reversed(partial.head + partial.tail)
-                        if line.strip()
-                    ),
-                    None,
-                )
-                attach = (
-                    f"tmux -S {shlex.quote(ctx.facts.socket_path)} attach -t {run.pane}"
-                    if asking == "awaiting-secret"
-                    else None
-                )
-                return _result(
-                    run,
-                    budget,
-                    timed_out=False,
-                    partial=partial,
-                    asking=asking,
-                    prompt=prompt,
-                    attach=attach,
-                )
+                return await asked(ctx, run, budget, asking)
             if trio.current_time() - reported >= 1.0:
                 reported = trio.current_time()
                 await _report(ctx, run, seconds + (now - since), since)
     if not run.done.is_set():
         return _result(run, budget, timed_out=True, partial=await collect.peek(ctx, run))
     return ended(run, budget)
+
+
+async def asked(
+    ctx: ToolContext, run: Run, budget: int, asking: asking_.Asking
+) -> RunCommandResult:
+    """The result of a run whose program waits for input and kept waiting (``asking``):
+    still running, what it waits for, its question, and for a secret the command a
+    person runs to type it (issue 28.6)."""
+    partial = await collect.peek(ctx, run)
+    # The question is the command's own last line, never the pane's last row
+    # (until the command prints, that is the line tmuxmcp typed).
+    prompt = next(
+        (line.rstrip() for line in reversed(partial.head + partial.tail) if line.strip()),
+        None,
+    )
+    attach = (
+        f"tmux -S {shlex.quote(ctx.facts.socket_path)} attach -t {run.pane}"
+        if asking == "awaiting-secret"
+        else None
+    )
+    return _result(
+        run,
+        budget,
+        timed_out=False,
+        partial=partial,
+        asking=asking,
+        prompt=prompt,
+        attach=attach,
+    )
 
 
 def ended(run: Run, budget: int) -> RunCommandResult:
