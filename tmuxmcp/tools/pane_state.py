@@ -176,6 +176,22 @@ class TmuxFacts(msgspec.Struct, frozen=True, kw_only=True):
     cursor_y: int
 
 
+LIVE_PANE: Final = TmuxFacts(
+    pid=None,
+    tty="",
+    dead=False,
+    dead_status=None,
+    dead_signal=None,
+    in_mode=False,
+    mode="",
+    alternate_screen=False,
+    cursor_x=0,
+    cursor_y=0,
+)
+"""tmux's side of a live pane in no mode, for a caller that asks only what the terminal
+waits for (a run's wait, the readiness check): the kernel's reading decides."""
+
+
 def _leave_keys(program: str | None, alternate: bool) -> list[str]:
     name = program or ""
     if name in PAGERS:

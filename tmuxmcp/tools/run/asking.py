@@ -31,7 +31,7 @@ import trio
 
 from tmuxmcp.driver import foreground
 from tmuxmcp.driver.proc import PROC
-from tmuxmcp.tools.pane_state import TmuxFacts, classify
+from tmuxmcp.tools.pane_state import LIVE_PANE, classify
 from tmuxmcp.tools.run.state import Run
 
 Asking = Literal["awaiting-line", "awaiting-secret", "awaiting-keys"]
@@ -41,28 +41,13 @@ ASK_SETTLE_SECONDS: Final = 1.0
 ASK_POLL_SECONDS: Final = 0.25
 """How often a run's wait reads the terminal (Rule 3)."""
 
-_ALIVE = TmuxFacts(
-    pid=None,
-    tty="",
-    dead=False,
-    dead_status=None,
-    dead_signal=None,
-    in_mode=False,
-    mode="",
-    alternate_screen=False,
-    cursor_x=0,
-    cursor_y=0,
-)
-"""tmux's side while a run is watched: the watcher ends the run on a dead pane, and a
-mode does not change what the program waits for."""
-
 
 def asking_now(run: Run) -> Asking | None:
     """What the foreground of the run's terminal waits for now, if it waits for input."""
     if run.pane_pid <= 0:
         return None
     reading = foreground.read_terminal(run.pane_pid, f"{PROC}/{run.pane_pid}/fd/0")
-    state = classify(_ALIVE, reading).state
+    state = classify(LIVE_PANE, reading).state
     if state == "awaiting-line":
         return "awaiting-line"
     if state == "awaiting-secret":

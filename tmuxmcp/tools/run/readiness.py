@@ -50,7 +50,7 @@ import msgspec
 from tmuxmcp.driver import foreground
 from tmuxmcp.driver.foreground import POSIX_SHELLS, interactive_arguments
 from tmuxmcp.errors import PaneNotReady
-from tmuxmcp.tools.pane_state import TmuxFacts, classify, continuation_before
+from tmuxmcp.tools.pane_state import LIVE_PANE, classify, continuation_before
 
 
 class ShellBusy(PaneNotReady):
@@ -375,19 +375,7 @@ def refuse_shell_reading(pane: str, pane_pid: int, shell_pid: int, proc: Path = 
     reading = foreground.read_terminal(pane_pid, f"{proc}/{pane_pid}/fd/0", proc)
     if reading is None or reading.modes is None:
         return
-    alive = TmuxFacts(
-        pid=pane_pid,
-        tty="",
-        dead=False,
-        dead_status=None,
-        dead_signal=None,
-        in_mode=False,
-        mode="",
-        alternate_screen=False,
-        cursor_x=0,
-        cursor_y=0,
-    )
-    verdict = classify(alive, reading)
+    verdict = classify(LIVE_PANE, reading)
     if verdict.foreground_pid != shell_pid or not verdict.state.startswith("awaiting-"):
         return
     what = {
