@@ -24,6 +24,7 @@ from tmuxmcp.driver.guards import GuardRefused, Refusal, geometry_guard_name, gu
 from tmuxmcp.errors import InvalidArguments
 from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.inline import CUT_ROOM, DEFAULT_INLINE_CHARS, cut_line, line_cost, lines_cost
+from tmuxmcp.tools.windows import WindowSizer
 
 MAX_CAPTURE_BYTES = 1024 * 1024
 """The largest ``max_chars``: the most a capture returns, counted as JSON (``inline``);
@@ -187,12 +188,6 @@ def _window_top(top: int, bottom: int, rows_wanted: int) -> int:
     return max(top, bottom - rows_wanted - WINDOW_MARGIN + 1)
 
 
-def _rows_for(max_chars: int, held: int, width: int) -> int:
-    """The rows that would fill the characters still wanted if every row were full."""
-    # A full row costs at least its width and 2 (its quotes).
-    return -(-(max_chars - held) // (width + 2))
-
-
 async def _hinted_first_window(
     ctx: ToolContext, pane_id: str, flags: list[str], args: CapturePaneArgs
 ) -> tuple[int, int, int, str] | None:
@@ -200,7 +195,8 @@ async def _hinted_first_window(
 
     Returns ``(history size, height, width, the window's output)``, or ``None``
     when no geometry is remembered or the pane's differs (the guard refused:
-    nothing was read). The window is the one ``_history_rows`` plans first:
+    nothing was read). The window is the one ``_history_rows`` plans first
+    (the same ``WindowSizer``, from the row cost remembered with the geometry):
     its top is planned from ``start``, and tmux's clamp of ``-S`` to the top
     of the history gives what ``max(start, -history)`` would.
     """
@@ -210,7 +206,8 @@ async def _hinted_first_window(
     width, height = known
     assert args.start is not None
     bottom = min(height - 1 if args.end is None else args.end, height - 1)
-    rows_wanted = min(args.max_lines, _rows_for(args.max_chars, 0, width))
+    sizer = WindowSizer(width, prior=ctx.geometry.row_cost(pane_id), least=1)
+    rows_wanted = min(args.max_lines, sizer.rows(args.max_chars))
     try:
         out = await ctx.client.run(
             guard(geometry_guard_name(ctx.client.marker, pane_id, width, height), pane_id),
@@ -243,11 +240,14 @@ async def _history_rows(
     bottom of the range upwards, only as far as needed to fill ``max_lines``
     with rows above the last non-blank one, and no further once the rows kept
     cost ``max_chars`` (the result keeps no more): a window is also at most
-    the rows that would fill the characters still wanted if every row were
-    full. So one call holds at most ``max_lines + WINDOW_MARGIN`` rows, and
-    about ``max_chars`` plus one window, however long and wide the history.
-    The pane's geometry comes from a probe, or with the first window when the
-    pane's last seen geometry still holds (``_hinted_first_window``).
+    the rows that the characters still wanted hold at what rows cost
+    (``windows.WindowSizer``: measured as they are read, before that the
+    pane's last capture, else as if every row were full; never more than
+    ``windows.GROWTH`` times the full-row plan). So one call holds at most
+    ``max_lines + WINDOW_MARGIN`` rows, and about ``max_chars`` plus one
+    window, however long and wide the history. The pane's geometry comes
+    from a probe, or with the first window when the pane's last seen
+    geometry still holds (``_hinted_first_window``).
     Returns the rows kept (trailing blank rows dropped) and how many rows the
     range holds down to its last non-blank row.
     """
@@ -269,12 +269,13 @@ async def _history_rows(
     assert args.start is not None
     top = max(args.start, -history)
     bottom = min(height - 1 if args.end is None else args.end, height - 1)
+    sizer = WindowSizer(width, prior=ctx.geometry.row_cost(pane_id), least=1)
     kept: list[str] = []
     last_text: int | None = None  # the relative number of the last non-blank row
     window_bottom = bottom
     held = 0  # the line_cost of the rows kept
     while window_bottom >= top and len(kept) < args.max_lines and held <= args.max_chars:
-        rows_wanted = min(args.max_lines - len(kept), _rows_for(args.max_chars, held, width))
+        rows_wanted = min(args.max_lines - len(kept), sizer.rows(args.max_chars - held))
         window_top = _window_top(top, window_bottom, rows_wanted)
         if pending is None:
             out = await ctx.client.run(
@@ -290,8 +291,9 @@ async def _history_rows(
             if rows:
                 last_text = window_top + len(rows) - 1
         kept = rows + kept
-        held += lines_cost(rows)
+        held += sizer.saw(rows)
         window_bottom = window_top - 1
+    ctx.geometry.remember_row_cost(pane_id, sizer.per_row)
     if last_text is None:
         return [], 0
     return kept[-args.max_lines :], last_text - top + 1
