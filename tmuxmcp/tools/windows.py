@@ -20,12 +20,14 @@ Rule 1: a window's rows are planned from what rows cost, counted one way for
   rows on a 200-column pane are read five times as many at a time, so a
   typical capture is one window, one tmux invocation.
 Rule 1a (the bound): a predicted window is never more than ``GROWTH`` times
-  the rows that fill ``bytes_left`` if every row were full. A pane whose
-  older rows are full after short ones (a pathological pane: wide rows, or
-  many escape sequences) costs one window of at most about ``GROWTH *
-  bytes_left + MIN_WINDOW_ROWS * (width + 1)`` bytes of ASCII (four times
-  that for text made only of 4-byte characters), and its measured cost then
-  shrinks the windows after it. Rows that cost more than a full row's
+  the rows that fill ``bytes_left`` if every row were full, nor more full
+  rows than ``MAX_GROWN_BYTES`` hold unless the full-row plan is larger. A
+  pane whose older rows are full after short ones (a pathological pane: wide
+  rows, or many escape sequences) costs one window of at most about
+  ``min(GROWTH * bytes_left, max(bytes_left, MAX_GROWN_BYTES)) +
+  MIN_WINDOW_ROWS * (width + 1)`` bytes of ASCII (four times that for text
+  made only of 4-byte characters), and its measured cost then shrinks the
+  windows after it. Rows that cost more than a full row's
   width (escapes, wide characters) are read fewer at a time than the
   full-row plan once measured.
 Rule 2: rows are numbered absolutely (0 is the oldest history row), as at the
@@ -54,6 +56,9 @@ MIN_WINDOW_ROWS = 16
 GROWTH = 4
 """How many times the full-row plan a window predicted from measured rows may span
 (Rule 1a): the bound on a window of full rows met after short ones."""
+MAX_GROWN_BYTES = 4 * 1024 * 1024
+"""The most bytes of full rows a window predicted beyond its full-row plan may span
+(Rule 1a): a large budget (a 16 MiB scan) is not multiplied."""
 MIN_ROW_COST = 2
 """What the cheapest row costs (an empty one: its two quotes, ``line_cost``)."""
 MAX_STALLED_READS = 3
@@ -112,7 +117,8 @@ class WindowSizer:
         if per_row is None:
             return plan
         predicted = -(-max(bytes_left, 0) // max(MIN_ROW_COST, math.ceil(per_row)))
-        return max(self.least, min(predicted, GROWTH * plan))
+        most = max(plan, rows_within(MAX_GROWN_BYTES, self.width))
+        return max(self.least, min(predicted, GROWTH * plan, most))
 
     def saw(self, rows: Sequence[str]) -> int:
         """Count ``rows`` as read; their cost (``rows_cost``)."""
