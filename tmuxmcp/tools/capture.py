@@ -165,6 +165,20 @@ def _captured(
     return "\n".join(kept), len(kept), len(lines), by
 
 
+def _history_text(rows: list[str], cost: int | None, budget: int) -> tuple[str, int, str | None]:
+    """The rows read from history as (text, lines kept, truncated by), within ``budget``.
+
+    ``cost`` is what the rows cost as counted while reading them: when it fits,
+    nothing is cut and the text is their join, without counting them again
+    (a second encoding and count of 10,000 rows was a tenth of a capture's
+    Python time); otherwise ``_captured`` cuts them.
+    """
+    if cost is not None and cost <= budget:
+        return "\n".join(rows), len(rows), None
+    text, kept, _, by = _captured("\n".join(rows), None, budget)
+    return text, kept, by
+
+
 def _rows(raw: str) -> list[str]:
     rows = raw.split("\n")
     if rows and rows[-1] == "":
@@ -233,7 +247,7 @@ async def _hinted_first_window(
 
 async def _history_rows(
     ctx: ToolContext, pane_id: str, flags: list[str], args: CapturePaneArgs
-) -> tuple[list[str], int]:
+) -> tuple[list[str], int, int | None]:
     """The last rows of a range reaching into history, read in bounded windows.
 
     Windows of at most ``max_lines + WINDOW_MARGIN`` rows are read from the
@@ -248,8 +262,9 @@ async def _history_rows(
     window, however long and wide the history. The pane's geometry comes
     from a probe, or with the first window when the pane's last seen
     geometry still holds (``_hinted_first_window``).
-    Returns the rows kept (trailing blank rows dropped) and how many rows the
-    range holds down to its last non-blank row.
+    Returns the rows kept (trailing blank rows dropped), how many rows the
+    range holds down to its last non-blank row, and what the rows kept cost
+    (``line_cost``, as counted while reading; None when ``max_lines`` cut them).
     """
     hinted = await _hinted_first_window(ctx, pane_id, flags, args)
     pending: str | None = None
@@ -295,8 +310,10 @@ async def _history_rows(
         window_bottom = window_top - 1
     ctx.geometry.remember_row_cost(pane_id, sizer.per_row)
     if last_text is None:
-        return [], 0
-    return kept[-args.max_lines :], last_text - top + 1
+        return [], 0, 0
+    if len(kept) > args.max_lines:
+        return kept[-args.max_lines :], last_text - top + 1, None
+    return kept, last_text - top + 1, held
 
 
 async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneResult:
@@ -315,8 +332,8 @@ async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneRe
     if args.include_escapes:
         flags.append("-e")
     if args.start is not None and args.start < 0:
-        rows, in_range = await _history_rows(ctx, pane_id, flags, args)
-        text, kept, _, by = _captured("\n".join(rows), None, args.max_chars)
+        rows, in_range, cost = await _history_rows(ctx, pane_id, flags, args)
+        text, kept, by = _history_text(rows, cost, args.max_chars)
         if by is None and kept < in_range:
             by = "max_lines"
         captured = in_range
@@ -335,10 +352,10 @@ async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneRe
             raise InvalidArguments(f"tmux did not report the geometry of pane {pane_id}")
         bottom = int(height_text) - 1 if args.end is None else min(args.end, int(height_text) - 1)
         if bottom > end:  # a range taller than one window: from its bottom up, bounded
-            rows, captured = await _history_rows(
+            rows, captured, cost = await _history_rows(
                 ctx, pane_id, flags, msgspec.structs.replace(args, start=first)
             )
-            text, kept, _, by = _captured("\n".join(rows), None, args.max_chars)
+            text, kept, by = _history_text(rows, cost, args.max_chars)
             if by is None and kept < captured:
                 by = "max_lines"
         else:
