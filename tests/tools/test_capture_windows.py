@@ -17,6 +17,7 @@ from tests.bounds_support import (
     SLACK,
     ByteCounter,
     fill_and_wait,
+    new_long_pane,
 )
 from tests.support import PrivateTmux, serve, structured
 from tmuxmcp.tools.capture import MAX_CAPTURE_BYTES, WINDOW_MARGIN
@@ -127,3 +128,34 @@ async def test_short_rows_on_a_wide_pane_are_read_in_few_windows(
     assert "8000\nDONE" in got["text"]
     assert "1\n2\n3\n" in got["text"]
     assert len(captures) <= 5, [line[:100] for line in captures]
+
+
+async def test_a_long_output_of_short_lines_is_read_in_two_windows(
+    private_tmux: PrivateTmux, byte_counter: ByteCounter
+) -> None:
+    """run_command's long output is read by the same sizing: 10,000 short lines with
+    a 1 MiB budget were five windows of 2,000 rows (``collect.window_rows``); the
+    first window's rows now predict the rest, which is one more window."""
+    pane = new_long_pane(private_tmux, "out")["pane_id"]
+    await private_tmux.wait_for_prompt(pane, seconds=20)
+    async with serve(private_tmux, "--tmux", byte_counter.wrapper) as session:
+        byte_counter.reset()
+        done = structured(
+            await session.call_tool(
+                "run_command",
+                {
+                    "pane_id": pane,
+                    "command": "seq 1 10000",
+                    "timeout": 60,
+                    "max_output_bytes": MAX_CAPTURE_BYTES,
+                },
+            )
+        )
+        captures = byte_counter.captures()
+    assert (done["completed"], done["exit_status"]) == (True, 0)
+    assert done["output"] == "\n".join(str(n) for n in range(1, 10001))
+    assert done["output_truncated"] is False
+    # The long output's windows: joined rows of a bounded span (the end frame
+    # reads from -S alone, the start's search reads physical rows).
+    windows = [line for line in captures if " -J " in line and " -E " in line]
+    assert len(windows) == 2, [line[:120] for line in windows]
