@@ -10,6 +10,7 @@ from __future__ import annotations
 from tmuxmcp.tools.geometry import PaneGeometry
 from tmuxmcp.tools.inline import line_cost
 from tmuxmcp.tools.windows import (
+    COST_SLICE_BYTES,
     GROWTH,
     MAX_GROWN_BYTES,
     MIN_WINDOW_ROWS,
@@ -91,3 +92,12 @@ def test_the_row_cost_is_remembered_with_the_geometry_and_forgotten_with_it() ->
     assert table.row_cost("%1") is None
     table.remember("%1", 200, 50)
     assert table.row_cost("%1") is None
+
+
+def test_rows_are_counted_in_slices_to_the_same_cost() -> None:
+    """A wide window is counted a slice at a time (no second copy of all of it held);
+    the cost is the one a single encoding gives."""
+    rows = ["x" * 2000, "", 'a "quoted" \\ row', "\x1b[1m\u00e9"] * 400
+    sizer = WindowSizer(2000)
+    assert sizer.saw(rows) == rows_cost(rows) == sum(line_cost(row) for row in rows)
+    assert sizer.rows_read == len(rows) > COST_SLICE_BYTES // 2001

@@ -59,6 +59,8 @@ GROWTH = 4
 MAX_GROWN_BYTES = 4 * 1024 * 1024
 """The most bytes of full rows a window predicted beyond its full-row plan may span
 (Rule 1a): a large budget (a 16 MiB scan) is not multiplied."""
+COST_SLICE_BYTES = 1024 * 1024
+"""Rows counted in one encoding at most, as bytes of full rows (``WindowSizer.saw``)."""
 MIN_ROW_COST = 2
 """What the cheapest row costs (an empty one: its two quotes, ``line_cost``)."""
 MAX_STALLED_READS = 3
@@ -121,8 +123,14 @@ class WindowSizer:
         return max(self.least, min(predicted, GROWTH * plan, most))
 
     def saw(self, rows: Sequence[str]) -> int:
-        """Count ``rows`` as read; their cost (``rows_cost``)."""
-        cost = rows_cost(rows)
+        """Count ``rows`` as read; their cost (``rows_cost``).
+
+        Counted a slice of about ``COST_SLICE_BYTES`` of full rows at a time: the
+        cost of joined rows is the sum of theirs, and one encoding of a whole
+        16 MiB window would hold twice its size again while it is counted.
+        """
+        step = max(MIN_WINDOW_ROWS, COST_SLICE_BYTES // (self.width + 1))
+        cost = sum(rows_cost(rows[at : at + step]) for at in range(0, len(rows), step))
         self.rows_read += len(rows)
         self.cost_read += cost
         return cost
