@@ -5,12 +5,16 @@ the deep reads of the waiting tools) never ask tmux for the whole range at
 once: a history can hold 500,000 rows of 2,000 columns. They ask for one
 window of rows at a time, from the bottom of the range upwards, and stop as
 soon as their caps are met. Pure bookkeeping here; the caller runs the
-commands (several panes' windows may share one invocation).
+commands (several panes' windows may share one invocation). ``capture_pane``
+and a run's long output (``run.collect``) size their windows here too
+(``WindowSizer``, issue 30.3): one sizing for every history reader.
 
-Rule 1: a window's rows are planned from what rows cost, counted one way for
-  every reader (capture, a run's output, search and the waiting tools):
-  ``inline.line_cost``, a row's length as a JSON string, which is at least the
-  bytes ``capture-pane -p`` prints for it (its UTF-8 and a newline). Before
+Rule 1: a window's rows are planned from what rows cost, measured one way
+  for every reader: ``inline.line_cost``, a row's length as a JSON string,
+  which is at least the bytes ``capture-pane -p`` prints for it (its UTF-8
+  and a newline), and the unit of ``max_chars`` and ``max_output_bytes``
+  (``search_panes``' ``max_scan_bytes`` stays UTF-8 bytes, the unit its
+  result reports; line_cost is never below it). Before
   any row of a range is read, a window holds ``rows_within(bytes_left,
   width)`` rows: as many as would fill what the caller may still take if
   every row were full (``width`` cells, 1 byte each in ASCII, and a newline),
