@@ -37,8 +37,12 @@ def _wide_pane(tmux: PrivateTmux, name: str, fill: bool = True) -> str:
 
 def _fill(tmux: PrivateTmux, pane: str) -> None:
     tmux.bare("send-keys", "-t", pane, FILL, "Enter")
+    _wait_for(tmux, pane, "\nDONE\n")
+
+
+def _wait_for(tmux: PrivateTmux, pane: str, text: str) -> None:
     deadline = time.monotonic() + 300
-    while "\nDONE\n" not in tmux.bare("capture-pane", "-p", "-t", pane).stdout:
+    while text not in tmux.bare("capture-pane", "-p", "-t", pane).stdout:
         if time.monotonic() > deadline:
             raise SystemExit("probe: the pane never filled")
         time.sleep(0.2)
@@ -91,6 +95,23 @@ def main() -> int:
             with RawClient(tmux.env, name="probe") as client:
                 before = _peak_mb(client)
                 _row(name, client, before, _call(client, tool, arguments))
+        # Full rows behind short ones: the short rows predict a long window, which
+        # reaches the full rows (tools/windows.py Rule 1a, issue 31.1); twice, since
+        # the second capture plans its first window from the first's rows.
+        behind = _wide_pane(tmux, "behind")
+        tmux.bare("send-keys", "-t", behind, "seq 1 3000; echo EN''D", "Enter")
+        _wait_for(tmux, behind, "\nEND\n")
+        with RawClient(tmux.env, name="probe") as client:
+            before = _peak_mb(client)
+            arguments = {"pane_id": behind, "start": -30000, "max_lines": 100_000,
+                         "max_chars": 1024 * 1024}  # fmt: skip
+            for call in ("first", "second"):
+                _row(
+                    f"capture_pane, full rows behind 3,000 short ones, max_chars 1 MiB ({call})",
+                    client,
+                    before,
+                    _call(client, "capture_pane", arguments),
+                )
         for name, tool, extra in (
             ("capture_since, cursor before the 20,000 rows, max_lines 10000",
              "capture_since", {"max_lines": 10_000}),

@@ -63,12 +63,14 @@ async def test_a_resized_pane_is_probed_again_and_read_in_its_new_geometry(
         byte_counter.reset()
         again = structured(await session.call_tool("capture_pane", arguments))
         again_reads = byte_counter.reads()
-    # The guard refused: its window, planned for 80 columns (1,000 characters are at
-    # most 13 full rows of 80), was not read; the gate's identity line is all it
-    # printed. Then the probe, and windows planned for 200 columns (5 full rows).
+    # The guard refused: its window, planned for 80 columns from what the rows cost
+    # at the last capture (all 40 lines fit 1,000 characters; windows Rule 1, issue
+    # 31.1), was not read; the gate's identity line is all it printed. Then the
+    # probe, and windows planned for 200 columns (5 full rows), the cost forgotten
+    # with the geometry.
     assert "tmuxmcp-geometry-changed" in reads[0][1] and reads[0][0] < 40, reads
     assert "display-message" in reads[1][1] and "capture-pane" not in reads[1][1], reads
-    assert spans[0] == 13 + WINDOW_MARGIN, spans
+    assert spans[0] == 40 + WINDOW_MARGIN, spans
     assert all(span <= 5 + WINDOW_MARGIN for span in spans[1:]), spans
     assert resized["text"].split("\n") == _last_rows(private_tmux, pane, resized["lines"])
     assert "DONE" in resized["text"].split("\n")[-3:]

@@ -24,6 +24,7 @@ from tmuxmcp.driver.guards import GuardRefused, Refusal, geometry_guard_name, gu
 from tmuxmcp.errors import InvalidArguments
 from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.inline import CUT_ROOM, DEFAULT_INLINE_CHARS, cut_line, line_cost, lines_cost
+from tmuxmcp.tools.windows import WindowSizer
 
 MAX_CAPTURE_BYTES = 1024 * 1024
 """The largest ``max_chars``: the most a capture returns, counted as JSON (``inline``);
@@ -164,6 +165,20 @@ def _captured(
     return "\n".join(kept), len(kept), len(lines), by
 
 
+def _history_text(rows: list[str], cost: int | None, budget: int) -> tuple[str, int, str | None]:
+    """The rows read from history as (text, lines kept, truncated by), within ``budget``.
+
+    ``cost`` is what the rows cost as counted while reading them: when it fits,
+    nothing is cut and the text is their join, without counting them again
+    (a second encoding and count of 10,000 rows was a tenth of a capture's
+    Python time); otherwise ``_captured`` cuts them.
+    """
+    if cost is not None and cost <= budget:
+        return "\n".join(rows), len(rows), None
+    text, kept, _, by = _captured("\n".join(rows), None, budget)
+    return text, kept, by
+
+
 def _rows(raw: str) -> list[str]:
     rows = raw.split("\n")
     if rows and rows[-1] == "":
@@ -187,12 +202,6 @@ def _window_top(top: int, bottom: int, rows_wanted: int) -> int:
     return max(top, bottom - rows_wanted - WINDOW_MARGIN + 1)
 
 
-def _rows_for(max_chars: int, held: int, width: int) -> int:
-    """The rows that would fill the characters still wanted if every row were full."""
-    # A full row costs at least its width and 2 (its quotes).
-    return -(-(max_chars - held) // (width + 2))
-
-
 async def _hinted_first_window(
     ctx: ToolContext, pane_id: str, flags: list[str], args: CapturePaneArgs
 ) -> tuple[int, int, int, str] | None:
@@ -200,7 +209,8 @@ async def _hinted_first_window(
 
     Returns ``(history size, height, width, the window's output)``, or ``None``
     when no geometry is remembered or the pane's differs (the guard refused:
-    nothing was read). The window is the one ``_history_rows`` plans first:
+    nothing was read). The window is the one ``_history_rows`` plans first
+    (the same ``WindowSizer``, from the row cost remembered with the geometry):
     its top is planned from ``start``, and tmux's clamp of ``-S`` to the top
     of the history gives what ``max(start, -history)`` would.
     """
@@ -210,7 +220,8 @@ async def _hinted_first_window(
     width, height = known
     assert args.start is not None
     bottom = min(height - 1 if args.end is None else args.end, height - 1)
-    rows_wanted = min(args.max_lines, _rows_for(args.max_chars, 0, width))
+    sizer = WindowSizer(width, prior=ctx.geometry.row_cost(pane_id), least=1)
+    rows_wanted = min(args.max_lines, sizer.rows(args.max_chars))
     try:
         out = await ctx.client.run(
             guard(geometry_guard_name(ctx.client.marker, pane_id, width, height), pane_id),
@@ -236,20 +247,24 @@ async def _hinted_first_window(
 
 async def _history_rows(
     ctx: ToolContext, pane_id: str, flags: list[str], args: CapturePaneArgs
-) -> tuple[list[str], int]:
+) -> tuple[list[str], int, int | None]:
     """The last rows of a range reaching into history, read in bounded windows.
 
     Windows of at most ``max_lines + WINDOW_MARGIN`` rows are read from the
     bottom of the range upwards, only as far as needed to fill ``max_lines``
     with rows above the last non-blank one, and no further once the rows kept
     cost ``max_chars`` (the result keeps no more): a window is also at most
-    the rows that would fill the characters still wanted if every row were
-    full. So one call holds at most ``max_lines + WINDOW_MARGIN`` rows, and
-    about ``max_chars`` plus one window, however long and wide the history.
-    The pane's geometry comes from a probe, or with the first window when the
-    pane's last seen geometry still holds (``_hinted_first_window``).
-    Returns the rows kept (trailing blank rows dropped) and how many rows the
-    range holds down to its last non-blank row.
+    the rows that the characters still wanted hold at what rows cost
+    (``windows.WindowSizer``: measured as they are read, before that the
+    pane's last capture, else as if every row were full; never more than
+    ``windows.GROWTH`` times the full-row plan). So one call holds at most
+    ``max_lines + WINDOW_MARGIN`` rows, and about ``max_chars`` plus one
+    window, however long and wide the history. The pane's geometry comes
+    from a probe, or with the first window when the pane's last seen
+    geometry still holds (``_hinted_first_window``).
+    Returns the rows kept (trailing blank rows dropped), how many rows the
+    range holds down to its last non-blank row, and what the rows kept cost
+    (``line_cost``, as counted while reading; None when ``max_lines`` cut them).
     """
     hinted = await _hinted_first_window(ctx, pane_id, flags, args)
     pending: str | None = None
@@ -269,12 +284,13 @@ async def _history_rows(
     assert args.start is not None
     top = max(args.start, -history)
     bottom = min(height - 1 if args.end is None else args.end, height - 1)
+    sizer = WindowSizer(width, prior=ctx.geometry.row_cost(pane_id), least=1)
     kept: list[str] = []
     last_text: int | None = None  # the relative number of the last non-blank row
     window_bottom = bottom
     held = 0  # the line_cost of the rows kept
     while window_bottom >= top and len(kept) < args.max_lines and held <= args.max_chars:
-        rows_wanted = min(args.max_lines - len(kept), _rows_for(args.max_chars, held, width))
+        rows_wanted = min(args.max_lines - len(kept), sizer.rows(args.max_chars - held))
         window_top = _window_top(top, window_bottom, rows_wanted)
         if pending is None:
             out = await ctx.client.run(
@@ -290,11 +306,14 @@ async def _history_rows(
             if rows:
                 last_text = window_top + len(rows) - 1
         kept = rows + kept
-        held += lines_cost(rows)
+        held += sizer.saw(rows)
         window_bottom = window_top - 1
+    ctx.geometry.remember_row_cost(pane_id, sizer.per_row)
     if last_text is None:
-        return [], 0
-    return kept[-args.max_lines :], last_text - top + 1
+        return [], 0, 0
+    if len(kept) > args.max_lines:
+        return kept[-args.max_lines :], last_text - top + 1, None
+    return kept, last_text - top + 1, held
 
 
 async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneResult:
@@ -313,8 +332,8 @@ async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneRe
     if args.include_escapes:
         flags.append("-e")
     if args.start is not None and args.start < 0:
-        rows, in_range = await _history_rows(ctx, pane_id, flags, args)
-        text, kept, _, by = _captured("\n".join(rows), None, args.max_chars)
+        rows, in_range, cost = await _history_rows(ctx, pane_id, flags, args)
+        text, kept, by = _history_text(rows, cost, args.max_chars)
         if by is None and kept < in_range:
             by = "max_lines"
         captured = in_range
@@ -333,10 +352,10 @@ async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneRe
             raise InvalidArguments(f"tmux did not report the geometry of pane {pane_id}")
         bottom = int(height_text) - 1 if args.end is None else min(args.end, int(height_text) - 1)
         if bottom > end:  # a range taller than one window: from its bottom up, bounded
-            rows, captured = await _history_rows(
+            rows, captured, cost = await _history_rows(
                 ctx, pane_id, flags, msgspec.structs.replace(args, start=first)
             )
-            text, kept, _, by = _captured("\n".join(rows), None, args.max_chars)
+            text, kept, by = _history_text(rows, cost, args.max_chars)
             if by is None and kept < captured:
                 by = "max_lines"
         else:

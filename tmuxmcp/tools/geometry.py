@@ -16,6 +16,11 @@ Rule 1: a hint, never a fact. No read rests on it alone: the guard runs
 Rule 2: bounded. At most ``MAX_PANES`` panes are remembered; past that the
   table starts over (a miss costs one probe, as without the table).
 Rule 3: one table a process, shared by every copy of the ``ToolContext``.
+Rule 4: with the geometry, what a row of the pane cost on average at its last
+  capture into history (``windows.WindowSizer``): the next capture plans its
+  first window from it, so a 10,000-line capture of short rows is one window
+  in the probe's invocation (issue 31.1). A hint like the geometry: it sizes
+  a window only within the bound of ``windows`` Rule 1a, whatever it says.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ class PaneGeometry:
 
     def __init__(self) -> None:
         self._seen: dict[str, tuple[int, int]] = {}
+        self._row_cost: dict[str, float] = {}
 
     def get(self, pane_id: str) -> tuple[int, int] | None:
         """``(width, height)`` of ``pane_id`` as last seen, or ``None``."""
@@ -38,8 +44,19 @@ class PaneGeometry:
         """Note what a probe of ``pane_id`` said (Rule 2: the table stays bounded)."""
         if pane_id not in self._seen and len(self._seen) >= MAX_PANES:
             self._seen.clear()
+            self._row_cost.clear()
         self._seen[pane_id] = (width, height)
+
+    def row_cost(self, pane_id: str) -> float | None:
+        """What a row of ``pane_id`` cost on average at its last capture (Rule 4), or None."""
+        return self._row_cost.get(pane_id) if pane_id in self._seen else None
+
+    def remember_row_cost(self, pane_id: str, per_row: float | None) -> None:
+        """Note what the rows of a capture of ``pane_id`` cost on average (Rule 4)."""
+        if per_row is not None and pane_id in self._seen:
+            self._row_cost[pane_id] = per_row
 
     def forget(self, pane_id: str) -> None:
         """Drop ``pane_id``: its guard refused, so what was seen no longer holds."""
         self._seen.pop(pane_id, None)
+        self._row_cost.pop(pane_id, None)

@@ -161,17 +161,18 @@ async def observe_bounded(
     if view.top <= wanted:
         return view, False
     rows = view.rows
-    held = sum(len(row.encode("utf-8", "replace")) + 1 for row in rows)
     reader = PaneRange.above(
         pane_id, history_size=frame.history_size, width=frame.width, top=wanted, bottom=view.top - 1
     )
+    # The newest window's rows predict what the older ones cost (windows Rule 1).
+    held = reader.sizer.saw(rows)
     while not reader.done and held < max_bytes:
         marker = SectionMarker()
         window = reader.window(max_bytes - held)
         out = await ctx.client.run(*reader.commands(marker, 0, window))
         values, body = marker.split(out.stdout).get(0, ([], ""))
         older = [text for _, text in reader.take(window, values, body)]
-        held += sum(len(row.encode("utf-8", "replace")) + 1 for row in older)
+        held = reader.sizer.cost_read
         rows = older + rows
     bounded = View(frame, rows)
     return bounded, bounded.top > wanted

@@ -5,16 +5,35 @@ the deep reads of the waiting tools) never ask tmux for the whole range at
 once: a history can hold 500,000 rows of 2,000 columns. They ask for one
 window of rows at a time, from the bottom of the range upwards, and stop as
 soon as their caps are met. Pure bookkeeping here; the caller runs the
-commands (several panes' windows may share one invocation).
+commands (several panes' windows may share one invocation). ``capture_pane``
+and a run's long output (``run.collect``) size their windows here too
+(``WindowSizer``, issue 30.3): one sizing for every history reader.
 
-Rule 1: a window holds at most ``max(MIN_WINDOW_ROWS, ceil(bytes_left /
-  (width + 1)))`` rows, where ``bytes_left`` is what the caller may still
-  take: as many rows as would fill it if every row were full. A row
-  ``capture-pane -p`` prints is at most ``width`` cells (4 bytes each in
-  UTF-8, usually 1) and a newline, so one window costs at most about
-  ``bytes_left + MIN_WINDOW_ROWS * (width + 1)`` bytes of ASCII text (four
-  times that for text made only of 4-byte characters): the bounded margin
-  over the caller's cap.
+Rule 1: a window's rows are planned from what rows cost, measured one way
+  for every reader: ``inline.line_cost``, a row's length as a JSON string,
+  which is at least the bytes ``capture-pane -p`` prints for it (its UTF-8
+  and a newline), and the unit of ``max_chars`` and ``max_output_bytes``
+  (``search_panes``' ``max_scan_bytes`` stays UTF-8 bytes, the unit its
+  result reports; line_cost is never below it). Before
+  any row of a range is read, a window holds ``rows_within(bytes_left,
+  width)`` rows: as many as would fill what the caller may still take if
+  every row were full (``width`` cells, 1 byte each in ASCII, and a newline),
+  never fewer than ``MIN_WINDOW_ROWS``; or as many as the pane's rows cost at
+  its last read predict (a hint, ``WindowSizer``'s ``prior``). Once rows are
+  read, their average cost predicts the next window's (issue 31.1): 40-column
+  rows on a 200-column pane are read five times as many at a time, so a
+  typical capture is one window, one tmux invocation.
+Rule 1a (the bound): a predicted window is never more than ``GROWTH`` times
+  the rows that fill ``bytes_left`` if every row were full, nor more full
+  rows than ``MAX_GROWN_BYTES`` hold unless the full-row plan is larger. A
+  pane whose older rows are full after short ones (a pathological pane: wide
+  rows, or many escape sequences) costs one window of at most about
+  ``min(GROWTH * bytes_left, max(bytes_left, MAX_GROWN_BYTES)) +
+  MIN_WINDOW_ROWS * (width + 1)`` bytes of ASCII (four times that for text
+  made only of 4-byte characters), and its measured cost then shrinks the
+  windows after it. Rows that cost more than a full row's
+  width (escapes, wide characters) are read fewer at a time than the
+  full-row plan once measured.
 Rule 2: rows are numbered absolutely (0 is the oldest history row), as at the
   first read. Every window's invocation also reads ``history_size``, in the
   same tmux invocation as the rows, so rows that scrolled into history between
@@ -29,11 +48,25 @@ Rule 3: history that shrank between two reads (a trim at ``history-limit``,
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.driver.records import SectionMarker
+from tmuxmcp.tools.inline import lines_cost
 
 MIN_WINDOW_ROWS = 16
 """The smallest window: a small cap still reads a few rows per invocation."""
+GROWTH = 4
+"""How many times the full-row plan a window predicted from measured rows may span
+(Rule 1a): the bound on a window of full rows met after short ones."""
+MAX_GROWN_BYTES = 4 * 1024 * 1024
+"""The most bytes of full rows a window predicted beyond its full-row plan may span
+(Rule 1a): a large budget (a 16 MiB scan) is not multiplied."""
+COST_SLICE_BYTES = 1024 * 1024
+"""Rows counted in one encoding at most, as bytes of full rows (``WindowSizer.saw``)."""
+MIN_ROW_COST = 2
+"""What the cheapest row costs (an empty one: its two quotes, ``line_cost``)."""
 MAX_STALLED_READS = 3
 """Reads in a row that found only rows already read (the pane scrolled a whole
 window between two reads) before the reader gives up on the rest of the range."""
@@ -47,6 +80,64 @@ def rows_within(byte_budget: int, width: int) -> int:
     many rows of ``width`` cells as fill it if every row is full, never fewer than
     ``MIN_WINDOW_ROWS``."""
     return max(MIN_WINDOW_ROWS, -(-max(byte_budget, 0) // (max(1, width) + 1)))
+
+
+def rows_cost(rows: Sequence[str]) -> int:
+    """What ``rows`` take of a reader's budget (Rule 1): their ``line_cost`` together."""
+    return lines_cost(rows)
+
+
+class WindowSizer:
+    """The rows of the next window of one range, from what its rows cost (Rule 1).
+
+    ``prior``: what a row of this pane cost on average at its last read (a
+    hint: it only plans the first window, within the bound of Rule 1a).
+    ``least``: the fewest rows a window spans (``MIN_WINDOW_ROWS``).
+    """
+
+    def __init__(self, width: int, *, prior: float | None = None, least: int = MIN_WINDOW_ROWS):
+        self.width = max(1, width)
+        self.prior = prior
+        self.least = least
+        """The fewest rows of a window (a caller that adds its own margin asks for 1)."""
+        self.rows_read = 0
+        self.cost_read = 0
+
+    @property
+    def per_row(self) -> float | None:
+        """The average cost of a row read so far, else the prior (None: nothing known)."""
+        if self.rows_read:
+            return max(MIN_ROW_COST, self.cost_read / self.rows_read)
+        return self.prior
+
+    def rows(self, bytes_left: int, *, window_bytes: int | None = None) -> int:
+        """Rows of the next window for a caller that may still take ``bytes_left``.
+
+        ``window_bytes``: the most one window is planned to hold if its rows are
+        full (``bytes_left`` by default); a measured window is at most ``GROWTH``
+        times that plan (Rule 1a), and at least ``least`` rows.
+        """
+        budget = bytes_left if window_bytes is None else window_bytes
+        plan = max(self.least, -(-max(budget, 0) // (self.width + 1)))
+        per_row = self.per_row
+        if per_row is None:
+            return plan
+        predicted = -(-max(bytes_left, 0) // max(MIN_ROW_COST, math.ceil(per_row)))
+        most = max(plan, rows_within(MAX_GROWN_BYTES, self.width))
+        return max(self.least, min(predicted, GROWTH * plan, most))
+
+    def saw(self, rows: Sequence[str]) -> int:
+        """Count ``rows`` as read; their cost (``rows_cost``).
+
+        Counted a slice of about ``COST_SLICE_BYTES`` of full rows at a time: the
+        cost of joined rows is the sum of theirs, and one encoding of a whole
+        16 MiB window would hold twice its size again while it is counted.
+        """
+        step = max(MIN_WINDOW_ROWS, COST_SLICE_BYTES // (self.width + 1))
+        cost = sum(rows_cost(rows[at : at + step]) for at in range(0, len(rows), step))
+        self.rows_read += len(rows)
+        self.cost_read += cost
+        return cost
 
 
 def split_rows(body: str) -> list[str]:
@@ -63,6 +154,7 @@ class PaneRange:
     def __init__(self, pane_id: str, *, history_size: int, height: int, width: int, back: int):
         self.pane_id = pane_id
         self.width = max(1, width)
+        self.sizer = WindowSizer(self.width)
         self.base = history_size
         """``history_size`` at the last read: relative row numbers are absolute minus this."""
         self.origin: int | None = None
@@ -89,7 +181,7 @@ class PaneRange:
 
     def window(self, bytes_left: int) -> Window:
         """The next window to read, for a caller that may still take ``bytes_left`` bytes."""
-        rows = rows_within(bytes_left, self.width)
+        rows = self.sizer.rows(bytes_left)
         return max(self.top, self.next_bottom - rows + 1), self.next_bottom
 
     def commands(self, marker: SectionMarker, index: int, window: Window) -> list[Command]:
@@ -121,6 +213,7 @@ class PaneRange:
         else:
             rows = [(row, text) for row, text in rows if row <= last]  # Rule 2
         self.base = now
+        self.sizer.saw([text for _, text in rows])
         if rows:
             self.next_bottom = rows[0][0] - 1
             self._stalled = 0

@@ -18,11 +18,15 @@ the cursor above the output's last lines).
 Bounded reads (issue 13.2), whatever the pane's width: the end frame reads
 ``speculative_rows`` history rows, and a longer output is read a window at a
 time from both ends (head and tail) until the run's byte budget is met; rows
-between them are counted, not read. Both row counts are chosen from the
+between them are counted, not read. The end frame's rows are chosen from the
 pane's width (``windows.rows_within``) so that one read holds at most about
-``SPECULATIVE_BYTES`` (twice: physical and joined rows) or ``WINDOW_BYTES``
-as if every row were full: at most ``WINDOW_ROWS`` rows on a pane up to 261
-columns wide, about 260 on one of 2,000.
+``SPECULATIVE_BYTES`` (twice: physical and joined rows) as if every row were
+full. A long output's windows come from the one history reader's sizing
+(``windows.WindowSizer``, issue 31.1): the first holds at most
+``WINDOW_BYTES`` as if every row were full (``window_rows``: at most
+``WINDOW_ROWS`` rows on a pane up to 261 columns wide, about 260 on one of
+2,000), the next as many rows as the budget left holds at what the rows read
+cost, within ``windows.GROWTH`` times that plan.
 
 Before the shell is released, the input a command left unread in the pane's
 terminal (a reply to a terminal query) is discarded when nobody can have
@@ -52,11 +56,13 @@ from tmuxmcp.tools.run.state import Run
 from tmuxmcp.tools.scrollback import Frame, Mark, View, explain_gap, fingerprint
 
 WINDOW_ROWS = 2000
-"""Rows read per capture of a long output at most (bounded reads: the head and the tail
-are read a window at a time until the run's byte budget is met)."""
+"""Rows of the first window of a long output at most, before any row is measured
+(bounded reads: the head and the tail are read a window at a time until the run's
+byte budget is met)."""
 WINDOW_BYTES = 512 * 1024
-"""Bytes one window of a long output holds at most if its rows are full (ASCII): the
-window has ``windows.rows_within(WINDOW_BYTES, width)`` rows, up to ``WINDOW_ROWS``."""
+"""Bytes one window of a long output is planned to hold at most: the first as if its
+rows are full (ASCII, ``windows.rows_within(WINDOW_BYTES, width)`` rows, up to
+``WINDOW_ROWS``), the next at what the rows read cost (``windows.WindowSizer``)."""
 SPECULATIVE_ROWS = 200
 """History rows read with the end frame at most, enough for most outputs in one
 invocation."""
@@ -174,28 +180,40 @@ async def _read_long(
     """Head and tail of rows ``first``..``last``, read in windows until the budget is met.
 
     Returns the head, the tail, and the number of rows between them that were
-    not read. At most one window beyond what the budget needs is read at each end.
+    not read. Rows are counted as ``output.shape`` counts them (``windows.rows_cost``,
+    the one way every history reader counts): the tail is read until it holds
+    the whole ``budget`` (the tail keeps what the head leaves of it), the head
+    until it holds its share. The first window is ``window_rows``; the next
+    are sized by ``windows.WindowSizer`` from what the rows read so far cost,
+    within ``windows.GROWTH`` times ``WINDOW_BYTES`` of full rows, so a long
+    output of short lines takes few invocations and one of full wide rows
+    still reads at most one window beyond what the budget needs at each end.
     """
-    tail_budget = budget - budget // HEAD_SHARE
     head_budget = budget // HEAD_SHARE
-    rows = window_rows(frame.width)
+    sizer = windows.WindowSizer(frame.width)
+
+    def rows_for(left: int) -> int:
+        if not sizer.rows_read:
+            return window_rows(frame.width)
+        return sizer.rows(left, window_bytes=WINDOW_BYTES)
+
     tail: list[str] = []
     size = 0
     hi = last
-    while hi >= first and size < tail_budget:
-        lo = max(first, hi - rows + 1)
+    while hi >= first and size < budget:
+        lo = max(first, hi - rows_for(budget - size) + 1)
         (chunk,) = await _joined(ctx, run.pane, frame, [(lo, hi)])
         tail = chunk + tail
-        size += sum(len(line) + 1 for line in chunk)
+        size += sizer.saw(chunk)
         hi = lo - 1
     head: list[str] = []
     size = 0
     lo = first
     while lo <= hi and size < head_budget:
-        top = min(hi, lo + rows - 1)
+        top = min(hi, lo + rows_for(head_budget - size) - 1)
         (chunk,) = await _joined(ctx, run.pane, frame, [(lo, top)])
         head += chunk
-        size += sum(len(line) + 1 for line in chunk)
+        size += sizer.saw(chunk)
         lo = top + 1
     return head, tail, max(0, hi - lo + 1)
 
