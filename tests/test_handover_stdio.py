@@ -16,14 +16,19 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
+import shutil
 import sys
 import time
-from typing import Any
+from pathlib import Path
+from typing import Any, NamedTuple
 
 import pytest
+import trio
 
 from tests.raw_client import PROTOCOL_VERSION, RawClient
-from tests.support import PrivateTmux
+from tests.support import PrivateTmux, temporary_tmux
 from tests.test_tasks_stdio import CAPS, TASKS, ModernClient, _envelope, modern
 from tmuxmcp.tools import handover
 from tmuxmcp.tools.run import registry
@@ -203,7 +208,8 @@ def test_cancelling_a_wait_ends_it_and_leaves_the_pane_as_it_was(
 ) -> None:
     """Issue 29.2: tasks/cancel of a wait is acknowledged, the task is cancelled, and
     nothing reaches the pane: screen, cursor and program read back with bare tmux are
-    as before; a command waited for goes on and ends as it would have."""
+    as before; a command waited for goes on and ends as it would have. CM-5: the waits
+    are declared reach none, effect observe, and stay so as tasks."""
     pane = private_tmux.new_session("cancel")["pane_id"]
     command, go = _gate(private_tmux, "go")
     with modern(private_tmux) as client:
@@ -330,3 +336,138 @@ def test_waits_as_tasks_count_toward_the_descriptor_bound(private_tmux: PrivateT
         client.result("tasks/cancel", {"taskId": first["taskId"]})
         third = _call(client, "wait_for_text", {"pane_id": pane, "pattern": "c3", "timeout": LONG})
         assert third["resultType"] == "task", third
+
+
+# -- the patterns page's exchanges, executed in both eras (issue 29.4) ------------------
+
+PAGE = Path(__file__).resolve().parent.parent / "docs" / "patterns.md"
+_EXCHANGE = re.compile(
+    r"<!-- exchange: (?P<name>[a-z-]+) era=(?P<era>[0-9-]+) -->\n(?P<body>.*?)"
+    r"<!-- end exchange -->",
+    re.S,
+)
+_NAMED = re.compile(r"^<(\w+)>$")
+ANY = "…"
+TERMINAL = {"completed", "cancelled", "failed"}
+
+
+class Exchange(NamedTuple):
+    name: str
+    era: str
+    lines: tuple[tuple[str, str], ...]
+    """Each line's mark (``→`` a request, ``←`` its answer, ``·`` bare tmux) and text."""
+
+
+def parse_exchanges(page: str) -> list[Exchange]:
+    found = []
+    for match in _EXCHANGE.finditer(page):
+        block = match["body"].split("```text\n", 1)[1].split("```", 1)[0]
+        lines = tuple((line[0], line[2:]) for line in block.splitlines() if line.strip())
+        assert all(mark in "→←·" for mark, _ in lines), lines
+        found.append(Exchange(match["name"], match["era"], lines))
+    return found
+
+
+EXCHANGES = parse_exchanges(PAGE.read_text(encoding="utf-8"))
+
+
+def _bind(expected: Any, actual: Any, seen: dict[str, Any], where: str) -> list[str]:
+    """Where ``actual`` differs from the documented ``expected``; ``"<name>"`` binds a value."""
+    if isinstance(expected, str) and (named := _NAMED.match(expected)):
+        if named[1] in seen:
+            return [] if seen[named[1]] == actual else [f"{where}: {actual!r} != <{named[1]}>"]
+        seen[named[1]] = actual
+        return [] if actual is not None else [f"{where}: null for <{named[1]}>"]
+    if expected == ANY:
+        return [] if actual is not None else [f"{where}: null"]
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict):
+            return [f"{where}: expected an object, got {actual!r}"]
+        return [
+            problem
+            for key, value in expected.items()
+            for problem in (
+                _bind(value, actual[key], seen, f"{where}.{key}")
+                if key in actual
+                else [f"{where}.{key}: missing"]
+            )
+        ]
+    return [] if expected == actual else [f"{where}: documented {expected!r}, got {actual!r}"]
+
+
+def _named(value: Any, seen: dict[str, Any]) -> Any:
+    if isinstance(value, str) and (named := _NAMED.match(value)):
+        return seen[named[1]]
+    if isinstance(value, dict):
+        return {key: _named(inner, seen) for key, inner in value.items()}
+    return value
+
+
+def run_exchange(exchange: Exchange, tmux: PrivateTmux, ask: Any) -> None:
+    """Send each ``→`` line with ``ask(method, params)``, check each ``←`` answer, run
+    each ``·`` line with bare tmux. A ``tasks/get`` documented as ended is polled until
+    the task has ended."""
+    seen: dict[str, Any] = {}
+    request: tuple[str, dict[str, Any]] | None = None
+    answer: Any = None
+    for mark, text in exchange.lines:
+        if mark == "·":
+            words = shlex.split(text)
+            assert words[0] == "tmux", text
+            tmux.bare(*words[1:])
+        elif mark == "→":
+            method, rest = text.split(" ", 1)
+            if method == "tools/call":
+                tool, rest = rest.split(" ", 1)
+                params = {"name": tool, "arguments": _named(json.loads(rest), seen)}
+            else:
+                params = _named(json.loads(rest), seen)
+            request = (method, params)
+            answer = ask(method, params)
+        else:
+            assert request is not None, text
+            expected = json.loads(text)
+            deadline = time.monotonic() + 60
+            while (
+                request[0] == "tasks/get"
+                and expected.get("status") in TERMINAL
+                and answer["status"] == "working"
+            ):
+                assert time.monotonic() < deadline, answer
+                time.sleep(0.05)
+                answer = ask(*request)
+            problems = _bind(expected, answer, seen, f"{exchange.name} {request[0]}")
+            assert not problems, (problems, answer)
+
+
+@pytest.mark.parametrize("exchange", [pytest.param(e, id=f"{e.name}-{e.era}") for e in EXCHANGES])
+def test_the_documented_exchange_is_what_the_server_answers(exchange: Exchange) -> None:
+    """Issue 29.4: docs/patterns.md's long-command, wait-for-a-line and cancel exchanges,
+    each in both protocol eras, over real stdio on a fresh tmux server."""
+    with temporary_tmux("tmxho") as tmux:
+        tmux.private_home(shutil.which("bash") or "/bin/sh")
+        pane = tmux.new_session("work")["pane_id"]
+        assert pane == "%0"
+        trio.run(tmux.wait_for_prompt, pane)
+        if exchange.era == "2026-07-28":
+            with modern(tmux) as client:
+                run_exchange(exchange, tmux, client.result)
+        else:
+            assert exchange.era == PROTOCOL_VERSION
+            with RawClient(tmux.env) as raw:
+
+                def ask(method: str, params: dict[str, Any]) -> Any:
+                    reply = raw.request(method, params)
+                    assert "result" in reply, reply
+                    return reply["result"]
+
+                run_exchange(exchange, tmux, ask)
+
+
+def test_the_page_shows_each_exchange_in_both_eras() -> None:
+    shown = {(e.name, e.era) for e in EXCHANGES}
+    assert shown == {
+        (name, era)
+        for name in ("long-command", "wait-for-a-line", "cancel")
+        for era in ("2026-07-28", PROTOCOL_VERSION)
+    }

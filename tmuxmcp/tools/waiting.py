@@ -381,7 +381,10 @@ class _Wait:
         self.skipped += dropped + rows.unread
         rows.unread = 0
         if lines:
-            self.seen = next((ln.text for ln in reversed(lines) if ln.text.strip()), self.seen)
+            self.seen = next(
+                (ln.text[ln.skip :] for ln in reversed(lines) if ln.text[ln.skip :].strip()),
+                self.seen,
+            )
             budget = self.args.match_budget_ms / 1000
             found = await scan(self.matcher, lines, budget=budget, limit=1, meter=self.meter)
             self.scanned += found.scanned_bytes
@@ -403,6 +406,8 @@ class _Wait:
             rows = self.rows = _NewRows.after(self.since)
             view = await self._observe(rows.back())
         next_progress = self.began + PROGRESS_EVERY
+        if self.ctx.in_task:  # a task's status says what it waits for from its start
+            await self.ctx.progress(0.0, self.args.timeout, self._doing())
         while True:
             done = await self._check(rows, view)
             if done is not None:

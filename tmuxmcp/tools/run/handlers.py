@@ -96,6 +96,8 @@ async def _await(
     since = now if since is None else since
     asks = asking_.AskWatch()
     reported = now
+    if ctx.in_task:  # a task's status is the command's line from its start (issue 29.2)
+        await _report(ctx, run, seconds + (now - since), since)
     with trio.move_on_after(seconds):
         while not run.done.is_set():
             with trio.move_on_after(asking_.ASK_POLL_SECONDS):
