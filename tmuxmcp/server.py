@@ -19,10 +19,14 @@ that reach tmux and closes what the protocol cannot know:
 * a result is encoded to JSON once: those bytes are the ``structuredContent``
   (spliced in as ``msgspec.Raw``) and, unless the result has its own text
   form, the text content (issue 19.3);
-* a tool whose spec declares ``continues`` (``run_command``) may answer an
-  unfinished call with an MCP Task (``protocol.tasks``), only for a request
-  that opted in on its own ``_meta`` and only while the store has room;
-  otherwise the call's own result goes out unchanged. The task's outcome
+* a tool whose spec declares ``continues`` (``run_command``, and the waits
+  ``wait_for_text`` and ``wait_for_command``) may answer a call still
+  unfinished after the operator's hand-over time (``--task-handover``,
+  issue 29) with an MCP Task (``protocol.tasks``), only for a request that
+  opted in on its own ``_meta`` and only when the store had room for it at
+  the call's start (a reserved place); otherwise the call runs and answers
+  as it would without the opt-in. A wait is followed as it is
+  (``tools.handover``). The task's outcome
   goes through the same error path and is audited like a call
   (``task-created``, then, when the task ends, ``task-completed``,
   ``task-cancelled``, ``task-expired`` or ``task-abandoned``).
@@ -322,7 +326,12 @@ async def _continue(
 ) -> Result:
     """The ``CreateTaskResult`` for an unfinished call, in the place it reserved."""
     served = _TaskWork(runtime, name, arguments, unfinished.work)
-    task = tasks.create(served, await served.progress(), reserved=True)
+    try:
+        status = await served.progress()
+    except BaseException:
+        unfinished.work.release()  # no task follows it: nothing may hold it
+        raise
+    task = tasks.create(served, status, reserved=True)
     assert task is not None  # a reserved place always has room
     return task.view(result_type="task")
 
