@@ -101,13 +101,17 @@ def test_a_long_command_is_handed_over_and_completes_as_wait_for_command_says(
 def test_a_command_that_ends_within_the_handover_returns_inline(
     private_tmux: PrivateTmux,
 ) -> None:
-    """Issue 29.1: opted in, a quick command gets its plain result (no task)."""
+    """Issue 29.1: opted in, a quick command gets its plain result (no task), and so do a
+    wait met at once and a wait whose own timeout is shorter than the hand-over."""
     pane = private_tmux.new_session("quick")["pane_id"]
     with modern(private_tmux) as client:
         result = client.run(pane, "echo quick-$((2+3))", LONG)
         waited = _call(
             client, "wait_for_text", {"pane_id": pane, "pattern": "quick", "scope": "screen"}
         )
+        short = _call(client, "wait_for_text", {"pane_id": pane, "pattern": "never", "timeout": 1})
+    assert short["resultType"] == "complete"
+    assert short["structuredContent"]["outcome"] == "timeout"
     assert result["resultType"] == "complete"
     assert result["structuredContent"]["output"] == "quick-5"
     assert waited["resultType"] == "complete"
@@ -251,6 +255,26 @@ def test_a_wait_whose_pane_dies_completes_its_task(private_tmux: PrivateTmux) ->
         private_tmux.bare("kill-pane", "-t", pane)
         done = client.until_done(created["taskId"])
     assert done["result"]["structuredContent"]["outcome"] == "pane-gone"
+
+
+def test_a_wait_as_a_task_ends_with_its_timeout_before_the_task_expires(
+    private_tmux: PrivateTmux,
+) -> None:
+    """Issue 29.2: a wait that goes on as a task has the task's TTL as its deadline, less
+    a margin (``handover.TTL_MARGIN``): with a TTL of 8 s and a hand-over of 1 s, a wait
+    for a line never printed completes with outcome timeout (after its 5 s call timeout
+    had passed), and a poll sees it completed, not expired."""
+    pane = private_tmux.new_session("deadline")["pane_id"]
+    with modern(private_tmux, "--task-ttl", "8", "--task-handover", "1") as client:
+        created = _call(
+            client, "wait_for_text", {"pane_id": pane, "pattern": "never", "timeout": 5}
+        )
+        assert created["resultType"] == "task", created
+        done = client.until_done(created["taskId"])
+    assert done["status"] == "completed"
+    facts = done["result"]["structuredContent"]
+    assert facts["outcome"] == "timeout"
+    assert facts["elapsed_ms"] >= (8 - handover.TTL_MARGIN) * 1000
 
 
 @pytest.mark.parametrize("era", ["2026-07-28 without the opt-in", PROTOCOL_VERSION])
