@@ -84,6 +84,7 @@ def _probes(tmp: Path) -> dict[str, Probe]:
         ),
         "timeout": Probe("2.5", "30", lambda c: c.timeout, float),
         "task_ttl": Probe("60", "7200", lambda c: c.task_ttl, float),
+        "task_handover": Probe("1.5", "10", lambda c: c.task_handover, float),
         "audit_log": Probe(
             str(tmp / "first.log"), str(tmp / "second.log"), lambda c: c.audit_log, str
         ),
@@ -127,6 +128,7 @@ def test_nothing_given_means_the_declared_defaults() -> None:
     assert config.socket.is_dedicated_default
     assert config.timeout == float(settings.TIMEOUT.default or "")
     assert config.task_ttl == float(settings.TASK_TTL.default or "") == 3600
+    assert config.task_handover == float(settings.TASK_HANDOVER.default or "") == 3
     assert config.request.toolsets is None and config.audit_log is None
 
 
@@ -149,6 +151,14 @@ def test_a_task_ttl_of_a_few_poll_intervals_or_less_is_refused_saying_why(value:
     assert "poll it every 1 s" in message
     assert tasks.MIN_TTL_MS == 5 * tasks.POLL_INTERVAL_MS
     assert load(Options(task_ttl="5"), _environ()).task_ttl == 5
+
+
+@pytest.mark.parametrize("value", ["0", "0.4", "601", "soon", "nan"])
+def test_a_task_handover_out_of_its_range_is_refused_naming_the_flag(value: str) -> None:
+    """Issue 29.1: a call answers inline at least half a second and at most as long as
+    the longest timeout a blocking call takes."""
+    with pytest.raises(ConfigError, match=r"--task-handover must be (between 0\.5 and 600|a num)"):
+        load(Options(task_handover=value), _environ())
 
 
 def test_the_tables_copies_of_lower_constants_agree() -> None:

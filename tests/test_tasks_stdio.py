@@ -475,8 +475,14 @@ def test_the_audit_log_records_task_creation_completion_and_cancellation(
     assert all(e["arguments"]["command"]["redacted"] is True for e in entries)
 
 
+CONTINUING = ("run_command", "wait_for_command", "wait_for_text")
+"""The tools that may continue as a task (issue 29.2)."""
+
+
 @pytest.mark.parametrize(
-    "args", [("--toolsets", "inspect"), ("--exclude-tools", "run_command")], ids=" ".join
+    "args",
+    [("--toolsets", "manage"), ("--exclude-tools", ",".join(CONTINUING))],
+    ids=" ".join,
 )
 def test_the_extension_is_declared_only_where_a_served_tool_can_continue_as_a_task(
     private_tmux: PrivateTmux, args: tuple[str, ...]
@@ -493,7 +499,7 @@ def test_the_extension_is_declared_only_where_a_served_tool_can_continue_as_a_ta
             reply = client.request(method, {"taskId": "f" * 32})
             assert reply["error"]["code"] == -32601, (method, reply)
         listed = client.result("tools/list", {})
-    assert "run_command" not in [tool["name"] for tool in listed["tools"]]
+    assert not set(CONTINUING) & {tool["name"] for tool in listed["tools"]}
 
 
 def _audited(log: str, outcome: str, seconds: float = 30) -> list[tuple[str, str]]:
@@ -574,7 +580,8 @@ def test_server_info_and_the_surface_say_run_command_may_continue_as_a_task(
     private_tmux: PrivateTmux,
 ) -> None:
     """CM-7, capability honesty: the published surface, as server_info (detail) and
-    ``tmuxmcp surface`` show it, marks run_command and no other tool."""
+    ``tmuxmcp surface`` show it, marks run_command and the waits that continue as tasks
+    (issue 29.2) and no other tool; each one's description says so."""
     with modern(private_tmux) as client:
         called = client.result("tools/call", {"name": "server_info", "arguments": {"detail": True}})
         listed = client.result("tools/list", {})
@@ -589,10 +596,11 @@ def test_server_info_and_the_surface_say_run_command_may_continue_as_a_task(
     )
     for tools in (published, json.loads(surface.stdout)["surface"]["tools"]):
         continuing = [t["name"] for t in tools if t["continues_as_task"]]
-        assert continuing == ["run_command"]
-    (described,) = [t["description"] for t in listed["tools"] if t["name"] == "run_command"]
-    assert "continues as a task" in described
-    assert "interrupts the command (C-c)" in described
+        assert continuing == list(CONTINUING)
+    described = {t["name"]: t["description"] for t in listed["tools"]}
+    for name in CONTINUING:
+        assert "becomes a task after a few seconds" in described[name], name
+    assert "interrupts it (C-c)" in described["run_command"]
 
 
 def _documented_exchange() -> list[str]:

@@ -30,6 +30,7 @@ from tmuxmcp.settings import (
     SETTINGS,
     SOCKET_NAME,
     SOCKET_PATH,
+    TASK_HANDOVER,
     TASK_TTL,
     TIMEOUT,
     TMUX,
@@ -53,6 +54,9 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     audit_log: str | None = None
     task_ttl: float = 3600.0
     """Seconds an MCP Task lives (``protocol.tasks``; issue 20)."""
+    task_handover: float = 3.0
+    """Seconds a call that may continue as an MCP Task answers inline first, for a
+    request that opted in (issue 29.1)."""
     pane_environment: PaneEnvironment = PaneEnvironment.PAGER_SAFE
     """The environment of panes the tools start (``capability.environment``; issue 28.7)."""
 
@@ -166,6 +170,9 @@ def load(options: Options, environ: Mapping[str, str]) -> Config:
             f"{POLL_INTERVAL_MS / 1000:g} s, so a shorter one expires before the command "
             "it follows can be seen to end",
         ),
+        # A call answers inline at least this long, so a quick command never becomes a
+        # task; at most the longest timeout a blocking call takes (issue 29.1).
+        task_handover=_seconds(TASK_HANDOVER, raw[TASK_HANDOVER.name], 0.5, 600),
         pane_environment=_pane_environment(raw[PANE_ENVIRONMENT.name]),
     )
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tmuxmcp.capability.model import ResourceSpec, ToolSpec
+from tmuxmcp.capability.model import ResourceSpec, ToolSpec, Waits
 from tmuxmcp.capability.vocabulary import Effect, OutputClass, Reach, Toolset
 from tmuxmcp.tools import (
     capture,
@@ -452,13 +452,13 @@ DEFINITION += (
         outputs=TERMINAL,
         summary=(
             "Runs a shell command in a pane's shell (never on the host) waiting at its prompt; "
-            "returns exit status, output, and a run_id for wait_for_command on timeout."
+            "returns exit status, output, and a run_id for wait_for_command."
         ),
         args=run.RunCommandArgs,
         handler=run.run_command,
         result=run.RunCommandResult,
         continues=run.continue_as_task,
-        disclosures=("Cancelling the task interrupts the command (C-c).",),
+        disclosures=("Cancelling the task interrupts it (C-c).",),
     ),
     ToolSpec(
         name="wait_for_command",
@@ -467,10 +467,11 @@ DEFINITION += (
         reach=Reach.NONE,
         effects=OBSERVE,
         outputs=TERMINAL,
-        summary="Waits again for a run_command run that outlived its timeout. Types nothing.",
+        summary="Waits for a run_command run to end. Types nothing.",
         args=run.WaitForCommandArgs,
         handler=run.wait_for_command,
         result=run.RunCommandResult,
+        continues=Waits(),
     ),
     ToolSpec(
         name="paste_buffer",
@@ -524,6 +525,7 @@ DEFINITION += (
         handler=waiting.wait_for_text,
         result=waiting.WaitForTextResult,
         disclosures=BOUNDED,
+        continues=Waits(),
     ),
     ToolSpec(
         name="wait_for_idle",

@@ -19,10 +19,14 @@ that reach tmux and closes what the protocol cannot know:
 * a result is encoded to JSON once: those bytes are the ``structuredContent``
   (spliced in as ``msgspec.Raw``) and, unless the result has its own text
   form, the text content (issue 19.3);
-* a tool whose spec declares ``continues`` (``run_command``) may answer an
-  unfinished call with an MCP Task (``protocol.tasks``), only for a request
-  that opted in on its own ``_meta`` and only while the store has room;
-  otherwise the call's own result goes out unchanged. The task's outcome
+* a tool whose spec declares ``continues`` (``run_command``, and the waits
+  ``wait_for_text`` and ``wait_for_command``) may answer a call still
+  unfinished after the operator's hand-over time (``--task-handover``,
+  issue 29) with an MCP Task (``protocol.tasks``), only for a request that
+  opted in on its own ``_meta`` and only when the store had room for it at
+  the call's start (a reserved place); otherwise the call runs and answers
+  as it would without the opt-in. A wait is followed as it is
+  (``tools.handover``). The task's outcome
   goes through the same error path and is audited like a call
   (``task-created``, then, when the task ends, ``task-completed``,
   ``task-cancelled``, ``task-expired`` or ``task-abandoned``).
@@ -44,7 +48,7 @@ from tmuxmcp.capability.describe import describe
 from tmuxmcp.capability.encode import encode_arguments
 from tmuxmcp.capability.environment import variables
 from tmuxmcp.capability.manifest import tool_annotations
-from tmuxmcp.capability.model import ResourceSpec
+from tmuxmcp.capability.model import ResourceSpec, Waits
 from tmuxmcp.capability.schema import input_schema, output_schema
 from tmuxmcp.capability.surface import served_resources
 from tmuxmcp.definition import BY_NAME, RESOURCES
@@ -70,6 +74,7 @@ from tmuxmcp.protocol.results import (
 )
 from tmuxmcp.protocol.tasks import EXTENSION, Ending, Stop, TaskStore, opted_in, task_methods
 from tmuxmcp.runtime import Runtime
+from tmuxmcp.tools import handover
 from tmuxmcp.tools.context import CallNotes, Continuation, Progress
 from tmuxmcp.transport import open_stdio
 from tmuxmcp.wire import ALTERED_META, LONE_SURROGATE
@@ -175,6 +180,11 @@ async def call_or_continue(
     outcome = "cancelled"  # replaced unless trio.Cancelled unwinds through here
     spec = BY_NAME.get(name) if name in runtime.surface.tools else None
     notes = CallNotes() if runtime.audit is not None else None
+    # A call that may hand over keeps its task's place from its start (protocol.tasks
+    # Rule 3): past the bound it runs as without the opt-in.
+    reserved = (
+        tasks is not None and spec is not None and spec.continues is not None and tasks.reserve()
+    )
     try:
         result = await _dispatch(
             runtime,
@@ -182,15 +192,15 @@ async def call_or_continue(
             arguments,
             altered,
             progress,
-            may_continue=tasks is not None,
+            continuing=_Continuing.of(runtime, tasks) if reserved and tasks is not None else None,
             notes=notes,
         )
-        if tasks is not None and isinstance(result, _Unfinished):
+        if reserved and tasks is not None and isinstance(result, _Unfinished):
             task = await _continue(runtime, tasks, name, arguments, result)
-            if task is not None:
-                outcome = "task-created"
-                return task
-        result = result.answer if isinstance(result, _Unfinished) else result
+            reserved = False  # the task took the place
+            outcome = "task-created"
+            return task
+        assert not isinstance(result, _Unfinished)
     except RpcError:
         outcome = "unknown-tool"
         raise
@@ -206,6 +216,8 @@ async def call_or_continue(
         outcome = "ok"
         return result
     finally:
+        if reserved and tasks is not None:
+            tasks.unreserve()
         if runtime.audit is not None:
             runtime.audit.record(
                 tool=name,
@@ -224,7 +236,7 @@ async def _dispatch(
     altered: str | None,
     progress: Progress | None,
     *,
-    may_continue: bool,
+    continuing: _Continuing | None,
     notes: CallNotes | None = None,
 ) -> CallToolResult | _Unfinished:
     if name not in runtime.surface.tools:
@@ -250,20 +262,58 @@ async def _dispatch(
         context = msgspec.structs.replace(
             context, pane_environment=variables(runtime.config.pane_environment)
         )
+    continues = spec.continues if continuing is not None else None
+    if (
+        continuing is not None
+        and isinstance(continues, Waits)
+        # A wait whose own deadline comes before the hand-over answers inline anyway.
+        and getattr(args, continues.deadline) > continuing.seconds
+    ):
+        # The wait itself goes on as the task (tools.handover Rule 1).
+        handed = await handover.hand_over(
+            context,
+            spec.handler,
+            args,
+            field=continues.deadline,
+            deadline=continuing.wait_deadline,
+            seconds=continuing.seconds,
+        )
+        if isinstance(handed, handover.Handed):
+            return _Unfinished(handed)
+        if handed is not None:
+            return tool_result(handed)
+    elif continuing is not None and continues is not None:
+        # The handler returns unfinished at the hand-over (issue 29.1).
+        context = msgspec.structs.replace(context, hand_over=continuing.seconds)
     result = await spec.handler(context, args)
-    answer = tool_result(result)
     # Asked only when a task may follow: a continuation holds its work until released.
-    if may_continue and spec.continues is not None:
-        work = spec.continues(context, args, result)
+    if continuing is not None and callable(continues):
+        work = continues(context, args, result)
         if work is not None:
-            return _Unfinished(answer, work)
-    return answer
+            return _Unfinished(work)
+    return tool_result(result)
+
+
+class _Continuing(msgspec.Struct, frozen=True):
+    """What a call that may continue as a task needs to know (its place is reserved)."""
+
+    seconds: float
+    """The hand-over time (``--task-handover``)."""
+    wait_deadline: float
+    """The deadline of a wait that goes on as a task (``tools.handover`` Rule 1)."""
+
+    @classmethod
+    def of(cls, runtime: Runtime, tasks: TaskStore) -> _Continuing:
+        ttl = tasks.ttl_ms / 1000
+        return cls(
+            seconds=runtime.config.task_handover,
+            wait_deadline=max(runtime.config.task_handover, ttl - handover.TTL_MARGIN),
+        )
 
 
 class _Unfinished(msgspec.Struct, frozen=True):
-    """A call whose work goes on: its own answer, and the work a task would follow."""
+    """A call whose work goes on as a task follows it."""
 
-    answer: CallToolResult
     work: Continuation
 
 
@@ -273,13 +323,16 @@ async def _continue(
     name: str,
     arguments: dict[str, Any] | None,
     unfinished: _Unfinished,
-) -> Result | None:
-    """The ``CreateTaskResult`` for an unfinished call, or None past the store's bound."""
+) -> Result:
+    """The ``CreateTaskResult`` for an unfinished call, in the place it reserved."""
     served = _TaskWork(runtime, name, arguments, unfinished.work)
-    task = tasks.create(served, await served.progress())
-    if task is None:
-        unfinished.work.release()
-        return None
+    try:
+        status = await served.progress()
+    except BaseException:
+        unfinished.work.release()  # no task follows it: nothing may hold it
+        raise
+    task = tasks.create(served, status, reserved=True)
+    assert task is not None  # a reserved place always has room
     return task.view(result_type="task")
 
 

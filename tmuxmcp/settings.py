@@ -143,6 +143,15 @@ TASK_TTL = Setting(
     "how long an MCP Task of run_command lives, finished or not: at least 5, five poll intervals",
     default="3600",
 )
+TASK_HANDOVER = Setting(
+    "task_handover",
+    "--task-handover",
+    "TMUXMCP_TASK_HANDOVER",
+    "SECONDS",
+    "for a client that opts in to MCP Tasks, how long run_command and the waits answer inline "
+    "before a call still unfinished continues as a task: 0.5 to 600",
+    default="3",
+)
 AUDIT_LOG = Setting(
     "audit_log",
     "--audit-log",
@@ -171,6 +180,7 @@ SETTINGS = (
     EXCLUDE_TOOLS,
     TIMEOUT,
     TASK_TTL,
+    TASK_HANDOVER,
     AUDIT_LOG,
     PANE_ENVIRONMENT,
 )

@@ -9,7 +9,7 @@ import msgspec
 import pytest
 
 from tmuxmcp.capability.describe import describe, reach_and_effect
-from tmuxmcp.capability.model import ToolSpec, params_of
+from tmuxmcp.capability.model import ToolSpec, Waits, params_of
 from tmuxmcp.capability.schema import input_schema
 from tmuxmcp.capability.vocabulary import Effect, OutputClass, Reach, Toolset
 from tmuxmcp.definition import BY_NAME, DEFINITION
@@ -77,3 +77,18 @@ def test_description_opens_with_reach_and_effect(spec: ToolSpec[Any, Any]) -> No
         assert "secrets" in text
     if spec.reach is not Reach.NONE:
         assert "tmux user's authority" in text
+
+
+def test_a_wait_that_continues_as_a_task_names_its_deadline_argument() -> None:
+    """Issue 29.2: ``continues=Waits()`` moves the wait's deadline argument to the task's;
+    a declaration naming an argument the tool does not have cannot be made, and every
+    declared wait has one."""
+    spec = BY_NAME["wait_for_text"]
+    with pytest.raises(TypeError, match="names no argument 'until'"):
+        msgspec.structs.replace(spec, continues=Waits(deadline="until"))
+    waits = [s for s in DEFINITION if isinstance(s.continues, Waits)]
+    assert [s.name for s in waits] == ["wait_for_command", "wait_for_text"]
+    for wait in waits:
+        assert isinstance(wait.continues, Waits)
+        names = [field.name for field in msgspec.structs.fields(wait.args)]
+        assert wait.continues.deadline in names, wait.name

@@ -148,6 +148,20 @@ def test_past_the_bound_no_task_until_one_expires() -> None:
     assert len(store) == 2
 
 
+def test_a_reserved_place_counts_toward_the_bound_until_taken_or_given_back() -> None:
+    """Rule 3 (issue 29.1): a call that may hand over keeps its place from its start,
+    so the task it makes later always has room, and a place it gives back is free."""
+    store = TaskStore(now=Clock(), ttl_ms=1000, limit=2)
+    assert store.reserve() and store.reserve()
+    assert not store.reserve(), "two places kept: the bound is reached"
+    assert store.create(FakeWork()) is None, "a task not reserved finds no room"
+    assert store.create(FakeWork(), reserved=True) is not None
+    store.unreserve()
+    assert store.reserve(), "the place given back is free again"
+    assert store.create(FakeWork(), reserved=True) is not None
+    assert len(store) == 2 and not store.reserve()
+
+
 HOSTILE = (
     "first line\n\x1b[31mred\x1b[0m \x1b]0;title\x07 \u202eevil\u200b\t"
     + "x" * 10_000

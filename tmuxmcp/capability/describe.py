@@ -25,9 +25,9 @@ DELIVERY = "What it sends acts with the tmux user's authority, even with other t
 UNTRUSTED = "Untrusted content."
 SECRETS = "May expose secrets."
 UNTRUSTED_SECRETS = "Untrusted content; may expose secrets."
-CONTINUES_AS_TASK = (
-    "For an MCP Tasks client that opts in, a call still running at timeout continues as a task."
-)
+CONTINUES_AS_TASK = "Opt-in MCP Tasks: becomes a task after a few seconds."
+"""Where the spec declares ``continues``: the operator's hand-over time, 3 s by default
+(``--task-handover``, issue 29); the docs say how long a task lasts (its TTL)."""
 
 
 def reach_and_effect(spec: ToolSpec[Any, Any]) -> str:

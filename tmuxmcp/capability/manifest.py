@@ -50,8 +50,8 @@ def declared_properties(spec: ToolSpec[Any, Any]) -> dict[str, Any]:
         "may_expose_secrets": spec.may_expose_secrets,
         "returns_untrusted_content": spec.returns_untrusted_content,
         "nested_operations": list(spec.nested),
-        # Declared by ``continues``: a call still running at its timeout may go on
-        # as an MCP Task, for a client that opts in on the call.
+        # Declared by ``continues``: a call still unfinished after the hand-over time
+        # may go on as an MCP Task, for a client that opts in on the call (issue 29).
         "continues_as_task": spec.continues is not None,
         # Declared by ``starts_panes``: the panes it starts get the pager-safe
         # environment unless the operator chose inherit (``capability.environment``).

@@ -30,6 +30,24 @@ R = TypeVar("R", bound=msgspec.Struct)
 """A tool's result Struct."""
 
 
+class Waits(msgspec.Struct, frozen=True, kw_only=True):
+    """``continues`` of a tool that waits for a condition until a deadline (issue 29.2).
+
+    Its handler is the wait: it returns when the condition is met, the pane
+    dies, or the deadline its argument ``deadline`` names (seconds from the
+    call's start) passes. For a request that opted in to MCP Tasks the
+    server runs the handler in its own nursery with that deadline moved to
+    the task's TTL, answers inline if it returns within the hand-over time,
+    and otherwise answers with a task that follows it
+    (``tools.handover``). The handler only observes, so stopping the task
+    ends the wait and touches nothing in the pane. Its progress messages
+    become the task's ``statusMessage``.
+    """
+
+    deadline: str = "timeout"
+    """The argument holding the wait's deadline in seconds."""
+
+
 class ToolSpec(msgspec.Struct, Generic[A, R], frozen=True, kw_only=True):
     """The authoritative declaration of one structured tool.
 
@@ -64,17 +82,24 @@ class ToolSpec(msgspec.Struct, Generic[A, R], frozen=True, kw_only=True):
     starts_panes: bool = False
     """The tool starts a pane program (a session, window or pane, or a respawn): its calls
     get the operator's pane environment and apply it (``capability.environment``)."""
-    continues: Callable[[Any, A, R], Any] | None = None
-    """Set when a call may continue as an MCP Task (``protocol.tasks``):
-    ``continues(context, args, result)`` is the tools layer's ``Continuation``
-    an unfinished ``result`` goes on as, or None when ``result`` is final. The
-    description says so (``describe``), and the server makes a task only from
-    it, for a request that opted in."""
+    continues: Callable[[Any, A, R], Any] | Waits | None = None
+    """Set when a call may continue as an MCP Task (``protocol.tasks``), for a
+    request that opted in, once it has run the operator's hand-over time
+    (issue 29): either ``continues(context, args, result)``, the tools
+    layer's ``Continuation`` an unfinished ``result`` goes on as (None when
+    ``result`` is final; the handler returns unfinished at the hand-over,
+    ``ToolContext.hand_over``), or ``Waits``: the handler is a wait the
+    server follows as it is (``tools.handover``). The description says so
+    (``describe``), and the server makes a task only from it."""
 
     def __post_init__(self) -> None:
         # A parameter without a sink, or with an encoding the dispatcher cannot
         # apply, cannot be declared (CM-5): the definition fails to import.
         params_of(self)
+        if isinstance(self.continues, Waits) and self.continues.deadline not in (
+            f.name for f in msgspec.structs.fields(self.args)
+        ):
+            raise TypeError(f"{self.name}: Waits names no argument {self.continues.deadline!r}")
 
     @property
     def returns_untrusted_content(self) -> bool:

@@ -21,7 +21,10 @@ Rule 3: a task lives ``ttl_ms`` from its creation, whatever its status, and
   nothing else removes it (no count-based eviction); after it, every method
   answers ``-32602`` "Task has expired", and an id never issued ``-32602``
   "Task not found". At most ``limit`` tasks live at once: past it ``create``
-  gives None, and the caller answers as it would without the opt-in.
+  gives None, and the caller answers as it would without the opt-in. A call
+  that may become a task ``reserve``-s its place when it starts (issue
+  29.1): a call that would hand over after a few seconds must know then
+  that it can, or wait as it would without the opt-in.
 Rule 4: ``statusMessage`` is one line of printable text of at most
   ``STATUS_MESSAGE_MAX`` characters (``status_line``), whatever the work
   reports: it is often untrusted text a client shows to its user.
@@ -259,6 +262,8 @@ class TaskStore:
         self.ttl_ms = ttl_ms
         self.limit = limit
         self._tasks: dict[str, Task] = {}
+        self._reserved = 0
+        """Places kept for calls that may still become tasks (Rule 3)."""
         self._expired: deque[str] = deque(maxlen=EXPIRED_REMEMBERED)
         self._nursery: trio.Nursery | None = None
 
@@ -293,10 +298,28 @@ class TaskStore:
             self._expired.append(task.task_id)
             task.work.release("expired")
 
-    def create(self, work: Work, status_message: str | None = None) -> Task | None:
-        """A new working task following ``work``, or None past the bound (Rule 3)."""
+    def reserve(self) -> bool:
+        """Keep a place for a call that may become a task; False past the bound (Rule 3).
+        The caller gives it back (``unreserve``) unless ``create`` took it."""
         self.expire()
-        if len(self._tasks) >= self.limit:
+        if len(self._tasks) + self._reserved >= self.limit:
+            return False
+        self._reserved += 1
+        return True
+
+    def unreserve(self) -> None:
+        """A reserved place not taken by ``create`` is free again."""
+        self._reserved -= 1
+
+    def create(
+        self, work: Work, status_message: str | None = None, *, reserved: bool = False
+    ) -> Task | None:
+        """A new working task following ``work``, or None past the bound (Rule 3);
+        ``reserved``: it takes the place ``reserve`` kept, which always has room."""
+        self.expire()
+        if reserved:
+            self._reserved -= 1
+        elif len(self._tasks) + self._reserved >= self.limit:
             return None
         task = Task(secrets.token_hex(16), work, self.now(), self.ttl_ms)
         task.status_message = status_line(status_message)

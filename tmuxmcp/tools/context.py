@@ -63,6 +63,12 @@ class ToolContext(msgspec.Struct, frozen=True, kw_only=True):
     """The environment a pane this call starts gets (``capability.environment``): given
     only to calls of tools that declare ``starts_panes``, empty for every other."""
     reports_progress: bool = False
+    hand_over: float | None = None
+    """Seconds after which a call whose tool continues as an MCP Task returns unfinished,
+    for the server to hand over (issue 29.1); None: the call waits its own ``timeout``."""
+    in_task: bool = False
+    """The call's progress messages are an MCP Task's ``statusMessage``: they say what it
+    waits for and what it has seen (issue 29.2)."""
     notes: CallNotes | None = None
     """This call's notes for the audit log; None where no audit log is kept."""
     """True when ``progress`` reaches a client (it sent a progressToken)."""

@@ -332,6 +332,8 @@ class _Wait:
         """The pane's width as last seen: plans the first window of the next read."""
         self.cut = False
         """The last view stopped short of the rows asked for, at the byte cap."""
+        self.seen = ""
+        """The last non-blank new row matched, for an MCP Task's status (issue 29.2)."""
 
     async def _observe(self, back: int | None) -> View:
         self.polls += 1
@@ -357,6 +359,18 @@ class _Wait:
             gap=gap,
         )
 
+    def _doing(self) -> str:
+        """The progress message: ``waiting``; for an MCP Task's status, what the wait
+        looks for and the last new row it saw (issue 29.2)."""
+        if not self.ctx.in_task:
+            return "waiting"
+        wanted = self.args.pattern if len(self.args.pattern) <= 40 else self.args.pattern[:39] + "…"
+        return (
+            f"waiting for {wanted!r}; last new row: {self.seen}"
+            if self.seen
+            else f"waiting for {wanted!r}; no new row yet"
+        )
+
     async def _check(self, rows: _NewRows, view: View) -> WaitForTextResult | None:
         """Match what is new in ``view``; a result if the wait is over."""
         lines = rows.take(view, self.cut)
@@ -367,6 +381,10 @@ class _Wait:
         self.skipped += dropped + rows.unread
         rows.unread = 0
         if lines:
+            self.seen = next(
+                (ln.text[ln.skip :] for ln in reversed(lines) if ln.text[ln.skip :].strip()),
+                self.seen,
+            )
             budget = self.args.match_budget_ms / 1000
             found = await scan(self.matcher, lines, budget=budget, limit=1, meter=self.meter)
             self.scanned += found.scanned_bytes
@@ -388,6 +406,8 @@ class _Wait:
             rows = self.rows = _NewRows.after(self.since)
             view = await self._observe(rows.back())
         next_progress = self.began + PROGRESS_EVERY
+        if self.ctx.in_task:  # a task's status says what it waits for from its start
+            await self.ctx.progress(0.0, self.args.timeout, self._doing())
         while True:
             done = await self._check(rows, view)
             if done is not None:
@@ -397,7 +417,9 @@ class _Wait:
                 return self._result("timeout")
             if now >= next_progress:
                 next_progress = now + PROGRESS_EVERY
-                await self.ctx.progress(round(now - self.began, 3), self.args.timeout, "waiting")
+                await self.ctx.progress(
+                    round(now - self.began, 3), self.args.timeout, self._doing()
+                )
             if rows.changed:
                 self.pacer.pane_changed(now)
             # Wake for the deadline (a last poll) and for the next progress report.

@@ -47,8 +47,8 @@ OutputBytes = Annotated[
         ge=1,
         le=MAX_OUTPUT_BYTES,
         description=(
-            "Output bytes returned at most, counted as JSON-encoded"
-            " (a newline 2, a control character 6; start and end kept)."
+            "Most output bytes returned, JSON-counted"
+            " (newline 2, control character 6; start and end kept)."
         ),
         extra=sink(Sink.LOCAL, Encoding.NONE),
     ),

@@ -1,4 +1,7 @@
-"""A run that outlived its call's ``timeout``, as the work an MCP Task follows.
+"""A run that outlived its call's wait, as the work an MCP Task follows.
+
+The call waits its ``timeout``, or only the operator's hand-over time when the
+server may hand it over (``ToolContext.hand_over``, issue 29.1).
 
 ``continue_as_task`` is what the definition declares for ``run_command``
 (``ToolSpec.continues``): given the call's unfinished result, the

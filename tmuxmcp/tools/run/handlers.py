@@ -96,6 +96,8 @@ async def _await(
     since = now if since is None else since
     asks = asking_.AskWatch()
     reported = now
+    if ctx.in_task:  # a task's status is the command's line from its start (issue 29.2)
+        await _report(ctx, run, seconds + (now - since), since)
     with trio.move_on_after(seconds):
         while not run.done.is_set():
             with trio.move_on_after(asking_.ASK_POLL_SECONDS):
@@ -198,14 +200,17 @@ async def run_command(ctx: ToolContext, args: RunCommandArgs) -> RunCommandResul
         raise
     # The watcher reports no progress: it outlives this call and its client.
     quiet = msgspec.structs.replace(ctx, progress=_no_progress, reports_progress=False)
+    # A call the server may hand over as an MCP Task waits only the hand-over time
+    # (issue 29.1): a command still running then goes on as the task.
+    seconds = args.timeout if ctx.hand_over is None else min(args.timeout, ctx.hand_over)
     if ctx.runs.nursery is not None:
         ctx.runs.nursery.start_soon(watch.watch, quiet, run)
-        return await _await(ctx, run, args.timeout, args.max_output_bytes, since=began)
+        return await _await(ctx, run, seconds, args.max_output_bytes, since=began)
     # No server nursery (a direct handler call): the run cannot outlive the call.
     async with trio.open_nursery() as nursery:
         nursery.start_soon(watch.watch, quiet, run)
         try:
-            return await _await(ctx, run, args.timeout, args.max_output_bytes, since=began)
+            return await _await(ctx, run, seconds, args.max_output_bytes, since=began)
         finally:
             run.cancel.cancel()
 

@@ -6,8 +6,9 @@ and file names in this process's private directory, keeps the last
 task follows, ``hold``, until the task expires), knows which run
 holds each pane (one at a time per pane in this process, in the order the
 calls came: ``turns``; ``panelock`` across processes), how many panes may run
-commands at once (``run_limit``), and the nursery that watches runs (the
-server's, so a run outlives the call that started it).
+commands at once (``run_limit``, less the descriptors that waits continuing as
+MCP Tasks hold), and the nursery that watches runs (the server's, so a run
+outlives the call that started it).
 
 The private directory is made in ``$TMPDIR`` when it is set, else on a
 memory file system when there is one (``$XDG_RUNTIME_DIR``, ``/dev/shm``;
@@ -41,13 +42,19 @@ DESCRIPTOR_HEADROOM = 128
 tmux clients, the waits' ``/proc`` counters (``activity``)."""
 
 
-def run_limit() -> int:
-    """How many panes may run commands at once: what the open-file limit (``RLIMIT_NOFILE``,
-    read on each call, so a raised limit counts at once) leaves after the headroom."""
+def _descriptors() -> int:
+    """What the open-file limit (``RLIMIT_NOFILE``, read on each call, so a raised limit
+    counts at once) leaves after the headroom."""
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft == resource.RLIM_INFINITY:
         soft = 1 << 20
-    return max(1, (soft - DESCRIPTOR_HEADROOM) // DESCRIPTORS_PER_RUN)
+    return soft - DESCRIPTOR_HEADROOM
+
+
+def run_limit(waiting: int = 0) -> int:
+    """How many panes may run commands at once: what the open-file limit leaves after the
+    headroom and the ``waiting`` descriptors that waits continuing as tasks hold."""
+    return max(1, (_descriptors() - waiting) // DESCRIPTORS_PER_RUN)
 
 
 class RunRegistry:
@@ -68,6 +75,9 @@ class RunRegistry:
         self._prompts: dict[str, pending.Prompt] = {}
         self._unseen_input: dict[str, int] = {}
         """Panes whose shell (the pid) may hold input no screen shows (``pending`` Rule 5)."""
+        self.waiting = 0
+        """Descriptors held by waits that continue as MCP Tasks (``tools.handover``),
+        counted against the same open-file limit as the runs (issue 29.4)."""
 
     def attach(self, nursery: trio.Nursery | None) -> None:
         """Watch runs in ``nursery`` (the server's), so they outlive the calls that start them."""
@@ -89,7 +99,20 @@ class RunRegistry:
     ) -> turns.Turn:
         """``pane``'s turn, behind the calls that asked first (``turns``), within
         ``seconds``; refused past ``run_limit`` panes."""
-        return await self.turns.take(pane, seconds, limit=run_limit(), waiting=waiting)
+        return await self.turns.take(pane, seconds, limit=run_limit(self.waiting), waiting=waiting)
+
+    def hold_descriptors(self, count: int) -> bool:
+        """Count ``count`` descriptors a wait will hold for as long as a task follows it,
+        if the open-file limit leaves them after the runs' (issue 29.4); False if not."""
+        held = self.turns.held() * DESCRIPTORS_PER_RUN + self.waiting
+        if held + count > _descriptors():
+            return False
+        self.waiting += count
+        return True
+
+    def drop_descriptors(self, count: int) -> None:
+        """A wait ``hold_descriptors`` counted has ended."""
+        self.waiting -= count
 
     def new_run(
         self, pane: str, *, budget: int, lock_fd: int, turn: turns.Turn | None = None
