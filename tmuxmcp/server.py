@@ -275,7 +275,10 @@ async def _dispatch(
             spec.handler,
             args,
             field=continues.deadline,
-            deadline=continuing.wait_deadline,
+            # The caller's own timeout still ends the wait; only the blocking call's
+            # reason to end sooner (holding the conversation) is gone. A task's TTL is
+            # the bound beyond which nothing can wait (tools.handover Rule 1).
+            deadline=min(getattr(args, continues.deadline), continuing.wait_deadline),
             seconds=continuing.seconds,
         )
         if isinstance(handed, handover.Handed):

@@ -8,9 +8,11 @@ of which condition a tool waits for, so ``wait_for_text``,
 ``wait_for_command`` and any later wait are handed over the same way.
 
 Rule 1: the handler runs once, in the server's nursery, with its deadline
-  argument moved to ``deadline`` seconds (the task's TTL, less a margin, so
-  that a wait that runs out completes with its own ``timeout`` outcome before
-  the task expires). The call waits for it the hand-over time and answers
+  argument set to ``deadline`` seconds: the caller's own ``timeout``, cut to
+  the task's TTL less a margin, so that a wait that runs out completes with
+  its own ``timeout`` outcome before the task expires. The caller's timeout
+  keeps its meaning ("tell me if it has not happened by then"): a task only
+  stops the wait from holding the conversation. The call waits for it the hand-over time and answers
   with its result if it returned by then (its error raised, as any call's);
   otherwise it hands over the ``Handed`` a task follows: the same wait, so
   what it saw before the hand-over (wait_for_text's anchor) still counts,
