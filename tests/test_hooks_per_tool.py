@@ -116,6 +116,7 @@ CALLS: dict[str, Call] = {
     "wait_for_command": lambda ids: {"pane_id": ids["p2"], "run_id": ids["run"], "timeout": 30},
     "paste_buffer": lambda ids: {"pane_id": ids["p0"], "buffer": "notes"},
     "respawn_pane": lambda ids: {"pane_id": ids["p1"]},
+    "recover_pane": lambda ids: {"pane_id": ids["p1"]},
     "wait_for_text": lambda ids: {"pane_id": ids["p0"], "pattern": "absent", "timeout": 0},
     "wait_for_idle": lambda ids: {"pane_id": ids["p0"], "quiet_ms": 100, "timeout": 10},
     "search_panes": lambda ids: {"pattern": "absent"},
@@ -375,8 +376,12 @@ def _mark(tmux: PrivateTmux, name: str) -> str:
 
 async def _prepare(tmux: PrivateTmux, session: ClientSession, tool: str, ids: Ids) -> None:
     """What a tool's call needs before the hooks are set: a run still going, for
-    wait_for_command (it ends once ``go`` exists, which ``_go`` makes)."""
+    wait_for_command (it ends once ``go`` exists, which ``_go`` makes); a pane in copy
+    mode for recover_pane, so it runs the command that leaves it (issue 28.5)."""
     await tmux.wait_for_prompt(ids["p2"])
+    if tool == "recover_pane":
+        await tmux.wait_for_prompt(ids["p1"])
+        tmux.bare("copy-mode", "-t", ids["p1"])
     if tool != "wait_for_command":
         return
     go = os.path.join(tmux.directory, "go")

@@ -99,6 +99,7 @@ SCRIPT: tuple[tuple[str, dict[str, Any]], ...] = (
     ("list_panes", {"window_id": "@0"}),
     ("list_panes", {"pane_id": "%0"}),
     ("send_keys", {"pane_id": "%1", "keys": ["C-l"]}),
+    ("recover_pane", {"pane_id": "%1"}),
     ("capture_pane", {"pane_id": "%0", "max_lines": 6}),
     ("capture_since", {"pane_id": "%0"}),
     ("search_panes", {"pattern": "hello", "session_id": "$0"}),
@@ -127,6 +128,8 @@ SCRIPT: tuple[tuple[str, dict[str, Any]], ...] = (
 BEFORE = {
     # The one setup step outside tmuxmcp: an operator's buffer for the buffer tools.
     "list_buffers": ("set-buffer", "-b", "notes", "echo from a buffer"),
+    # A pane a person left in copy mode, for recover_pane to bring back.
+    "recover_pane": ("copy-mode", "-t", "%1"),
 }
 
 

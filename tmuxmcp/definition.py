@@ -19,6 +19,7 @@ from tmuxmcp.tools import (
     inspect,
     manage,
     options,
+    recover,
     resources,
     run,
     search,
@@ -465,6 +466,22 @@ DEFINITION += (
         result=execute.Delivered,
         disclosures=ENDS_PROCESSES,
         starts_panes=True,
+    ),
+    ToolSpec(
+        name="recover_pane",
+        title="Recover pane",
+        toolset=Toolset.EXECUTE,
+        reach=Reach.PANE_INPUT,
+        effects=CHANGE,
+        outputs=METADATA,
+        summary=(
+            "Brings a pane to shell-ready with the fewest keys (from a tmux mode, pager, "
+            "continuation); ends a program only if end_pid names it. Says each step's keys, "
+            "state."
+        ),
+        args=recover.RecoverPaneArgs,
+        handler=recover.recover_pane,
+        result=recover.RecoverPaneResult,
     ),
 )
 
