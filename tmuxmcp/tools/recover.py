@@ -29,8 +29,10 @@ Rules kept here:
   state is read again when the pane's processes write or the tmux server
   reads their output (``activity``'s hint; a safety poll without it), until
   it is ``shell-ready``, or has changed to another state that is not a
-  program still finishing (``running``), or ``STEP_SECONDS`` passed; the
-  next step is planned from what was read. At most ``MAX_STEPS`` steps.
+  program still finishing (``running``), or ``STEP_SECONDS`` passed (once
+  more when the process the step reached has exited but the pane still runs
+  something: its shell between commands, a core being written); the next
+  step is planned from what was read. At most ``MAX_STEPS`` steps.
 * **Rule 4: a run in flight is the run wing's.** When a ``run_command`` run
   of this process holds the pane, its command is a running command like any
   other (Rule 2: it is ended only with ``end_pid``); a pager or a mode over
@@ -59,6 +61,7 @@ from msgspec import Meta
 from tmuxmcp.capability.arguments import Arguments
 from tmuxmcp.capability.params import PaneId, sink
 from tmuxmcp.capability.results import Own, TmuxId
+from tmuxmcp.driver import proc
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.errors import ObjectNotFound, PaneNotReady
 from tmuxmcp.sinks import Encoding, Sink
@@ -237,6 +240,7 @@ class _Recovery:
     async def settle(self, before: PaneState) -> PaneWithState:
         """Rule 3: the state once it changed from ``before`` (or the step's time is up)."""
         deadline = trio.current_time() + STEP_SECONDS
+        extended = False
         while True:
             await self.pacer.wait(deadline)
             found = await self.read()
@@ -248,8 +252,20 @@ class _Recovery:
             )
             if now.state == "shell-ready" or (moved and now.state != "running"):
                 return found
-            if trio.current_time() >= deadline:
-                return found
+            if trio.current_time() < deadline:
+                continue
+            if now.state == "running" and not extended and self._gone(before):
+                # The program the step reached has exited and something still runs
+                # (a shell between its commands, a core being written): once more.
+                extended, deadline = True, deadline + STEP_SECONDS
+                continue
+            return found
+
+    @staticmethod
+    def _gone(before: PaneState) -> bool:
+        """Whether the foreground process a step reached has exited (Rule 3)."""
+        pid = before.foreground_pid
+        return pid is not None and not proc.running(pid)
 
     async def run_done(self) -> PaneWithState | None:
         """Rule 4: the state once this process's run in the pane is done (or its time is up)."""
