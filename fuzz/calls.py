@@ -121,6 +121,9 @@ ADJUST: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     # set_option: the scope id must match the option's scope.
     "set_option.window_id": (("session_id",), {"option": "mode-keys", "value": "vi"}),
     "set_option.pane_id": (("session_id",), {"option": "remain-on-exit", "value": "on"}),
+    # rename and select take exactly one id (issue 28.9): fuzzing the other drops the window.
+    "rename.session_id": (("window_id",), {}),
+    "select.pane_id": (("window_id",), {}),
 }
 """Per (tool.param): keys to drop from the base call and keys to add."""
 

@@ -40,7 +40,7 @@ client (``client-*``); the first arrangement refuses every hook raised.
 
 Every raised hook must be one the table says a call can raise (none of
 ``AMBIENT``; marking the focus hooks ambient, the bug of R2, fails
-``select_pane``; marking ``client-active`` ambient, the bug of N2, fails
+``select`` of a pane; marking ``client-active`` ambient, the bug of N2, fails
 ``kill_session``, ``kill_window`` and ``kill_pane``). Step 2 cannot run for
 a tool that reaches a process, nor for ``wait_for_command`` (its run needs
 ``run_command``): with such a tool served no narrow hints are published and

@@ -215,7 +215,7 @@ async def test_select_layout_resize_swap_move(private_tmux: PrivateTmux) -> None
         assert gone.returncode != 0, "moving the last window deletes the emptied session"
 
 
-async def test_select_window_and_pane(private_tmux: PrivateTmux) -> None:
+async def test_select_a_window_or_a_pane(private_tmux: PrivateTmux) -> None:
     async with serve(private_tmux) as session:
         a = private_tmux.new_session("a")
         second = private_tmux.bare(
