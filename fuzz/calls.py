@@ -65,6 +65,9 @@ OVERRIDES: dict[str, Callable[[World], dict[str, Any]]] = {
     # Acts on the split pane, so the world's first pane stays for the next example.
     "kill_pane": lambda w: {"pane_id": w.pane2},
     "respawn_pane": lambda w: {"pane_id": w.pane2},
+    # Exactly one of two ids, and the schema cannot say which (issue 28.9).
+    "rename": lambda w: {"window_id": w.window},
+    "select": lambda w: {"window_id": w.window},
     # Into the other session: a window cannot move into the session it is in.
     "move_window": lambda w: {"session_id": w.dest_session},
     # resize_pane takes exactly one mode, and the schema cannot say which.
@@ -118,6 +121,9 @@ ADJUST: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     # set_option: the scope id must match the option's scope.
     "set_option.window_id": (("session_id",), {"option": "mode-keys", "value": "vi"}),
     "set_option.pane_id": (("session_id",), {"option": "remain-on-exit", "value": "on"}),
+    # rename and select take exactly one id (issue 28.9): fuzzing the other drops the window.
+    "rename.session_id": (("window_id",), {}),
+    "select.pane_id": (("window_id",), {}),
 }
 """Per (tool.param): keys to drop from the base call and keys to add."""
 

@@ -37,9 +37,8 @@ def is_text(value: str) -> bool:
 
 NAME_KINDS = {
     "create_session.name": "session",
-    "rename_session.name": "session",
     "create_window.name": "window",
-    "rename_window.name": "window",
+    "rename.name": "window",
     "set_pane_title.title": "title",
 }
 """What each name parameter names (the coverage test requires an entry)."""

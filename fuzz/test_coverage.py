@@ -58,9 +58,9 @@ def test_overrides_name_only_declared_tools_and_parameters() -> None:
 
 def test_a_new_tool_gets_a_base_call_without_an_entry() -> None:
     """Ids, names and vocabularies are derived from the declaration (CM-5)."""
-    spec = msgspec.structs.replace(BY_NAME["rename_window"], name="new_tool")
+    spec = msgspec.structs.replace(BY_NAME["set_pane_title"], name="new_tool")
     call = base_call(spec, IDS)
-    assert call == {"window_id": IDS.window, "name": "fuzzed"}
+    assert call == {"pane_id": IDS.pane, "title": "fuzzed"}
     msgspec.convert(call, spec.args)
     two_panes = msgspec.structs.replace(BY_NAME["swap_pane"], name="new_tool")
     assert base_call(two_panes, IDS) == {"pane_id": IDS.pane, "other_pane_id": IDS.pane2}

@@ -13,7 +13,7 @@ from fuzz.harness import REFUSED, Harness
 def test_leading_zero_ids(fuzz_harness: Harness) -> None:
     world = fuzz_harness.world()
     alias = "%0" + world.pane2[1:]  # tmux reads '%02' as '%2'
-    outcome = fuzz_harness.call("select_pane", {"pane_id": alias})
+    outcome = fuzz_harness.call("select", {"pane_id": alias})
     assert outcome.is_error and outcome.slug in REFUSED, (
         f"{alias} was accepted and selected {world.pane2}: {outcome.text}"
     )
@@ -23,7 +23,7 @@ def test_unprintable_names(fuzz_harness: Harness) -> None:
     world = fuzz_harness.world()
     name = "a\u2028b"  # LINE SEPARATOR: wcwidth -1, so tmux 3.3a vis-encodes it
     before = fuzz_harness.bare("display-message", "-p", "-t", world.window, "#{window_name}")
-    outcome = fuzz_harness.call("rename_window", {"window_id": world.window, "name": name})
+    outcome = fuzz_harness.call("rename", {"window_id": world.window, "name": name})
     assert outcome.is_error and outcome.slug == "unsafe-value", outcome.text
     after = fuzz_harness.bare("display-message", "-p", "-t", world.window, "#{window_name}")
     assert after == before

@@ -11,7 +11,8 @@ Page format (documented at the top of the page):
   ``<!-- end example -->`` closes it;
 * inside, a ```json block ``{"call": TOOL, "arguments": {...}}`` is a call and
   the block after it, ``{"result": {...}}``, the fields its structured result
-  must have (nested objects compare field by field, ``"…"`` is any value);
+  must have (nested objects compare field by field, lists of the same length item
+  by item, ``"…"`` is any value);
 * a string ``"<field>"`` in a call's arguments is that field of the latest
   result that had it;
 * ``needs`` names a tool, or a tool's input parameter or result field, that
@@ -100,6 +101,12 @@ def mismatches(expected: Any, actual: Any, where: str = "") -> list[str]:
             else:
                 found += mismatches(value, actual[key], f"{where}.{key}")
         return found
+    if isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual):
+        return [
+            p
+            for i, (e, a) in enumerate(zip(expected, actual, strict=True))
+            for p in mismatches(e, a, f"{where}[{i}]")
+        ]
     return [] if expected == actual else [f"{where}: documented {expected!r}, got {actual!r}"]
 
 
@@ -177,6 +184,9 @@ def test_the_comparison_rejects_a_wrong_result() -> None:
     assert mismatches({"a": ANY}, {"a": None}) != []
     assert mismatches({"m": {"line": "42"}}, {"m": {"line": "41"}}) != []
     assert mismatches({"a": 1}, {}) != []
+    assert mismatches({"l": [{"a": 1}]}, {"l": [{"a": 1, "b": 2}]}) == []
+    assert mismatches({"l": [{"a": 1}]}, {"l": [{"a": 2}]}) != []
+    assert mismatches({"l": [{"a": 1}]}, {"l": [{"a": 1}, {"a": 1}]}) != []
 
 
 @pytest.mark.tmux

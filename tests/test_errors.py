@@ -138,12 +138,12 @@ class _NoPaneClient:
         return msgspec.defstruct("Out", [("stdout", str)])(stdout="")
 
 
-async def test_get_pane_info_reports_a_missing_pane_as_not_found() -> None:
+async def test_list_panes_reports_a_missing_pane_as_not_found() -> None:
     """10.3: the same error class as run_command for a pane tmux does not report."""
     context = ToolContext(client=_NoPaneClient(), facts=None, published={}, nested={})  # type: ignore[arg-type]
-    args = msgspec.convert({"pane_id": "%7"}, inspect_tools.GetPaneInfoArgs)
+    args = msgspec.convert({"pane_id": "%7"}, inspect_tools.ListPanesArgs)
     with pytest.raises(ObjectNotFound):
-        await inspect_tools.get_pane_info(context, args)
+        await inspect_tools.list_panes(context, args)
 
 
 WRONG_TYPE = {"not": ["a", "valid", "value"]}

@@ -40,7 +40,7 @@ client (``client-*``); the first arrangement refuses every hook raised.
 
 Every raised hook must be one the table says a call can raise (none of
 ``AMBIENT``; marking the focus hooks ambient, the bug of R2, fails
-``select_pane``; marking ``client-active`` ambient, the bug of N2, fails
+``select`` of a pane; marking ``client-active`` ambient, the bug of N2, fails
 ``kill_session``, ``kill_window`` and ``kill_pane``). Step 2 cannot run for
 a tool that reaches a process, nor for ``wait_for_command`` (its run needs
 ``run_command``): with such a tool served no narrow hints are published and
@@ -88,7 +88,6 @@ CALLS: dict[str, Call] = {
     "list_sessions": lambda ids: {},
     "list_windows": lambda ids: {"session_id": ids["s"]},
     "list_panes": lambda ids: {"window_id": ids["w0"]},
-    "get_pane_info": lambda ids: {"pane_id": ids["p0"]},
     "capture_pane": lambda ids: {"pane_id": ids["p0"]},
     "list_buffers": lambda ids: {},
     "snapshot": lambda ids: {"session_id": ids["s"]},
@@ -96,11 +95,11 @@ CALLS: dict[str, Call] = {
     "create_session": lambda ids: {"name": "made"},
     "create_window": lambda ids: {"session_id": ids["s"], "name": "made"},
     "split_pane": lambda ids: {"pane_id": ids["p0"], "direction": "horizontal"},
-    "rename_session": lambda ids: {"session_id": ids["t"], "name": "renamed"},
-    "rename_window": lambda ids: {"window_id": ids["w1"], "name": "renamed"},
+    "rename": lambda ids: {"session_id": ids["t"], "name": "renamed"},
+    "rename:window": lambda ids: {"window_id": ids["w1"], "name": "renamed"},
     "set_pane_title": lambda ids: {"pane_id": ids["p1"], "title": "titled"},
-    "select_window": lambda ids: {"window_id": ids["w1"]},
-    "select_pane": lambda ids: {"pane_id": ids["p1"]},
+    "select": lambda ids: {"pane_id": ids["p1"]},
+    "select:window": lambda ids: {"window_id": ids["w1"]},
     "select_layout": lambda ids: {"window_id": ids["w0"], "layout": "even-vertical"},
     "resize_pane": lambda ids: {"pane_id": ids["p0"], "direction": "right", "amount": 2},
     "swap_pane": lambda ids: {"pane_id": ids["p0"], "other_pane_id": ids["p1"]},
@@ -117,12 +116,21 @@ CALLS: dict[str, Call] = {
     "wait_for_command": lambda ids: {"pane_id": ids["p2"], "run_id": ids["run"], "timeout": 30},
     "paste_buffer": lambda ids: {"pane_id": ids["p0"], "buffer": "notes"},
     "respawn_pane": lambda ids: {"pane_id": ids["p1"]},
+    "recover_pane": lambda ids: {"pane_id": ids["p1"]},
     "wait_for_text": lambda ids: {"pane_id": ids["p0"], "pattern": "absent", "timeout": 0},
     "wait_for_idle": lambda ids: {"pane_id": ids["p0"], "quiet_ms": 100, "timeout": 10},
     "search_panes": lambda ids: {"pattern": "absent"},
     "capture_since": lambda ids: {"pane_id": ids["p0"]},
 }
-"""The call of each tool, on the objects ``_objects`` makes."""
+"""The call of each tool, on the objects ``_objects`` makes; a tool that runs other
+commands for other arguments (issue 28.9: ``select`` and ``rename`` merged two tools
+each) has a case per path, ``tool:path`` (``_tool_of``)."""
+
+
+def _tool_of(case: str) -> str:
+    """The tool a case of ``CALLS`` calls."""
+    return case.partition(":")[0]
+
 
 REFUSED = "[tmux-configuration-changed]"
 
@@ -143,7 +151,7 @@ NOT_CHECKED = {
 
 
 def test_every_tool_has_a_call() -> None:
-    assert sorted(CALLS) == sorted(spec.name for spec in DEFINITION)
+    assert sorted({_tool_of(case) for case in CALLS}) == sorted(spec.name for spec in DEFINITION)
 
 
 def _candidates(tmux: PrivateTmux) -> list[str]:
@@ -326,7 +334,7 @@ CASES = [
     (tool, arrangement)
     for tool in sorted(CALLS)
     for arrangement in ARRANGEMENTS
-    if arrangement == FIRST or tool not in OBSERVERS
+    if arrangement == FIRST or _tool_of(tool) not in OBSERVERS
 ]
 
 
@@ -368,8 +376,12 @@ def _mark(tmux: PrivateTmux, name: str) -> str:
 
 async def _prepare(tmux: PrivateTmux, session: ClientSession, tool: str, ids: Ids) -> None:
     """What a tool's call needs before the hooks are set: a run still going, for
-    wait_for_command (it ends once ``go`` exists, which ``_go`` makes)."""
+    wait_for_command (it ends once ``go`` exists, which ``_go`` makes); a pane in copy
+    mode for recover_pane, so it runs the command that leaves it (issue 28.5)."""
     await tmux.wait_for_prompt(ids["p2"])
+    if tool == "recover_pane":
+        await tmux.wait_for_prompt(ids["p1"])
+        tmux.bare("copy-mode", "-t", ids["p1"])
     if tool != "wait_for_command":
         return
     go = os.path.join(tmux.directory, "go")
@@ -445,7 +457,7 @@ async def _raised(tool: str, arrangement: str) -> tuple[set[str], list[str]]:
             open(os.path.join(tmux.directory, "argv"), "w").close()
             if tool == "wait_for_command":
                 _go(tmux)
-            result = await session.call_tool(tool, CALLS[tool](ids))
+            result = await session.call_tool(_tool_of(tool), CALLS[tool](ids))
             assert not result.is_error, error_text(result)
             ran = _commands_ran(tmux)
             await _wait_settled(tmux, clients)
@@ -469,7 +481,7 @@ async def _refused(tool: str, hook: str, arrangement: str) -> None:
                 tmux.bare("set-hook", "-g", hook, _mark(tmux, hook))
                 if tool == "wait_for_command":
                     _go(tmux)
-                result = await session.call_tool(tool, CALLS[tool](ids))
+                result = await session.call_tool(_tool_of(tool), CALLS[tool](ids))
                 if tool == "server_info":  # it reports the refusal instead of failing
                     assert structured(result)["server_state"] == "configuration-changed", hook
                 else:
@@ -498,10 +510,10 @@ async def test_every_hook_a_tool_raises_is_checked(
     assert ran and ran[0] == "show-options", "every call passes the gate first"
     assert not raised & hooks.AMBIENT, f"{tool} raised hooks the table calls ambient"
     assert raised <= set(hooks_for(ran)), f"{tool}: raised hooks the gate does not check"
-    if tool in OBSERVERS:
+    if _tool_of(tool) in OBSERVERS:
         assert OBSERVING_COMMANDS.issuperset(ran), f"{tool} observes only, but ran {ran}"
-    if tool in NOT_CHECKED:
-        pytest.skip(f"{tool}: {NOT_CHECKED[tool]}")
+    if _tool_of(tool) in NOT_CHECKED:
+        pytest.skip(f"{tool}: {NOT_CHECKED[_tool_of(tool)]}")
     if not _checks_per_call(private_tmux):
         pytest.skip("before tmux 3.5 no per-call check exists and the hints are cautious")
     through_a_client = {hook for hook in raised if hook.startswith("client-")}

@@ -206,8 +206,8 @@ async def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(
         assert text.startswith(("[invalid-arguments]", "[unsafe-value]"))
         assert "Traceback" not in text
         assert private_tmux.bare("list-panes", "-a", "-F", "#{pane_id}").stdout == before
-        ok = structured(await session.call_tool("get_pane_info", {"pane_id": ids["pane_id"]}))
-        assert ok["pane"]["pane_id"] == ids["pane_id"]
+        ok = structured(await session.call_tool("list_panes", {"pane_id": ids["pane_id"]}))
+        assert ok["panes"][0]["pane_id"] == ids["pane_id"]
 
 
 async def test_missing_objects_say_what_to_fix(private_tmux: PrivateTmux) -> None:
@@ -215,7 +215,7 @@ async def test_missing_objects_say_what_to_fix(private_tmux: PrivateTmux) -> Non
         private_tmux.new_session("one")
         for tool, args in (
             ("capture_pane", {"pane_id": "%999"}),
-            ("get_pane_info", {"pane_id": "%999"}),
+            ("list_panes", {"pane_id": "%999"}),
             ("list_windows", {"session_id": "$999"}),
             ("list_panes", {"window_id": "@999"}),
         ):

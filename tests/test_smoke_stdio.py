@@ -13,7 +13,6 @@ async def test_lists_and_calls_inspect_tools(private_tmux: PrivateTmux) -> None:
             "list_sessions",
             "list_windows",
             "list_panes",
-            "get_pane_info",
             "capture_pane",
             "server_info",
         } <= names

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import socket
 import subprocess
@@ -82,7 +83,7 @@ MAX_STRING = 400
 # fits one row of the split pane on any machine: the page shows no wrap of a path.
 SCRIPT: tuple[tuple[str, dict[str, Any]], ...] = (
     ("create_session", {"name": "work", "width": 360, "height": 20}),
-    ("rename_window", {"window_id": "@0", "name": "main"}),
+    ("rename", {"window_id": "@0", "name": "main"}),
     ("create_window", {"session_id": "$0", "name": "logs"}),
     ("split_pane", {"pane_id": "%0", "direction": "horizontal"}),
     # Every pane's shell is at its prompt before anything lists the panes
@@ -96,17 +97,18 @@ SCRIPT: tuple[tuple[str, dict[str, Any]], ...] = (
     ("list_sessions", {}),
     ("list_windows", {"session_id": "$0"}),
     ("list_panes", {"window_id": "@0"}),
-    ("get_pane_info", {"pane_id": "%0"}),
+    ("list_panes", {"pane_id": "%0"}),
     ("send_keys", {"pane_id": "%1", "keys": ["C-l"]}),
+    ("recover_pane", {"pane_id": "%1"}),
     ("capture_pane", {"pane_id": "%0", "max_lines": 6}),
     ("capture_since", {"pane_id": "%0"}),
     ("search_panes", {"pattern": "hello", "session_id": "$0"}),
     ("snapshot", {"session_id": "$0"}),
-    ("rename_session", {"session_id": "$0", "name": "project"}),
-    ("rename_window", {"window_id": "@1", "name": "tail"}),
+    ("rename", {"session_id": "$0", "name": "project"}),
+    ("rename", {"window_id": "@1", "name": "tail"}),
     ("set_pane_title", {"pane_id": "%1", "title": "build"}),
-    ("select_window", {"window_id": "@0"}),
-    ("select_pane", {"pane_id": "%0"}),
+    ("select", {"window_id": "@0"}),
+    ("select", {"pane_id": "%0"}),
     ("select_layout", {"window_id": "@0", "layout": "even-horizontal"}),
     ("resize_pane", {"pane_id": "%0", "direction": "right", "amount": 2}),
     ("swap_pane", {"pane_id": "%0", "other_pane_id": "%1"}),
@@ -126,6 +128,8 @@ SCRIPT: tuple[tuple[str, dict[str, Any]], ...] = (
 BEFORE = {
     # The one setup step outside tmuxmcp: an operator's buffer for the buffer tools.
     "list_buffers": ("set-buffer", "-b", "notes", "echo from a buffer"),
+    # A pane a person left in copy mode, for recover_pane to bring back.
+    "recover_pane": ("copy-mode", "-t", "%1"),
 }
 
 
@@ -181,10 +185,8 @@ def render(runs: list[tuple[str, dict[str, Any], dict[str, Any]]], version: str)
         if tool in BEFORE:
             out += [
                 "Set up outside tmuxmcp first: `tmux -L tmuxmcp "
-                + " ".join(BEFORE[tool][:3])
-                + " '"
-                + BEFORE[tool][3]
-                + "'`.",
+                + " ".join(shlex.quote(word) for word in BEFORE[tool])
+                + "`.",
                 "",
             ]
         out += ["```json", json.dumps({"arguments": arguments}, ensure_ascii=False), "```", ""]

@@ -61,8 +61,7 @@ class NameRoundTrip(Property):
             return
         world = h.world()
         tool = case.spec.name
-        target = {"rename_session": world.session, "rename_window": world.window,
-                  "set_pane_title": world.pane}.get(tool)  # fmt: skip
+        target = {"rename": world.window, "set_pane_title": world.pane}.get(tool)
         variable = NAME_VARIABLES[kind]
         count = len(h.bare("list-panes", "-a", "-F", "#{pane_id}").split())
         before = h.bare("display-message", "-p", "-t", target, variable) if target else None

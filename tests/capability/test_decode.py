@@ -86,7 +86,7 @@ def test_msgspecs_wording_is_not_read(monkeypatch: pytest.MonkeyPatch) -> None:
         ("send_keys", {"pane_id": "%1", "keys": ["Enter", "Ctrl-C"]}, NotAccepted, "$.keys[1]"),
         ("send_keys", {"pane_id": "%1", "keys": ["Enter", 3]}, WrongKind, "$.keys[1]"),
         ("send_keys", {"pane_id": "%1", "keys": []}, WrongLength, "$.keys"),
-        ("rename_session", {"session_id": "$1", "name": ""}, WrongLength, "$.name"),
+        ("rename", {"session_id": "$1", "name": ""}, WrongLength, "$.name"),
         ("select_layout", {"window_id": "@1", "layout": "Tiled"}, NotAccepted, "$.layout"),
         (
             "set_option",

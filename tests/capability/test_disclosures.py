@@ -97,7 +97,7 @@ async def test_tools_that_return_pane_set_names_disclose_them(private_tmux: Priv
             ("create_window", {"session_id": ids["session_id"]}),
             ("split_pane", {"pane_id": pane}),
             ("select_layout", {"window_id": ids["window_id"], "layout": "tiled"}),
-            ("select_window", {"window_id": ids["window_id"]}),
+            ("select", {"window_id": ids["window_id"]}),
             ("kill_pane", {"pane_id": pane}),
         ]
         for name, arguments in calls:

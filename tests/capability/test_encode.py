@@ -117,7 +117,7 @@ def test_an_absent_optional_parameter_is_not_encoded(monkeypatch: pytest.MonkeyP
 
 
 def test_the_real_encoders_hand_the_handler_what_the_sink_needs() -> None:
-    renamed = encode_arguments(manage.RenameSessionArgs(session_id="$1", name="a#{b}"))
+    renamed = encode_arguments(manage.RenameArgs(session_id="$1", name="a#{b}"))
     assert renamed.name == "a##{b}"  # format-escaped: tmux expands it back to the name
     keys = encode_arguments(
         execute.SendKeysArgs(pane_id="%1", keys=[execute.KeyName("C-c"), execute.KeyName("Enter")])
@@ -132,9 +132,9 @@ def test_the_real_encoders_hand_the_handler_what_the_sink_needs() -> None:
 @pytest.mark.parametrize(
     ("args", "param"),
     [
-        (inspect.GetPaneInfoArgs(pane_id="%01"), "pane_id"),
-        (inspect.GetPaneInfoArgs(pane_id="%1\n"), "pane_id"),
-        (manage.RenameSessionArgs(session_id="$1", name="a\\b"), "name"),
+        (inspect.ListPanesArgs(pane_id="%01"), "pane_id"),
+        (inspect.ListPanesArgs(pane_id="%1\n"), "pane_id"),
+        (manage.RenameArgs(session_id="$1", name="a\\b"), "name"),
         (manage.CreateSessionArgs(start_directory="relative/dir"), "start_directory"),
         (execute.SendTextArgs(pane_id="%1", text="\x1b[2J"), "text"),
         (execute.SendTextArgs(pane_id="%1", text="x", enter=1), "enter"),  # type: ignore[arg-type]
@@ -187,14 +187,14 @@ async def test_a_refusing_encoder_stops_the_call_before_its_handler(
     table[Encoding.ID_ONLY] = refuse
     monkeypatch.setattr(encode, "ENCODERS", table)
     ran: list[str] = []
-    spec = BY_NAME["get_pane_info"]
+    spec = BY_NAME["list_panes"]
 
     async def handler(ctx: object, args: object) -> msgspec.Struct:
         ran.append("handler")
         raise AssertionError("the handler ran")
 
-    monkeypatch.setitem(BY_NAME, "get_pane_info", msgspec.structs.replace(spec, handler=handler))
-    result = await server.call(state, "get_pane_info", {"pane_id": "%0"})
+    monkeypatch.setitem(BY_NAME, "list_panes", msgspec.structs.replace(spec, handler=handler))
+    result = await server.call(state, "list_panes", {"pane_id": "%0"})
     assert result.is_error
     assert "`pane_id` refused by the test encoder" in result.content[0].text
     assert ran == []

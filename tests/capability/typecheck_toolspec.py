@@ -44,10 +44,10 @@ def handler_of_another_tool() -> object:
     return ToolSpec(
         name="swap_pane",
         **_SHARED,
-        summary="takes SelectPaneArgs, declares SwapPaneArgs",
+        summary="takes SelectArgs, declares SwapPaneArgs",
         args=manage.SwapPaneArgs,
         result=manage.Done,
-        handler=manage.select_pane,  # type: ignore[arg-type]
+        handler=manage.select,  # type: ignore[arg-type]
     )
 
 
@@ -88,7 +88,7 @@ def in_a_collection() -> tuple[ToolSpec[Any, Any], ...]:
             summary="in a tuple, still checked",
             args=manage.SwapPaneArgs,
             result=manage.Done,
-            handler=manage.select_pane,  # type: ignore[arg-type]
+            handler=manage.select,  # type: ignore[arg-type]
         ),
     )
     return specs

@@ -92,7 +92,7 @@ async def test_a_management_call_escapes_a_final_semicolon_and_reads_the_name_ba
         ANY,
         rows=[{"window_id": "@5", "window_name": "x"}, {"window_id": "@2", "window_name": "dep"}],
     )
-    called = await call_tool(fake, served, "rename_window", {"window_id": "@2", "name": "deploy;"})
+    called = await call_tool(fake, served, "rename", {"window_id": "@2", "name": "deploy;"})
     assert called.ok() == {"id": "@2", "name": "dep"}
 
 
@@ -165,7 +165,7 @@ async def test_a_missing_pane_is_the_callers_mistake(fake: FakeTmux) -> None:
     """tmux's "can't find pane" becomes ``[object-not-found]`` naming the pane."""
     served = fake_runtime(fake)
     fake.expect(*words("list-panes -t %9 -F"), ANY, stderr="can't find pane: %9\n", status=1)
-    called = await call_tool(fake, served, "get_pane_info", {"pane_id": "%9"})
+    called = await call_tool(fake, served, "list_panes", {"pane_id": "%9"})
     assert called.error is not None and called.error.startswith("[object-not-found]")
     assert "%9" in called.error
 
@@ -187,7 +187,7 @@ async def test_a_replaced_server_fails_the_gate_and_nothing_runs(fake: FakeTmux)
     """Another server on the socket: the gate fails, the call is refused (CM-1, CM-3)."""
     served = fake_runtime(fake)
     fake.replace_server(ServerIdentity(fake.identity.pid + 1, fake.identity.start_time))
-    called = await call_tool(fake, served, "select_pane", {"pane_id": "%1"})
+    called = await call_tool(fake, served, "select", {"pane_id": "%1"})
     assert called.error is not None and called.error.startswith("[tmux-bound-server-lost]")
     assert "replaced" in called.error
 
@@ -197,14 +197,14 @@ async def test_a_tmux_timeout_is_reported_and_the_server_keeps_serving(fake: Fak
     served = fake_runtime(fake)
     fake.expect(*words("select-pane -t %1"), answer=TmuxTimeout("tmux did not answer in 10 s"))
     fake.expect(*words("select-pane -t %1"))
-    timed_out = await call_tool(fake, served, "select_pane", {"pane_id": "%1"})
+    timed_out = await call_tool(fake, served, "select", {"pane_id": "%1"})
     assert timed_out.error is not None and timed_out.error.startswith("[tmux-timeout]")
-    assert (await call_tool(fake, served, "select_pane", {"pane_id": "%1"})).ok() == {"id": "%1"}
+    assert (await call_tool(fake, served, "select", {"pane_id": "%1"})).ok() == {"id": "%1"}
 
 
 async def test_bad_input_never_reaches_the_runner(fake: FakeTmux) -> None:
     """A pane id that is not one is refused by the declared decoding; tmux is not run."""
     served = fake_runtime(fake)
-    called = await call_tool(fake, served, "select_pane", {"pane_id": "%1;kill-server"})
+    called = await call_tool(fake, served, "select", {"pane_id": "%1;kill-server"})
     assert called.error is not None and called.error.startswith("[invalid-arguments]")
     assert fake.calls == []

@@ -84,7 +84,7 @@ async def test_pane_info_matches_bare_tmux_even_with_a_hostile_title(
         title = "evil\x1e\x1f\x1d title #{pane_id} ;"
         private_tmux.bare("select-pane", "-t", pane, "-T", title.replace("#", "##"))
         expected = private_tmux.bare("display-message", "-p", "-t", pane, "#{pane_title}")
-        info = structured(await session.call_tool("get_pane_info", {"pane_id": pane}))["pane"]
+        info = structured(await session.call_tool("list_panes", {"pane_id": pane}))["panes"][0]
         assert info["pane_id"] == pane
         assert info["title"] == expected.stdout.rstrip("\n")
         assert info["width"] == 80
@@ -307,7 +307,7 @@ async def test_a_megabyte_title_from_a_pane_program_is_cut_in_every_listing(
     async with serve(private_tmux) as session:
         for tool, args in [
             ("list_panes", {}),
-            ("get_pane_info", {"pane_id": pane}),
+            ("list_panes", {"pane_id": pane}),
             ("list_windows", {}),
             ("list_buffers", {}),
             ("snapshot", {}),

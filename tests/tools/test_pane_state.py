@@ -1,7 +1,7 @@
 """What a pane is waiting for (issue 28.1): real tmux, real shells and real programs.
 
 Each test puts a real pane in one state and reads ``state`` back through
-``get_pane_info`` and ``list_panes`` over stdio. The state comes from the
+``list_panes`` (all panes, and one by ``pane_id``) over stdio. The state comes from the
 kernel (the terminal's foreground group, what it is blocked in, echo and
 canonical mode), so hostile programs that print another state's prompt are
 tested too: printing "Password:" or "$ " changes nothing.
@@ -42,8 +42,8 @@ def _type(tmux: PrivateTmux, pane: str, line: str) -> None:
 
 
 async def _state_of(session: Any, pane: str) -> dict[str, Any]:
-    info = structured(await session.call_tool("get_pane_info", {"pane_id": pane}))
-    state: dict[str, Any] = info["pane"]["state"]
+    info = structured(await session.call_tool("list_panes", {"pane_id": pane}))
+    state: dict[str, Any] = info["panes"][0]["state"]
     return state
 
 
@@ -170,7 +170,7 @@ async def test_copy_mode_and_a_dead_pane_are_tmuxs_own(private_tmux: PrivateTmux
 async def test_a_wrong_pane_is_the_callers_mistake(private_tmux: PrivateTmux) -> None:
     async with serve(private_tmux) as session:
         _pane(private_tmux, "w", *SHELLS["bash"])
-        result = await session.call_tool("get_pane_info", {"pane_id": "%999"})
+        result = await session.call_tool("list_panes", {"pane_id": "%999"})
         assert "%999" in error_text(result)
 
 

@@ -105,8 +105,8 @@ async def test_a_pager_returns_with_its_keys_and_q_ends_it(private_tmux: Private
             False,
             "awaiting-keys",
         ), asked
-        info = structured(await session.call_tool("get_pane_info", {"pane_id": pane}))
-        assert info["pane"]["state"]["leave_keys"] == ["q"]
+        info = structured(await session.call_tool("list_panes", {"pane_id": pane}))
+        assert info["panes"][0]["state"]["leave_keys"] == ["q"]
         private_tmux.bare("send-keys", "-t", pane, "q")
         done = await _wait(session, pane, asked["run_id"])
         assert (done["completed"], done["exit_status"]) == (True, 0), done

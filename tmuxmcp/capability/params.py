@@ -115,6 +115,15 @@ WindowName = Annotated[
     str,
     _name(NameKind.WINDOW, "Name, stored as given; no control characters, backslash or $."),
 ]
+ObjectName = Annotated[
+    str,
+    _name(
+        NameKind.WINDOW,
+        "Name, stored as given; no control characters, backslash, $ (nor : . for a session).",
+    ),
+]
+"""``rename``'s name: the window rule, declared; a session's ``:`` and ``.`` are refused
+by the argument Struct (issue 28.9: one tool renames both)."""
 PaneTitle = Annotated[
     str,
     _name(NameKind.TITLE, "Title, stored as given; no control characters or backslash."),

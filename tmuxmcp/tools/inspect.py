@@ -1,4 +1,4 @@
-"""The inspect toolset's listings: sessions, windows, panes, one pane, paste buffers.
+"""The inspect toolset's listings: sessions, windows, panes (or one pane), paste buffers.
 
 Each tool costs one tmux invocation (plus the identity probe that shares it).
 Objects are addressed by id only; every target goes through the target sink.
@@ -92,17 +92,20 @@ async def list_windows(ctx: ToolContext, args: ListWindowsArgs) -> ListWindowsRe
 
 
 class ListPanesArgs(Arguments):
-    """Arguments of list_panes: at most one of session_id and window_id."""
+    """Arguments of list_panes: at most one of session_id, window_id and pane_id."""
 
     session_id: SessionId | None = None
     window_id: WindowId | None = None
+    pane_id: PaneId | None = None
 
     def __post_init__(self) -> None:
         not_together(self, "session_id", "window_id", neither="every session")
+        not_together(self, "session_id", "pane_id")
+        not_together(self, "window_id", "pane_id")
 
 
 class ListPanesResult(msgspec.Struct, frozen=True):
-    """Panes of one window, one session, or every session."""
+    """Panes of one window, one session, or every session; or the one pane asked for."""
 
     panes: list[PaneWithState]
 
@@ -112,37 +115,17 @@ class ListPanesResult(msgspec.Struct, frozen=True):
 
 
 async def list_panes(ctx: ToolContext, args: ListPanesArgs) -> ListPanesResult:
-    """Handler for list_panes."""
-    command = pane_listing(args.session_id, args.window_id)
-    return ListPanesResult(await panes_with_state(ctx, command))
-
-
-# -- get_pane_info ---------------------------------------------------------------
-
-
-class GetPaneInfoArgs(Arguments):
-    """Arguments of get_pane_info."""
-
-    pane_id: PaneId
-
-
-class GetPaneInfoResult(msgspec.Struct, frozen=True):
-    """One pane."""
-
-    pane: PaneWithState
-
-    def text_form(self) -> str:
-        """Readable form."""
-        return record_lines([self.pane], "")
-
-
-async def get_pane_info(ctx: ToolContext, args: GetPaneInfoArgs) -> GetPaneInfoResult:
-    """Handler for get_pane_info: one list-panes on the pane's window, filtered here."""
+    """Handler for list_panes. With ``pane_id`` (issue 28.9: it absorbed ``get_pane_info``):
+    one list-panes on the pane's window, filtered here; a pane tmux does not report is
+    the caller's error."""
     pane_id = args.pane_id
+    if pane_id is None:
+        command = pane_listing(args.session_id, args.window_id)
+        return ListPanesResult(await panes_with_state(ctx, command))
     panes = await panes_with_state(ctx, cmd("list-panes", t=pane_id))
     for pane in panes:
         if pane.pane_id == pane_id:
-            return GetPaneInfoResult(pane)
+            return ListPanesResult([pane])
     raise ObjectNotFound(f"tmux did not report pane {pane_id}; list_panes returns current ids")
 
 

@@ -26,6 +26,7 @@ import msgspec
 from tmuxmcp.capability.arguments import Arguments, conflict, given, not_together
 from tmuxmcp.capability.environment import with_environment
 from tmuxmcp.capability.params import (
+    ObjectName,
     PaneId,
     PaneTitle,
     SessionId,
@@ -235,33 +236,41 @@ async def _rename(
     return await _read_back(ctx, change, listing, fields, Named, id_field="id", wanted=wanted)
 
 
-class RenameSessionArgs(Arguments):
-    """Arguments of rename_session."""
+class RenameArgs(Arguments):
+    """Arguments of rename: exactly one of session_id and window_id (issue 28.9: it merged
+    ``rename_session`` and ``rename_window``). ``name`` is encoded by the window name
+    rule; a session's name also may not hold ``:`` or ``.`` (``sinks.names``), refused
+    here, since tmux versions disagree on session names with them."""
 
-    session_id: SessionId
-    name: SessionName
+    session_id: SessionId | None = None
+    window_id: WindowId | None = None
+    name: ObjectName
 
-
-async def rename_session(ctx: ToolContext, args: RenameSessionArgs) -> Named:
-    """Handler for rename_session."""
-    return await _rename(
-        ctx,
-        cmd("rename-session", t=args.session_id, args=[args.name]),
-        cmd("list-sessions"),
-        what="session",
-        wanted=args.session_id,
-    )
-
-
-class RenameWindowArgs(Arguments):
-    """Arguments of rename_window."""
-
-    window_id: WindowId
-    name: WindowName
+    def __post_init__(self) -> None:
+        not_together(self, "session_id", "window_id")
+        if given(self.session_id, self.window_id) == 0:
+            conflict("`window_id`: give session_id or window_id", "window_id", "session_id")
+        if self.session_id is not None and (":" in self.name or "." in self.name):
+            conflict(
+                "`name` contains ':' or '.'; tmux versions disagree on session names with "
+                "them, so a session name may not contain them",
+                "name",
+                "session_id",
+            )
 
 
-async def rename_window(ctx: ToolContext, args: RenameWindowArgs) -> Named:
-    """Handler for rename_window (tmux also turns automatic-rename off for the window)."""
+async def rename(ctx: ToolContext, args: RenameArgs) -> Named:
+    """Handler for rename: a session, or a window (tmux also turns automatic-rename off
+    for the window)."""
+    if args.session_id is not None:
+        return await _rename(
+            ctx,
+            cmd("rename-session", t=args.session_id, args=[args.name]),
+            cmd("list-sessions"),
+            what="session",
+            wanted=args.session_id,
+        )
+    assert args.window_id is not None  # __post_init__: exactly one is given
     return await _rename(
         ctx,
         cmd("rename-window", t=args.window_id, args=[args.name]),
@@ -302,30 +311,28 @@ class Done(msgspec.Struct, frozen=True, kw_only=True):
         return f"done: {self.id}"
 
 
-class SelectWindowArgs(Arguments):
-    """Arguments of select_window."""
+class SelectArgs(Arguments):
+    """Arguments of select: exactly one of window_id and pane_id (issue 28.9: it merged
+    ``select_window`` and ``select_pane``)."""
 
-    window_id: WindowId
+    window_id: WindowId | None = None
+    pane_id: PaneId | None = None
 
-
-async def select_window(ctx: ToolContext, args: SelectWindowArgs) -> Done:
-    """Handler for select_window: makes the window current in its session."""
-    window = args.window_id
-    await ctx.client.run(cmd("select-window", t=window))
-    return Done(id=window)
-
-
-class SelectPaneArgs(Arguments):
-    """Arguments of select_pane."""
-
-    pane_id: PaneId
+    def __post_init__(self) -> None:
+        not_together(self, "window_id", "pane_id")
+        if given(self.window_id, self.pane_id) == 0:
+            conflict("`pane_id`: give window_id or pane_id", "pane_id", "window_id")
 
 
-async def select_pane(ctx: ToolContext, args: SelectPaneArgs) -> Done:
-    """Handler for select_pane: makes the pane active in its window."""
-    pane = args.pane_id
-    await ctx.client.run(cmd("select-pane", t=pane))
-    return Done(id=pane)
+async def select(ctx: ToolContext, args: SelectArgs) -> Done:
+    """Handler for select: makes the window current in its session (``select-window``),
+    or the pane active in its window (``select-pane``)."""
+    if args.pane_id is not None:
+        await ctx.client.run(cmd("select-pane", t=args.pane_id))
+        return Done(id=args.pane_id)
+    assert args.window_id is not None  # __post_init__: exactly one is given
+    await ctx.client.run(cmd("select-window", t=args.window_id))
+    return Done(id=args.window_id)
 
 
 Layout = Literal["even-horizontal", "even-vertical", "main-horizontal", "main-vertical", "tiled"]

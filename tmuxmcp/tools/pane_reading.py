@@ -1,6 +1,6 @@
 """Panes with their state: one listing, one kernel reading per pane (issue 28.1).
 
-``list_panes`` and ``get_pane_info`` report, for every pane, what it is
+``list_panes`` (and ``recover_pane``, step by step) report, for every pane, what it is
 waiting for (``tools.pane_state``). The listing reads tmux's side of the
 facts with the pane records, in the same invocation; the kernel's side is
 read per live pane (``driver.foreground``: a few ``/proc`` files and one

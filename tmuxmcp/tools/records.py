@@ -4,7 +4,7 @@ Each record is a Struct and a table from its fields to the tmux format
 variables they are read from (``tools.query`` reads them, nonce-framed,
 because names, titles, paths and command names are set by pane programs).
 The pane record is defined once: ``PaneRecord`` is what every pane carries,
-in ``list_panes`` and ``get_pane_info`` (``PaneInfo`` adds where it is and its
+in ``list_panes`` (``PaneInfo`` adds where it is and its
 process and screen state) and in ``snapshot`` (which adds its screen).
 """
 
@@ -46,7 +46,7 @@ class WindowInfo(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class PaneRecord(msgspec.Struct, frozen=True, kw_only=True):
-    """What every pane record says (``list_panes``, ``get_pane_info``, ``snapshot``).
+    """What every pane record says (``list_panes``, ``snapshot``).
 
     ``title``, ``current_command`` and ``current_path`` are set by pane programs.
     """
@@ -83,8 +83,8 @@ class PaneInfo(PaneRecord, frozen=True, kw_only=True):
 
 
 class PaneWithState(PaneInfo, frozen=True, kw_only=True):
-    """A tmux pane and what it is waiting for (``state``, issue 28.1): ``list_panes`` and
-    ``get_pane_info``."""
+    """A tmux pane and what it is waiting for (``state``, issue 28.1): ``list_panes``, for
+    every pane or one."""
 
     state: PaneState
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import types
 
 from tmuxmcp.tools import run
-from tmuxmcp.tools.run import commands, continuation, handlers, registry
+from tmuxmcp.tools.run import commands, continuation, handlers, pending, registry
 
 PUBLIC = {
     "RunCommandArgs": commands.RunCommandArgs,
@@ -21,6 +21,7 @@ PUBLIC = {
     "RunRegistry": registry.RunRegistry,
     "RunTask": continuation.RunTask,
     "continue_as_task": continuation.continue_as_task,
+    "typed_ahead": pending.typed_ahead,
 }
 
 

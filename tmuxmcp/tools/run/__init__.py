@@ -69,4 +69,5 @@ from tmuxmcp.tools.run.continuation import RunTask as RunTask
 from tmuxmcp.tools.run.continuation import continue_as_task as continue_as_task
 from tmuxmcp.tools.run.handlers import run_command as run_command
 from tmuxmcp.tools.run.handlers import wait_for_command as wait_for_command
+from tmuxmcp.tools.run.pending import typed_ahead as typed_ahead
 from tmuxmcp.tools.run.registry import RunRegistry as RunRegistry
