@@ -201,5 +201,5 @@ class Local(Property):
             assert not outcome.touched(h.sentinel), "a local value reached tmux"
 
 
-SLOW = ("wait_for_text.timeout", "wait_for_idle.timeout")
+SLOW = ("wait_for_text.timeout", "wait_for_state.timeout")
 """Local parameters that are durations the call really waits when nothing matches."""

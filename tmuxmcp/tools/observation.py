@@ -59,7 +59,10 @@ WaitTimeout = Annotated[
         extra=sink(Sink.LOCAL, Encoding.NONE),
     ),
 ]
-"""The ``timeout`` of every waiting tool (wait_for_text, wait_for_idle)."""
+"""The ``timeout`` of the waiting tools (wait_for_text)."""
+WaitSeconds = Annotated[float, Meta(ge=0, le=MAX_WAIT_S, extra=sink(Sink.LOCAL, Encoding.NONE))]
+"""The same ``timeout`` with no description, where the tool list has no room for one
+(wait_for_state)."""
 
 GAP_MIN = 0.001
 """Shortest time between two polls."""
@@ -245,35 +248,39 @@ class Pacer:
         if self.hint is not None and pane_pid > 0:
             self.hint.follow(pane_pid)
 
-    async def wait(self, deadline: float) -> None:
-        """Sleep until the next poll is due."""
+    async def wait(self, deadline: float) -> bool:
+        """Sleep until the next poll is due; whether it is due for what the pane did (the
+        hint saw output; without the hint, every poll is), not only for a time."""
         if self.hint is None:
             await trio.sleep_until(min(self.last_poll + self.gap, deadline))
             self.gap = min(self.gap * 2, GAP_CAP)
+            seen = True
         else:
-            await self._wait_for_hint(self.hint, deadline)
+            seen = await self._wait_for_hint(self.hint, deadline)
             self.hint.settle()  # output from here on triggers the next poll
         self.last_poll = trio.current_time()
+        return seen
 
-    async def _wait_for_hint(self, hint: ActivityHint, deadline: float) -> None:
+    async def _wait_for_hint(self, hint: ActivityHint, deadline: float) -> bool:
         now = trio.current_time()
         seen = await hint.watch(
             min(self.last_poll + SAFETY_POLL, deadline) - now, first_change=True
         )
-        if seen is not None:
-            if not seen.pane:
-                return  # output the pane's processes did not write (echo): poll at once
-            if self._active(trio.current_time() - seen.age):
-                self.gap = GAP_MIN  # output after a quiet spell: poll at once
-                return
-            # Output keeps coming: wait out the gap, still noting activity.
-            now = trio.current_time()
-            seen = await hint.watch(
-                min(self.last_poll + self.gap, deadline) - now, first_change=False
-            )
-            if seen is not None and seen.pane:
-                self._active(trio.current_time() - seen.age)
+        if seen is None:
+            self.gap = min(self.gap * 2, GAP_CAP)
+            return False
+        if not seen.pane:
+            return True  # output the pane's processes did not write (echo): poll at once
+        if self._active(trio.current_time() - seen.age):
+            self.gap = GAP_MIN  # output after a quiet spell: poll at once
+            return True
+        # Output keeps coming: wait out the gap, still noting activity.
+        now = trio.current_time()
+        more = await hint.watch(min(self.last_poll + self.gap, deadline) - now, first_change=False)
+        if more is not None and more.pane:
+            self._active(trio.current_time() - more.age)
         self.gap = min(self.gap * 2, GAP_CAP)
+        return True
 
 
 class ScanLine(msgspec.Struct, frozen=True):
