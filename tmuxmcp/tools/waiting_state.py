@@ -38,8 +38,8 @@ Rule 4: outcomes: ``reached`` (``reached`` names the state, or ``quiet``; a
   is ``[tmux-timeout]``, never an outcome.
 Rule 5: the wait itself (``wait_until``) takes an absolute deadline, so a
   caller that goes on waiting (an MCP Task's continuation) calls it again
-  with a later one; the handler only opens the hint and sets the deadline
-  from ``timeout``.
+  with a later one; the handler only reads its arguments and sets the
+  deadline from ``timeout``. A wait called again measures quiet afresh.
 """
 
 from __future__ import annotations
@@ -214,10 +214,14 @@ class _StateWait:
         self.screen = screen
 
     def _moved(self) -> bool:
-        """A kernel reading between looks: does the state differ from the last look's?"""
-        if self.facts is None or self.hint is None:
+        """A kernel reading between looks: is the state another than the last look's?
+
+        Only its name counts: a loop's new child each round changes the facts
+        (the foreground pid), and would otherwise cost a look each reading.
+        """
+        if self.facts is None or self.hint is None or self.state is None:
             return True
-        return read_state(self.facts, self.cursor_row) != self.state
+        return read_state(self.facts, self.cursor_row).state != self.state.state
 
     def _result(
         self, outcome: StateOutcome, reached: Condition | None = None
@@ -291,11 +295,14 @@ async def wait_until(
     *,
     quiet: float | None,
     deadline: float,
-    hint: ActivityHint | None,
 ) -> WaitForStateResult:
     """Wait until ``pane`` is in a state of ``wanted`` (``quiet``: seconds the screen must
-    stay unchanged, if quiet is wanted), or the absolute trio time ``deadline`` (Rule 5)."""
-    return await _StateWait(ctx, pane, wanted, quiet=quiet, deadline=deadline, hint=hint).run()
+    stay unchanged, or None), or the absolute trio time ``deadline`` (Rule 5)."""
+    bound = ctx.client.bound
+    hint = None if bound is None else ActivityHint.open(bound.pid, bound.start_time)
+    with hint if hint is not None else contextlib.nullcontext():
+        wait = _StateWait(ctx, pane, wanted, quiet=quiet, deadline=deadline, hint=hint)
+        return await wait.run()
 
 
 async def wait_for_state(ctx: ToolContext, args: WaitForStateArgs) -> WaitForStateResult:
@@ -304,9 +311,4 @@ async def wait_for_state(ctx: ToolContext, args: WaitForStateArgs) -> WaitForSta
     # Any int decodes; past the longest wait, a quiet period is the same as that.
     quiet = None if args.quiet_ms is None else min(args.quiet_ms, MAX_WAIT_S * 1000) / 1000
     deadline = trio.current_time() + args.timeout
-    bound = ctx.client.bound
-    hint = None if bound is None else ActivityHint.open(bound.pid, bound.start_time)
-    with hint if hint is not None else contextlib.nullcontext():
-        return await wait_until(
-            ctx, args.pane_id, wanted, quiet=quiet, deadline=deadline, hint=hint
-        )
+    return await wait_until(ctx, args.pane_id, wanted, quiet=quiet, deadline=deadline)
