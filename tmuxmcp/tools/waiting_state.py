@@ -3,11 +3,10 @@
 The states are ``pane_state``'s (``shell-ready``, ``awaiting-line``, …,
 ``dead``), read as ``get_pane_info`` reads them; ``quiet_ms``, given, adds
 ``quiet``: the screen unchanged that long (what ``wait_for_idle`` was, issue
-28.3). It waits
-as wait_for_text does: each look is one tmux invocation (the state's tmux
-facts, then ``observation``'s frame and screen) and one kernel reading of
-the terminal (``pane_reading.read_state``), paced by ``observation.Pacer``
-and the per-pane activity hint.
+28.3). It waits as wait_for_text does: each look is one tmux invocation (the
+state's tmux facts, then ``observation``'s frame and screen) and one kernel
+reading of the terminal (``pane_reading.read_state``), paced by
+``observation.Pacer`` and the per-pane activity hint.
 
 Rules:
 
@@ -90,6 +89,7 @@ class WaitForStateArgs(Arguments):
     """
 
     pane_id: PaneId
+    # No maxItems (the budget): a longer list only repeats states, taken once as a set.
     states: (
         Annotated[list[State], Meta(extra=sink(Sink.LOCAL, Encoding.CLOSED_VOCABULARY))] | None
     ) = None
@@ -118,9 +118,8 @@ class WaitForStateResult(msgspec.Struct, frozen=True, kw_only=True):
     """The state, or ``quiet``, that ended the wait (outcome ``reached``)."""
     pane_id: TmuxId
     elapsed_ms: float
-    state: PaneState | None
-    """The pane's state at the last look, with its facts, as get_pane_info gives it;
-    ``None`` only for a pane gone before it was seen."""
+    state: PaneState
+    """The pane's state at the last look, with its facts, as get_pane_info gives it."""
     quiet_for_ms: float
     """How long the screen had been seen unchanged when the call ended."""
     changes: int
@@ -134,10 +133,9 @@ class WaitForStateResult(msgspec.Struct, frozen=True, kw_only=True):
         if self.reached is not None:
             head += f" reached={self.reached}"
         head += f" pane={self.pane_id} elapsed_ms={self.elapsed_ms:.1f}"
-        if self.state is not None:
-            head += f" state={self.state.state} evidence={self.state.evidence}"
-            if self.state.foreground_program is not None:
-                head += f" foreground={self.state.foreground_program}"
+        head += f" state={self.state.state} evidence={self.state.evidence}"
+        if self.state.foreground_program is not None:
+            head += f" foreground={self.state.foreground_program}"
         return f"{head} quiet_for_ms={self.quiet_for_ms:.1f} changes={self.changes}"
 
 
@@ -227,6 +225,7 @@ class _StateWait:
         self, outcome: StateOutcome, reached: Condition | None = None
     ) -> WaitForStateResult:
         now = trio.current_time()
+        assert self.state is not None  # the first look read it, or the call failed
         return WaitForStateResult(
             outcome=outcome,
             reached=reached,
