@@ -80,8 +80,8 @@ OVERRIDES: dict[str, Callable[[World], dict[str, Any]]] = {
     # sh's prompt "$ " is on screen, so these return at once unless the pattern changes.
     "wait_for_text": lambda w: {"pattern": "$", "scope": "screen", "timeout": 0},
     "search_panes": lambda w: {"pattern": "x"},
-    # Returns within quiet_ms (idle) or timeout, whichever comes first.
-    "wait_for_idle": lambda w: {"quiet_ms": 20, "timeout": 0.2},
+    # A live pane: returns within quiet_ms (quiet) or timeout, whichever comes first.
+    "wait_for_state": lambda w: {"states": ["dead"], "quiet_ms": 20, "timeout": 0.2},
 }
 """Per tool: values set on top of the derived ones (a declarative table, see above)."""
 

@@ -38,7 +38,7 @@ from tmuxmcp.capability.model import params_of
 from tmuxmcp.definition import BY_NAME, DEFINITION
 from tmuxmcp.wire import MAX_LINE_BYTES
 
-WAITING = ("run_command", "wait_for_command", "wait_for_text", "wait_for_idle")
+WAITING = ("run_command", "wait_for_command", "wait_for_text", "wait_for_state")
 SHAPES = (
     "valid",
     "hostile-string",

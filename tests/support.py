@@ -325,7 +325,7 @@ async def call_and_interrupt(
 
     "Waiting" is ``once()`` turning true (polled), or without ``once`` the
     call's first progress notification: the handler is in its wait loop then
-    (``wait_for_text``, ``wait_for_idle``, ``run_command`` and
+    (``wait_for_text``, ``wait_for_state``, ``run_command`` and
     ``wait_for_command`` report progress every second while they wait). So
     the interruption lands inside the wait, not before it, without a guessed
     sleep. Deadline ``seconds`` for all of it.

@@ -169,13 +169,19 @@ async def run_example(session: ClientSession, example: Example, tmux: PrivateTmu
 
 def test_the_page_has_the_patterns_the_issue_asks_for() -> None:
     names = {e.name for e in EXAMPLES}
-    assert {"run", "long", "cursor", "repl", "idle"} <= names
+    assert {"run", "long", "cursor", "repl", "state", "quiet"} <= names
     page = PAGE.read_text(encoding="utf-8")
     for heading in ("Watching with attach", "Several agents on one machine", "A remote host"):
         assert f"\n## {heading}\n" in page
     assert '"ssh"' in page and '"-T"' in page
     steps = {s.tool for e in EXAMPLES for s in e.steps}
-    assert {"run_command", "wait_for_command", "send_text", "wait_for_text"} <= steps
+    assert {
+        "run_command",
+        "wait_for_command",
+        "send_text",
+        "wait_for_text",
+        "wait_for_state",
+    } <= steps
 
 
 def test_the_comparison_rejects_a_wrong_result() -> None:

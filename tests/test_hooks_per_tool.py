@@ -118,7 +118,7 @@ CALLS: dict[str, Call] = {
     "respawn_pane": lambda ids: {"pane_id": ids["p1"]},
     "recover_pane": lambda ids: {"pane_id": ids["p1"]},
     "wait_for_text": lambda ids: {"pane_id": ids["p0"], "pattern": "absent", "timeout": 0},
-    "wait_for_idle": lambda ids: {"pane_id": ids["p0"], "quiet_ms": 100, "timeout": 10},
+    "wait_for_state": lambda ids: {"pane_id": ids["p0"], "quiet_ms": 100, "timeout": 10},
     "search_panes": lambda ids: {"pattern": "absent"},
     "capture_since": lambda ids: {"pane_id": ids["p0"]},
 }

@@ -93,7 +93,7 @@ SCRIPT: tuple[tuple[str, dict[str, Any]], ...] = (
     ("wait_for_command", {"pane_id": "%2", "run_id": "<run_id>", "timeout": 30}),
     ("send_text", {"pane_id": "%1", "text": "echo typed", "enter": True}),
     ("wait_for_text", {"pane_id": "%1", "pattern": "^typed$", "regex": True, "since": "<cursor>"}),
-    ("wait_for_idle", {"pane_id": "%1", "quiet_ms": 200, "timeout": 10}),
+    ("wait_for_state", {"pane_id": "%1", "states": ["shell-ready"], "timeout": 10}),
     ("list_sessions", {}),
     ("list_windows", {"session_id": "$0"}),
     ("list_panes", {"window_id": "@0"}),

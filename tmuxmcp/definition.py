@@ -28,7 +28,7 @@ from tmuxmcp.tools import (
     snapshot,
     teardown,
     waiting,
-    waiting_idle,
+    waiting_state,
 )
 
 OBSERVE = frozenset({Effect.OBSERVE})
@@ -510,19 +510,16 @@ DEFINITION += (
         continues=Waits(),
     ),
     ToolSpec(
-        name="wait_for_idle",
-        title="Wait for idle",
+        name="wait_for_state",
+        title="Wait for state",
         toolset=Toolset.INSPECT,
         reach=Reach.NONE,
         effects=OBSERVE,
         outputs=METADATA,
-        summary=(
-            "Waits until a pane's screen has not changed for quiet_ms (a TUI or REPL with an "
-            "unknown prompt); returns the outcome."
-        ),
-        args=waiting_idle.WaitForIdleArgs,
-        handler=waiting_idle.wait_for_idle,
-        result=waiting_idle.WaitForIdleResult,
+        summary="Waits until a pane is in one of states, or unchanged for quiet_ms.",
+        args=waiting_state.WaitForStateArgs,
+        handler=waiting_state.wait_for_state,
+        result=waiting_state.WaitForStateResult,
     ),
     ToolSpec(
         name="search_panes",

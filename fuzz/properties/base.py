@@ -37,5 +37,6 @@ class Property:
 
 
 def schema_refusal_names(outcome: Outcome, param: str) -> bool:
-    """Whether a refusal is the schema refusing ``param`` itself."""
-    return outcome.slug == "invalid-arguments" and f"$.{param}`" in outcome.text
+    """Whether a refusal is the schema refusing ``param`` itself (or an element of it)."""
+    text = outcome.text
+    return outcome.slug == "invalid-arguments" and (f"$.{param}`" in text or f"$.{param}[" in text)

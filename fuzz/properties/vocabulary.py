@@ -55,7 +55,9 @@ class ClosedVocabulary(Property):
             self._check_option_value(h, case, value)
             return
         value = h.substitute(value)
-        outcome = h.call(case.spec.name, arguments(case, h.world(), value))
+        # A list of words (wait_for_state's states): each element is the word fuzzed.
+        sent = [value] if case.param.elements else value
+        outcome = h.call(case.spec.name, arguments(case, h.world(), sent))
         h.check_common(outcome)
         member = any(type(value) is type(m) and value == m for m in members(case))
         member = member or (value is None and nullable(case))
@@ -201,5 +203,5 @@ class Local(Property):
             assert not outcome.touched(h.sentinel), "a local value reached tmux"
 
 
-SLOW = ("wait_for_text.timeout", "wait_for_idle.timeout")
+SLOW = ("wait_for_text.timeout", "wait_for_state.timeout")
 """Local parameters that are durations the call really waits when nothing matches."""

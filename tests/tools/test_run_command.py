@@ -576,8 +576,10 @@ def test_a_shell_waiting_for_a_child_in_its_own_group_is_busy(tmp_path: Any) -> 
     )
     (proc / "100" / "task" / "100").mkdir(parents=True)
     (proc / "100" / "task" / "100" / "children").write_text("200 ")
-    with pytest.raises(readiness.ShellBusy, match="running a command in the foreground"):
+    with pytest.raises(readiness.ShellBusy, match="running a command in the foreground") as busy:
         readiness.check("%1", _state(100), ["$ "], proc=proc)
+    # The hint names a wait the tools have (wait_for_idle is gone, issue 28.3).
+    assert "(wait_for_state with states [shell-ready])" in str(busy.value)
     # A background job (its own process group) does not make the shell busy.
     (proc / "200" / "stat").write_text("200 (sleep) S 100 200 100 34816 100 0\n")
     assert readiness.check("%1", _state(100), ["$ "], proc=proc).pid == 100

@@ -17,6 +17,7 @@ from tmuxmcp.tools.scrollback import (
     explain_gap,
     locate,
     mark_at,
+    unchanged_chars,
 )
 
 HEIGHT = 4
@@ -157,6 +158,39 @@ def test_a_mark_in_the_top_rows_notices_that_they_were_replaced() -> None:
     trimmed = _view([str(n) for n in range(901, 1001)] + ["$ "], limit=100)
     assert locate(mark, trimmed) is None
     assert explain_gap(mark, trimmed).reason == "history-limit"
+
+
+def test_a_mark_whose_own_row_is_redrawn_is_still_found_below_the_first_row() -> None:
+    """Rule 4 (issue 28.3): the second row's text is live, so it never finds its mark."""
+    asking = _view(["$ ./ask", ":", "", ""])
+    mark = mark_at(asking, 1, column=1)
+    answered = _view(["$ ./ask", "$", "", ""])
+    assert locate(mark, answered) == 1
+    assert locate(decode_cursor(encode_cursor((1, 2), "%1", mark), (1, 2), "%1"), answered) == 1
+    cleared = _view(["$", "", "", ""])  # the first row changed too: continuity is lost
+    assert locate(mark, cleared) is None
+
+
+def test_the_cells_before_a_column_are_old_only_while_they_hold_what_they_held() -> None:
+    """Rule 5 (issue 28.3), for marks in memory and decoded from cursors alike."""
+    prompt = _view(["1", "2", "$", ""])
+    typed = mark_at(prompt, 2, column=2)  # after "$ ", the blank a capture drops
+    pager = mark_at(_view(["1", "2", ":", ""]), 2, column=1)
+    blank = mark_at(_view(["1", "2", "", ""]), 2, column=3)
+    cases = [
+        (typed, "$ echo hi", 2),  # the prompt and its blank
+        (typed, "$", 1),
+        (pager, "$ ", 0),  # the ':' was erased: all of the row is new
+        (pager, ":x", 1),
+        (blank, "   x", 3),  # still blank before the column
+        (blank, "abc", 0),  # written where it was blank
+        (mark_at(prompt, 2), "$ echo", 0),  # no column: nothing kept
+    ]
+    for mark, now, kept in cases:
+        carried = decode_cursor(encode_cursor((1, 2), "%1", mark), (1, 2), "%1")
+        assert carried.head_hashed or not mark.prefix  # a cursor carries no text
+        assert unchanged_chars(mark, now) == kept, (mark, now)
+        assert unchanged_chars(carried, now) == kept, (carried, now)
 
 
 def test_a_forged_far_away_mark_is_not_searched_for_row_by_row() -> None:

@@ -12,7 +12,6 @@ types here carry their sink (``local``): patterns and limits never reach tmux.
 from __future__ import annotations
 
 import time
-import unicodedata
 from typing import Annotated
 
 import msgspec
@@ -38,6 +37,7 @@ from tmuxmcp.tools.scrollback import (
     MAX_CURSOR_CHARS,
     Frame,
     View,
+    cells,
 )
 from tmuxmcp.tools.windows import PaneRange, rows_within
 
@@ -59,7 +59,10 @@ WaitTimeout = Annotated[
         extra=sink(Sink.LOCAL, Encoding.NONE),
     ),
 ]
-"""The ``timeout`` of every waiting tool (wait_for_text, wait_for_idle)."""
+"""The ``timeout`` of the waiting tools (wait_for_text)."""
+WaitSeconds = Annotated[float, Meta(ge=0, le=MAX_WAIT_S, extra=sink(Sink.LOCAL, Encoding.NONE))]
+"""The same ``timeout`` with no description, where the tool list has no room for one
+(wait_for_state)."""
 
 GAP_MIN = 0.001
 """Shortest time between two polls."""
@@ -221,16 +224,6 @@ def shown(view: View, row: int) -> str:
     return text + " " * max(0, view.frame.cursor_x - cells(text))
 
 
-def cells(text: str) -> int:
-    """Terminal cells ``text`` takes (an estimate: East Asian wide and full-width are two)."""
-    count = 0
-    for ch in text:
-        if unicodedata.combining(ch):
-            continue
-        count += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
-    return count
-
-
 class Pacer:
     """When to poll next: a gap that adapts, gated by the activity hint when there is one."""
 
@@ -256,35 +249,39 @@ class Pacer:
         if self.hint is not None and pane_pid > 0:
             self.hint.follow(pane_pid)
 
-    async def wait(self, deadline: float) -> None:
-        """Sleep until the next poll is due."""
+    async def wait(self, deadline: float) -> bool:
+        """Sleep until the next poll is due; whether it is due for what the pane did (the
+        hint saw output; without the hint, every poll is), not only for a time."""
         if self.hint is None:
             await trio.sleep_until(min(self.last_poll + self.gap, deadline))
             self.gap = min(self.gap * 2, GAP_CAP)
+            seen = True
         else:
-            await self._wait_for_hint(self.hint, deadline)
+            seen = await self._wait_for_hint(self.hint, deadline)
             self.hint.settle()  # output from here on triggers the next poll
         self.last_poll = trio.current_time()
+        return seen
 
-    async def _wait_for_hint(self, hint: ActivityHint, deadline: float) -> None:
+    async def _wait_for_hint(self, hint: ActivityHint, deadline: float) -> bool:
         now = trio.current_time()
         seen = await hint.watch(
             min(self.last_poll + SAFETY_POLL, deadline) - now, first_change=True
         )
-        if seen is not None:
-            if not seen.pane:
-                return  # output the pane's processes did not write (echo): poll at once
-            if self._active(trio.current_time() - seen.age):
-                self.gap = GAP_MIN  # output after a quiet spell: poll at once
-                return
-            # Output keeps coming: wait out the gap, still noting activity.
-            now = trio.current_time()
-            seen = await hint.watch(
-                min(self.last_poll + self.gap, deadline) - now, first_change=False
-            )
-            if seen is not None and seen.pane:
-                self._active(trio.current_time() - seen.age)
+        if seen is None:
+            self.gap = min(self.gap * 2, GAP_CAP)
+            return False
+        if not seen.pane:
+            return True  # output the pane's processes did not write (echo): poll at once
+        if self._active(trio.current_time() - seen.age):
+            self.gap = GAP_MIN  # output after a quiet spell: poll at once
+            return True
+        # Output keeps coming: wait out the gap, still noting activity.
+        now = trio.current_time()
+        more = await hint.watch(min(self.last_poll + self.gap, deadline) - now, first_change=False)
+        if more is not None and more.pane:
+            self._active(trio.current_time() - more.age)
         self.gap = min(self.gap * 2, GAP_CAP)
+        return True
 
 
 class ScanLine(msgspec.Struct, frozen=True):

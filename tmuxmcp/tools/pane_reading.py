@@ -7,6 +7,8 @@ read per live pane (``driver.foreground``: a few ``/proc`` files and one
 ``tcgetattr``, no process started); and only for a shell reading at its
 prompt is the cursor's row read, all such panes in one more invocation, to
 tell a continuation prompt from a fresh one (``pane_state`` Rule 1).
+``read_state`` is the same reading for facts read elsewhere (``wait_for_state``
+reads them with its view of the screen).
 """
 
 from __future__ import annotations
@@ -52,9 +54,17 @@ def _facts(row: _PaneRow) -> TmuxFacts:
     )
 
 
+def read_state(tmux: TmuxFacts, cursor_row: str | None = None) -> PaneState:
+    """The pane's state from tmux's facts and the kernel's reading of its terminal now
+    (the cursor's row tells a continuation prompt, for a shell at its prompt)."""
+    reading = None
+    if not tmux.dead and tmux.pid is not None:
+        reading = foreground.read_terminal(tmux.pid, tmux.tty)
+    return classify(tmux, reading, cursor_row=cursor_row)
+
+
 def _state(row: _PaneRow, cursor_row: str | None = None) -> PaneState:
-    reading = None if row.dead or row.pid is None else foreground.read_terminal(row.pid, row.tty)
-    return classify(_facts(row), reading, cursor_row=cursor_row)
+    return read_state(_facts(row), cursor_row)
 
 
 async def _cursor_rows(ctx: ToolContext, rows: list[_PaneRow]) -> dict[str, str]:

@@ -28,13 +28,25 @@ Rule 2: rows in history never change; rows on the visible screen can (a
 Rule 3: while the alternate screen is on, tmux adds no history (the grid's
   history flag is off) and the visible rows belong to the full-screen
   program; a change of screen is reported, not tracked through.
-Rule 4: a mark in the first two rows has nothing (or one row) above it to
-  fingerprint, so it also keeps the first characters of its own row (usually
-  a prompt, which typing only extends) and is found only where that row still
-  begins the same way. Limits of tmux 3.3a: a clear after which the same
-  prompt is back in the top row before anything scrolled cannot be seen, and
-  output that repeats the same rows exactly can make a trim look like no
-  change.
+Rule 4: a mark's own row is live. It is the cursor's row when the mark is
+  made, and the program that owns the terminal may redraw it in place (a
+  pager erasing its ``:`` for the shell's prompt, a question erased after
+  its answer, a progress line), so its text never finds the mark: the two
+  rows above it do. Only a mark on the first row, with nothing real above
+  it, also keeps the first characters of its own row (``head``: usually a
+  prompt, which typing only extends) and is found only where that row still
+  begins the same way. There a redraw and a clear (or a trim) cannot be told
+  apart; either way every row counts again, and since no row lies above row
+  0, nothing older than the mark can match. Limits of tmux 3.3a: a clear
+  after which the same prompt is back in the top row before anything
+  scrolled cannot be seen, a clear that leaves a mark on the second row
+  under the same first row neither, and output that repeats the same rows
+  exactly can make a trim look like no change.
+Rule 5: the cells before a mark's column (a send cursor's: the prompt and
+  what was typed before the input) are old only while they still hold what
+  they held. The mark keeps the text written there (``prefix``); a row that
+  no longer begins with it was redrawn after the mark, and all of it is new.
+  Cells that were blank and hold text now were written after the mark too.
 """
 
 from __future__ import annotations
@@ -43,6 +55,7 @@ import base64
 import hashlib
 import hmac
 import secrets
+import unicodedata
 from collections.abc import Iterator
 from typing import Annotated, Literal
 
@@ -151,6 +164,26 @@ def fingerprint(view: View, row: int) -> str | None:
 HEAD_CHARS = 16
 
 
+def cells(text: str) -> int:
+    """Terminal cells ``text`` takes (an estimate: East Asian wide and full-width are two)."""
+    count = 0
+    for ch in text:
+        if unicodedata.combining(ch):
+            continue
+        count += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return count
+
+
+def chars_in(text: str, columns: int) -> int:
+    """How many characters of ``text`` fill its first ``columns`` cells."""
+    used = 0
+    for index, ch in enumerate(text):
+        if used >= columns:
+            return index
+        used += cells(ch)
+    return len(text)
+
+
 MAX_ROWS = 2**31 - 1
 """tmux's largest ``history-limit`` (INT_MAX): no real row number or history size is above it."""
 MAX_CELLS = 10_000
@@ -173,13 +206,16 @@ class Mark(msgspec.Struct, frozen=True, array_like=True):
     width: Annotated[int, Meta(ge=1, le=MAX_CELLS)]
     alternate: bool
     head: Annotated[str, Meta(max_length=4 * HEAD_CHARS)] = ""
-    """For a mark in the first two rows (nothing real above it): how its own row began
-    (in a cursor, as ``<characters>:<hash>``, see ``head_hashed``)."""
+    """For a mark on the first row (nothing real above it): how its own row began
+    (Rule 4; in a cursor, as ``<characters>:<hash>``, see ``head_hashed``)."""
     column: _Cells = 0
     """Cells of the mark's row that were already there (send cursors: the cursor column)."""
     head_hashed: bool = False
-    """``head`` is a keyed hash: set by ``encode_cursor``, so a cursor carries no terminal
-    text; marks kept in memory hold the text itself."""
+    """``head`` and ``prefix`` are keyed hashes: set by ``encode_cursor``, so a cursor
+    carries no terminal text; marks kept in memory hold the text itself."""
+    prefix: Annotated[str, Meta(max_length=4 * HEAD_CHARS)] = ""
+    """The text written before ``column`` on the mark's row, trailing blanks left out
+    (Rule 5); hashed in a cursor, as ``head`` is."""
 
 
 def _head(text: str) -> str:
@@ -187,24 +223,57 @@ def _head(text: str) -> str:
 
 
 def mark_at(view: View, row: int, column: int = 0) -> Mark:
-    """A mark before ``row`` (which must be captured with its two rows above)."""
+    """A mark before ``row`` (which must be captured with its two rows above), after
+    ``column`` cells of it."""
     found = fingerprint(view, row)
     if found is None:
         raise ValueError("the rows above a mark must be captured")
     frame = view.frame
-    head = view.row(row)[:HEAD_CHARS] if row < 2 and row < view.end else ""
-    return Mark(row, found, frame.history_size, frame.width, frame.alternate, head, column)
+    text = view.row(row) if view.top <= row < view.end else ""
+    head = text[:HEAD_CHARS] if row == 0 else ""  # Rule 4: only the first row
+    prefix = text[: chars_in(text, column)].rstrip(" ")  # Rule 5
+    return Mark(
+        row, found, frame.history_size, frame.width, frame.alternate, head, column, False, prefix
+    )
+
+
+def _begins_with(mark: Mark, kept: str, text: str, most: int) -> bool:
+    """Whether ``text`` begins with ``kept``, the mark's ``head`` or ``prefix``."""
+    if not mark.head_hashed:
+        return text.startswith(kept)
+    count, _, _ = kept.partition(":")
+    if not count.isdigit() or int(count) > most:
+        return False
+    return len(text) >= int(count) and _head(text[: int(count)]) == kept
 
 
 def _same_head(mark: Mark, view: View, at: int) -> bool:
     if at >= view.end:
         return False
-    if not mark.head_hashed:
-        return view.row(at).startswith(mark.head)
-    count, _, _ = mark.head.partition(":")
-    if not count.isdigit() or int(count) > HEAD_CHARS:
-        return False
-    return _head(view.row(at)[: int(count)]) == mark.head
+    return _begins_with(mark, mark.head, view.row(at), HEAD_CHARS)
+
+
+def unchanged_chars(mark: Mark, text: str) -> int:
+    """Characters at the start of ``text``, the mark's row now, that were there before the
+    mark's column when it was made (Rule 5): none once the row was redrawn.
+
+    Blank cells before the column stay old while they are blank; text in them now
+    was written after the mark.
+    """
+    if not mark.column:
+        return 0
+    if mark.head_hashed:
+        count = mark.prefix.partition(":")[0]
+        kept = int(count) if mark.prefix and count.isdigit() else 0
+    else:
+        kept = len(mark.prefix)
+    if mark.prefix and not _begins_with(mark, mark.prefix, text, MAX_CELLS):
+        return 0
+    used = cells(text[:kept])
+    while kept < len(text) and used < mark.column and text[kept] == " ":
+        kept += 1
+        used += 1
+    return kept
 
 
 def _candidates(mark: Mark, view: View) -> Iterator[int]:
@@ -299,8 +368,9 @@ class _Cursor(msgspec.Struct, frozen=True, array_like=True):
     """Which tmuxmcp process's key made the mark's hashes and the cursor's tag."""
 
 
-CURSOR_VERSION = 3
-"""3: the cursor carries a tag (HMAC-SHA256) over all of it; 2: top-row heads hashed."""
+CURSOR_VERSION = 4
+"""4: the text before the column kept (hashed, ``Mark.prefix``); 3: the cursor carries a
+tag (HMAC-SHA256) over all of it; 2: top-row heads hashed."""
 MAX_CURSOR_CHARS = 256
 _TAG_BYTES = 16
 _START_OVER = "call the tool without it to start over"
@@ -317,8 +387,13 @@ def encode_cursor(server: tuple[int, int], pane_id: str, mark: Mark) -> str:
     only a cursor this process made decodes (CM-1): the row numbers, widths and
     columns a handler loops over are never a caller's choice.
     """
-    if mark.head and not mark.head_hashed:
-        mark = msgspec.structs.replace(mark, head=_head(mark.head), head_hashed=True)
+    if (mark.head or mark.prefix) and not mark.head_hashed:
+        mark = msgspec.structs.replace(
+            mark,
+            head=_head(mark.head) if mark.head else "",
+            prefix=_head(mark.prefix) if mark.prefix else "",
+            head_hashed=True,
+        )
     cursor = _Cursor(CURSOR_VERSION, server[0], server[1], pane_id, mark, _KEY_ID)
     payload = msgspec.msgpack.encode(cursor)
     return base64.urlsafe_b64encode(_tag(payload) + payload).decode("ascii").rstrip("=")

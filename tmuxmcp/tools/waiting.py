@@ -43,7 +43,9 @@ the same tmux invocation just before the input was delivered. With ``since``
 the anchor is that cursor instead of the first poll: rows below its row, and
 on its row the text after its column, count, including text that appeared
 before this call began; the echo of the sent input counts too (it comes
-after the cursor), so match the reply, not the input. A cursor is a row
+after the cursor), so match the reply, not the input. A row redrawn after
+the cursor (a pager's ``:`` erased for the shell's prompt) counts whole
+(``scrollback`` Rules 4 and 5). A cursor is a row
 position (``scrollback``, Rule 1): when it cannot be found again (the history
 was trimmed past it, cleared, the screen switched or the width changed) the
 wait reports ``gap`` and everything the pane still holds counts.
@@ -108,7 +110,6 @@ from tmuxmcp.tools.observation import (
     ScanLine,
     WaitTimeout,
     cap_bytes,
-    cells,
     cursor_param,
     observe_bounded,
     scan,
@@ -123,6 +124,7 @@ from tmuxmcp.tools.scrollback import (
     explain_gap,
     locate,
     mark_at,
+    unchanged_chars,
 )
 
 SINCE_SLACK = 1024
@@ -199,16 +201,6 @@ class WaitForTextResult(msgspec.Struct, frozen=True, kw_only=True):
         return f"{head} row={self.match.row} ({where})\n{self.match.line}"
 
 
-def _chars_in(text: str, columns: int) -> int:
-    """How many characters of ``text`` fill its first ``columns`` cells."""
-    used = 0
-    for index, ch in enumerate(text):
-        if used >= columns:
-            return index
-        used += cells(ch)
-    return len(text)
-
-
 class _NewRows:
     """Which rows of each view are still to be matched (scope new or screen)."""
 
@@ -219,8 +211,9 @@ class _NewRows:
         self.moved = 0
         """How far row numbers have moved up since the start (trims, clears)."""
         self.mark = mark
-        self.column = (mark.row, mark.column)
-        """A since cursor's row (numbered as at the start) and the cells on it that do not count."""
+        self.since: Mark | None = mark if mark.column else None
+        """A since cursor with a column: its row (numbered as at the start) keeps what was
+        written before the column, while it still shows it (``scrollback`` Rule 5)."""
         self.alternate = mark.alternate
         self.history = mark.history_size
         self.grown = 0
@@ -260,8 +253,8 @@ class _NewRows:
     def _line(self, view: View, row: int) -> ScanLine:
         text = shown(view, row)
         original = row + self.moved
-        if original == self.column[0] and self.column[1]:
-            return ScanLine(row, text, _chars_in(text, self.column[1]))
+        if self.since is not None and original == self.since.row:
+            return ScanLine(row, text, unchanged_chars(self.since, text))
         old = self.before.get(original, "")
         # The old text may have been padded as the cursor's row (``shown``) and lost
         # its blanks once the cursor left it: they still do not count.
@@ -290,7 +283,7 @@ class _NewRows:
                 return None
             self.gap = explain_gap(self.mark, view)
             self.before, at = {}, 0  # continuity is lost: everything retained is new
-            self.column = (-1, 0)
+            self.since = None
         else:
             self.moved += self.mark.row - at
         self.grown = max(0, top - self.history)

@@ -284,7 +284,7 @@ def refuse_foreground(pane: str, pane_pid: int, fg: Foreground, uid: int) -> Non
     if fg.state not in ("S", "I"):
         raise ShellBusy(
             f"pane {pane}'s shell is busy (process state {fg.state}), not waiting at its "
-            "prompt; wait for it (wait_for_idle) or send_keys C-c"
+            "prompt; wait for it (wait_for_state with states [shell-ready]) or send_keys C-c"
         )
 
 
@@ -361,7 +361,7 @@ def check_process(pane: str, pane_pid: int, *, proc: Path = PROC) -> Shell:
         raise ShellBusy(
             f"pane {pane}'s shell is running a command in the foreground (its startup files, "
             "or a command it waits for), not waiting at its prompt; wait for it "
-            "(wait_for_idle) or send_keys C-c"
+            "(wait_for_state with states [shell-ready]) or send_keys C-c"
         )
     refuse_shell_reading(pane, pane_pid, fg.pid, proc)
     return Shell(fg.pid, fg.program.lstrip("-"))
