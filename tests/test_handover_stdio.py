@@ -203,6 +203,30 @@ def test_wait_for_command_continues_as_a_task_until_the_command_ends(
     assert facts["output"].splitlines() == ["first-line", "done-42"]
 
 
+def test_wait_for_state_continues_as_a_task_until_the_shell_is_back(
+    private_tmux: PrivateTmux,
+) -> None:
+    """Issue 29.2 with 28.3: an opted-in wait_for_state for shell-ready while a command
+    runs becomes a task whose status names the states waited for and the state seen
+    (never the pane's text); it completes when the shell is back at its prompt."""
+    pane = private_tmux.new_session("state")["pane_id"]
+    command, go = _gate(private_tmux, "go", "echo PRINTED-$((6*7))")
+    private_tmux.bare("send-keys", "-t", pane, "-l", command)
+    private_tmux.bare("send-keys", "-t", pane, "Enter")
+    with modern(private_tmux) as client:
+        created = _call(
+            client, "wait_for_state", {"pane_id": pane, "states": ["shell-ready"], "timeout": LONG}
+        )
+        assert created["resultType"] == "task", created
+        assert created["statusMessage"] == "waiting for shell-ready; pane is running", created
+        _open(go)
+        done = client.until_done(created["taskId"])
+    assert done["status"] == "completed"
+    facts = done["result"]["structuredContent"]
+    assert (facts["outcome"], facts["reached"]) == ("reached", "shell-ready"), facts
+    assert "PRINTED" not in json.dumps(created)
+
+
 @pytest.mark.parametrize("tool", ["wait_for_text", "wait_for_command"])
 def test_cancelling_a_wait_ends_it_and_leaves_the_pane_as_it_was(
     private_tmux: PrivateTmux, tool: str

@@ -475,7 +475,7 @@ def test_the_audit_log_records_task_creation_completion_and_cancellation(
     assert all(e["arguments"]["command"]["redacted"] is True for e in entries)
 
 
-CONTINUING = ("run_command", "wait_for_command", "wait_for_text")
+CONTINUING = ("run_command", "wait_for_command", "wait_for_text", "wait_for_state")
 """The tools that may continue as a task (issue 29.2)."""
 
 

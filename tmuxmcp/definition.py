@@ -520,6 +520,7 @@ DEFINITION += (
         args=waiting_state.WaitForStateArgs,
         handler=waiting_state.wait_for_state,
         result=waiting_state.WaitForStateResult,
+        continues=Waits(),
     ),
     ToolSpec(
         name="search_panes",

@@ -80,14 +80,14 @@ def test_description_opens_with_reach_and_effect(spec: ToolSpec[Any, Any]) -> No
 
 
 def test_a_wait_that_continues_as_a_task_names_its_deadline_argument() -> None:
-    """Issue 29.2: ``continues=Waits()`` moves the wait's deadline argument to the task's;
+    """Issue 29.2: ``continues=Waits()`` cuts the wait's deadline argument to the task's TTL;
     a declaration naming an argument the tool does not have cannot be made, and every
     declared wait has one."""
     spec = BY_NAME["wait_for_text"]
     with pytest.raises(TypeError, match="names no argument 'until'"):
         msgspec.structs.replace(spec, continues=Waits(deadline="until"))
     waits = [s for s in DEFINITION if isinstance(s.continues, Waits)]
-    assert [s.name for s in waits] == ["wait_for_command", "wait_for_text"]
+    assert [s.name for s in waits] == ["wait_for_command", "wait_for_text", "wait_for_state"]
     for wait in waits:
         assert isinstance(wait.continues, Waits)
         names = [field.name for field in msgspec.structs.fields(wait.args)]

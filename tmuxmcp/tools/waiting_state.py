@@ -119,7 +119,7 @@ class WaitForStateResult(msgspec.Struct, frozen=True, kw_only=True):
     pane_id: TmuxId
     elapsed_ms: float
     state: PaneState
-    """The pane's state at the last look, with its facts, as get_pane_info gives it."""
+    """The pane's state at the last look, with its facts, as list_panes gives it."""
     quiet_for_ms: float
     """How long the screen had been seen unchanged when the call ended."""
     changes: int
@@ -257,12 +257,24 @@ class _StateWait:
             due = min(due, now + STATE_EVERY)
         return due
 
+    def _doing(self) -> str:
+        """The progress message: ``waiting``; for an MCP Task's status, what the wait
+        waits for and the state it last saw (issue 29.2): tmux's and the kernel's
+        facts, never the pane's text."""
+        if not self.ctx.in_task:
+            return "waiting"
+        wanted = sorted(self.wanted) + ([] if self.quiet is None else ["quiet"])
+        seen = "not read yet" if self.state is None else self.state.state
+        return f"waiting for {' or '.join(wanted)}; pane is {seen}"
+
     async def run(self) -> WaitForStateResult:
         """Look until a wanted state, a dead pane, quiet (if wanted), or the deadline."""
         await self._look()  # a missing pane is the caller's error
         self.changed_at = trio.current_time()  # the call's start counts as a change
         total = round(self.deadline - self.began, 3)
         next_progress = self.began + PROGRESS_EVERY
+        if self.ctx.in_task:  # a task's status says what it waits for from its start
+            await self.ctx.progress(0.0, total, self._doing())
         while True:
             now = trio.current_time()
             done = self._verdict(now)
@@ -272,7 +284,7 @@ class _StateWait:
                 return self._result("timeout")
             if now >= next_progress:
                 next_progress = now + PROGRESS_EVERY
-                await self.ctx.progress(round(now - self.began, 3), total, "waiting")
+                await self.ctx.progress(round(now - self.began, 3), total, self._doing())
             due = self._due(now, next_progress)
             woke = await self.pacer.wait(due)
             now = trio.current_time()
