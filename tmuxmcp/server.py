@@ -493,7 +493,7 @@ async def serve_stdio(runtime: Runtime) -> None:
     # The tasks live in this process: a server that exits takes them with it.
     tasks = TaskStore(ttl_ms=round(runtime.config.task_ttl * 1000))
     methods = build_methods(runtime, tasks)
-    runs = runtime.context.runs
+    runs = runtime.runs
     # Directories of run files that killed or outlived tmuxmcp processes left.
     runs.sweep()
     try:

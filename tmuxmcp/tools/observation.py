@@ -12,7 +12,6 @@ types here carry their sink (``local``): patterns and limits never reach tmux.
 from __future__ import annotations
 
 import time
-import unicodedata
 from typing import Annotated
 
 import msgspec
@@ -38,6 +37,7 @@ from tmuxmcp.tools.scrollback import (
     MAX_CURSOR_CHARS,
     Frame,
     View,
+    cells,
 )
 from tmuxmcp.tools.windows import PaneRange, rows_within
 
@@ -218,16 +218,6 @@ def shown(view: View, row: int) -> str:
     if row != view.cursor_row:
         return text
     return text + " " * max(0, view.frame.cursor_x - cells(text))
-
-
-def cells(text: str) -> int:
-    """Terminal cells ``text`` takes (an estimate: East Asian wide and full-width are two)."""
-    count = 0
-    for ch in text:
-        if unicodedata.combining(ch):
-            continue
-        count += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
-    return count
 
 
 class Pacer:

@@ -43,6 +43,7 @@ import base64
 import hashlib
 import hmac
 import secrets
+import unicodedata
 from collections.abc import Iterator
 from typing import Annotated, Literal
 
@@ -128,6 +129,16 @@ class View(msgspec.Struct, frozen=True):
     def relative(self, absolute: int) -> int:
         """The row's number as capture-pane counts it: 0 is the top visible row."""
         return absolute - self.frame.history_size
+
+
+def cells(text: str) -> int:
+    """Terminal cells ``text`` takes (an estimate: East Asian wide and full-width are two)."""
+    count = 0
+    for ch in text:
+        if unicodedata.combining(ch):
+            continue
+        count += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return count
 
 
 _BEFORE_START = "\x00start"
