@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 PROC = Path("/proc")
 """The real procfs root."""
@@ -371,3 +371,130 @@ def descriptors(pid: int, proc: Path = PROC, limit: int = 64) -> list[int]:
     except OSError:
         return []
     return sorted(int(name) for name in names if name.isdigit())[:limit]
+
+
+# -- the run wing's readings (issue 30.3: read here, not in tools/run) ----------------
+
+
+def available(proc: Path = PROC) -> bool:
+    """True where process facts can be read from ``proc`` (Linux)."""
+    return (proc / "self" / "stat").exists()
+
+
+class Leader(NamedTuple):
+    """The leader of a terminal's foreground process group, from one reading."""
+
+    pid: int
+    program: str
+    """Base name of the executable (symlinks resolved): ``dash`` for /bin/sh on Debian."""
+    argv: tuple[str, ...]
+    uid: int
+    """Its real uid (``status``'s first ``Uid:`` field)."""
+    state: str
+    """One letter, as in ``stat``: S sleeping, R running, T stopped, ..."""
+
+
+Unseen = Literal["pane-gone", "starting", "leader-gone", "hidden"]
+"""Why a terminal's foreground leader could not be read (``tools.run.readiness.Unseen``)."""
+
+
+def _is_gone(error: OSError) -> bool:
+    # ENOENT: the entry (or, for a zombie, its exe link) is gone; ESRCH: the
+    # process went while it was read (measured on a login shell's `mesg`).
+    return isinstance(error, (FileNotFoundError, ProcessLookupError))
+
+
+def foreground_leader(pane_pid: int, proc: Path = PROC) -> Leader | Unseen:
+    """The foreground process group leader of ``pane_pid``'s terminal, or why it is unseen.
+
+    One reading of ``tpgid`` decides: every later fact is read for that
+    process, so a job exiting between two reads cannot turn a transient state
+    into a refusal (the shell took the terminal back while a second look
+    re-read ``tpgid``: "cannot see which process", seen in CI).
+    """
+    fields = stat_fields(pane_pid, proc)
+    try:
+        tpgid = int(fields[_TPGID]) if fields is not None else None
+    except (ValueError, IndexError):
+        tpgid = None
+    if tpgid is None:
+        return "pane-gone"
+    if tpgid <= 0:
+        return "starting"
+    base = proc / str(tpgid)
+    try:
+        text = (base / "stat").read_text()
+        leader = text[text.rindex(")") + 2 :].split()
+        if leader[0] in _EXITED:
+            return "leader-gone"
+        exe = os.path.basename(os.readlink(base / "exe"))
+        argv = tuple(
+            a.decode("utf-8", "replace") for a in (base / "cmdline").read_bytes().split(b"\0")[:-1]
+        )
+        uid = next(
+            int(line.split()[1])
+            for line in (base / "status").read_text().splitlines()
+            if line.startswith("Uid:")
+        )
+    except OSError as error:
+        return "leader-gone" if _is_gone(error) else "hidden"
+    except (ValueError, IndexError, StopIteration):
+        return "hidden"
+    return Leader(tpgid, exe.removesuffix(" (deleted)"), argv, uid, leader[0])
+
+
+def waits_for_group_child(shell_pid: int, proc: Path = PROC) -> bool:
+    """True when ``shell_pid`` has a child, not exited, in its own process group.
+
+    Read from ``<pid>/task/<pid>/children``; where that file is missing (a
+    kernel without it), from the shell's ``wchan`` (asleep in ``do_wait``).
+    """
+    base = proc / str(shell_pid)
+    try:
+        children = (base / "task" / str(shell_pid) / "children").read_text().split()
+    except OSError:
+        try:
+            return (base / "wchan").read_text().strip() in ("do_wait", "kernel_wait4")
+        except OSError:
+            return False
+    for child in children:
+        fields = _fields(proc / child / "stat")
+        if fields is None or len(fields) <= _PGRP:
+            continue  # gone since the listing
+        if fields[_PGRP] == str(shell_pid) and fields[0] not in _EXITED:
+            return True
+    return False
+
+
+def holds_open(pid: int, path: str, proc: Path = PROC) -> bool | None:
+    """Whether process ``pid`` has the file ``path`` open, compared by device and inode
+    (so a symlink in the path does not matter); None when that cannot be read."""
+    try:
+        wanted = os.stat(path)
+        links = list((proc / str(pid) / "fd").iterdir())
+    except OSError:
+        return None
+    for link in links:
+        try:
+            found = os.stat(link)
+        except OSError:
+            continue
+        if (found.st_dev, found.st_ino) == (wanted.st_dev, wanted.st_ino):
+            return True
+    return False
+
+
+def boot_id(proc: Path = PROC) -> str:
+    """This boot's id (``sys/kernel/random/boot_id``), or ``""`` if unreadable."""
+    try:
+        return (proc / "sys" / "kernel" / "random" / "boot_id").read_text().strip()
+    except OSError:
+        return ""
+
+
+def pid_namespace(proc: Path = PROC) -> int:
+    """The inode of this process's pid namespace (``self/ns/pid``), or 0 if unreadable."""
+    try:
+        return os.stat(proc / "self" / "ns" / "pid").st_ino
+    except OSError:
+        return 0

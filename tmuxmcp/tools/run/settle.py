@@ -21,6 +21,7 @@ from __future__ import annotations
 import msgspec
 import trio
 
+from tmuxmcp.driver import proc
 from tmuxmcp.driver.argv import cmd
 from tmuxmcp.driver.records import RecordFormat
 from tmuxmcp.errors import ObjectNotFound, PaneNotReady, TmuxCommandFailed
@@ -83,7 +84,7 @@ async def ready_shell(ctx: ToolContext, pane: str) -> Ready:
         cached = registry.of(ctx.runs).pane_pid(pane)
         try:
             prompt = registry.of(ctx.runs).prompt(pane)
-            if cached is not None and readiness.proc_available():
+            if cached is not None and proc.available():
                 shell = readiness.check_process(pane, cached)
                 unseen = registry.of(ctx.runs).unseen_input(pane, shell.pid)
                 pending.refuse_unseen_input(pane, shell.program, unseen)

@@ -49,14 +49,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from tmuxmcp.driver.proc import PROC, start_time
 from tmuxmcp.tools.run.directory import (
     OWNER_FILE,
     PREFIX,
-    PROC,
     SHELL_PREFIX,
     read_mark,
     running,
-    start_time,
     this_process,
 )
 

@@ -143,7 +143,7 @@ async def _wait_for_status(ctx: ToolContext, run: Run) -> None:
             # command runs) until it reports its end. A shell that dropped it
             # has left the script: C-c aborts a sourced script in every
             # shell, which then never reports (measured in dash, bash, zsh).
-            held = readiness.holds_open(run.shell_pid, run.files.paths["g"])
+            held = proc.holds_open(run.shell_pid, run.files.paths["g"])
             unheld = unheld + 1 if held is False else 0
             if unheld >= ABANDONED_CHECKS:
                 gone = await _tmux_gone(ctx, run)
