@@ -412,12 +412,11 @@ def foreground_leader(pane_pid: int, proc: Path = PROC) -> Leader | Unseen:
     into a refusal (the shell took the terminal back while a second look
     re-read ``tpgid``: "cannot see which process", seen in CI).
     """
-    fields = stat_fields(pane_pid, proc)
     try:
-        tpgid = int(fields[_TPGID]) if fields is not None else None
-    except (ValueError, IndexError):
-        tpgid = None
-    if tpgid is None:
+        # Read as text, as the leader's stat below: a line that is not UTF-8 is no answer.
+        text = (proc / str(pane_pid) / "stat").read_text()
+        tpgid = int(text[text.rindex(")") + 2 :].split()[_TPGID])
+    except (OSError, ValueError, IndexError):
         return "pane-gone"
     if tpgid <= 0:
         return "starting"
