@@ -15,6 +15,7 @@ split on spaces), with ``ANY`` for a nonce-framed template or generated name.
 
 from __future__ import annotations
 
+from tests.fake_answers import missing_pane
 from tests.fake_support import call_tool, fake_runtime, words
 from tmuxmcp.driver.client import ServerIdentity
 from tmuxmcp.driver.fake import ANY, FakeCall, FakeTmux, Reply, expand_format
@@ -164,7 +165,7 @@ async def test_a_zoomed_session_on_tmux_3_4_is_not_killed() -> None:
 async def test_a_missing_pane_is_the_callers_mistake(fake: FakeTmux) -> None:
     """tmux's "can't find pane" becomes ``[object-not-found]`` naming the pane."""
     served = fake_runtime(fake)
-    fake.expect(*words("list-panes -t %9 -F"), ANY, stderr="can't find pane: %9\n", status=1)
+    fake.expect(*words("list-panes -t %9 -F"), ANY, answer=missing_pane("%9"))
     called = await call_tool(fake, served, "get_pane_info", {"pane_id": "%9"})
     assert called.error is not None and called.error.startswith("[object-not-found]")
     assert "%9" in called.error
