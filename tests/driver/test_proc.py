@@ -183,10 +183,21 @@ def test_a_run_directory_reads_start_times_as_proc_does(tmp_path: Path) -> None:
     assert proc.start_time(78, tmp_path) is None
 
 
+def _root_name(node: ast.expr) -> str | None:
+    """The name a path is joined onto: ``proc`` in ``proc / x``, ``_proc`` in
+    ``self._proc / x``."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
 def test_only_this_module_names_the_procfs_root() -> None:
     """Issue 30.3: one module reads /proc. Every other module takes its root from
-    ``proc.PROC`` (or a caller's ``proc`` argument); a literal ``/proc`` path in code
-    (a docstring may say it) is a second reader."""
+    ``proc.PROC`` (or a caller's ``proc`` argument) and hands it back to this module;
+    a literal ``/proc`` path in code (a docstring may say it), or a path joined below
+    the root (``proc / str(pid)``), is a second reader."""
     package = Path(proc.__file__).parent.parent
     found = []
     for path in sorted(package.rglob("*.py")):
@@ -202,6 +213,12 @@ def test_only_this_module_names_the_procfs_root() -> None:
             and isinstance(node.body[0].value, ast.Constant)
         }
         for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.BinOp)
+                and isinstance(node.op, ast.Div)
+                and _root_name(node.left) in ("proc", "procfs", "_proc")
+            ):
+                found.append(f"{path.relative_to(package)}:{node.lineno}")
             if (
                 isinstance(node, ast.Constant)
                 and isinstance(node.value, str)

@@ -497,3 +497,52 @@ def pid_namespace(proc: Path = PROC) -> int:
         return os.stat(proc / "self" / "ns" / "pid").st_ino
     except OSError:
         return 0
+
+
+# -- the sweep's census of this user's processes (issue 30.3) ---------------------------
+# These raise ``OSError`` where the others answer None: the sweep keeps a directory
+# when a process cannot be read, and skips one that is gone (``FileNotFoundError``,
+# ``ProcessLookupError``), so it must tell the two apart.
+
+Inode = tuple[int, int]
+"""A file as (device, inode)."""
+
+
+def pids(proc: Path = PROC) -> list[int]:
+    """The pid of every process listed in ``proc``; raises ``OSError`` if it cannot be listed."""
+    return [int(entry.name) for entry in proc.iterdir() if entry.name.isdigit()]
+
+
+def entry_uid(pid: int, proc: Path = PROC) -> int:
+    """The uid owning ``pid``'s entry (its effective uid); raises ``OSError``."""
+    return os.stat(proc / str(pid)).st_uid
+
+
+def command_line(pid: int, proc: Path = PROC) -> bytes:
+    """``pid``'s ``cmdline``, as the kernel keeps it; raises ``OSError``."""
+    return (proc / str(pid) / "cmdline").read_bytes()
+
+
+def held_files(pid: int, proc: Path = PROC) -> set[Inode]:
+    """Every file ``pid`` has open, and its working directory; raises ``OSError`` when
+    they cannot be listed. A descriptor closed while it is read is left out."""
+    links = [proc / str(pid) / "cwd", *(proc / str(pid) / "fd").iterdir()]
+    found: set[Inode] = set()
+    for link in links:
+        try:
+            info = os.stat(link)
+        except OSError:
+            continue
+        found.add((info.st_dev, info.st_ino))
+    return found
+
+
+def boot_time(proc: Path = PROC) -> int | None:
+    """When the machine booted (``stat``'s ``btime``, seconds since the epoch), or None."""
+    try:
+        for line in (proc / "stat").read_text().splitlines():
+            if line.startswith("btime "):
+                return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
