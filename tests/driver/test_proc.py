@@ -183,6 +183,10 @@ def test_a_run_directory_reads_start_times_as_proc_does(tmp_path: Path) -> None:
     assert proc.start_time(78, tmp_path) is None
 
 
+ROOT_NAMES = ("proc", "procfs", "_proc", "PROC")
+"""What code calls the procfs root (a module's ``PROC``, a function's ``proc``)."""
+
+
 def _root_name(node: ast.expr) -> str | None:
     """The name a path is joined onto: ``proc`` in ``proc / x``, ``_proc`` in
     ``self._proc / x``."""
@@ -197,7 +201,7 @@ def test_only_this_module_names_the_procfs_root() -> None:
     """Issue 30.3: one module reads /proc. Every other module takes its root from
     ``proc.PROC`` (or a caller's ``proc`` argument) and hands it back to this module;
     a literal ``/proc`` path in code (a docstring may say it), or a path joined below
-    the root (``proc / str(pid)``), is a second reader."""
+    the root (``proc / str(pid)``, ``f"{proc}/{pid}"``), is a second reader."""
     package = Path(proc.__file__).parent.parent
     found = []
     for path in sorted(package.rglob("*.py")):
@@ -216,8 +220,8 @@ def test_only_this_module_names_the_procfs_root() -> None:
             if (
                 isinstance(node, ast.BinOp)
                 and isinstance(node.op, ast.Div)
-                and _root_name(node.left) in ("proc", "procfs", "_proc")
-            ):
+                and _root_name(node.left) in ROOT_NAMES
+            ) or (isinstance(node, ast.FormattedValue) and _root_name(node.value) in ROOT_NAMES):
                 found.append(f"{path.relative_to(package)}:{node.lineno}")
             if (
                 isinstance(node, ast.Constant)

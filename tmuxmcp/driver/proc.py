@@ -499,6 +499,12 @@ def pid_namespace(proc: Path = PROC) -> int:
         return 0
 
 
+def terminal_path(pid: int, proc: Path = PROC) -> str:
+    """A path that opens the terminal ``pid`` reads (its ``fd/0``), for ``driver.tty``
+    when tmux's ``pane_tty`` is not at hand."""
+    return f"{proc}/{pid}/fd/0"
+
+
 # -- the sweep's census of this user's processes (issue 30.3) ---------------------------
 # These raise ``OSError`` where the others answer None: the sweep keeps a directory
 # when a process cannot be read, and skips one that is gone (``FileNotFoundError``,

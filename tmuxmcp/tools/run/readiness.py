@@ -298,7 +298,7 @@ def refuse_shell_reading(pane: str, pane_pid: int, shell_pid: int, proc: Path = 
     looks like one at its prompt to every check above (same process, asleep, no child);
     the terminal's line modes and the shell's read tell them apart (``pane_state`` Rule 2).
     Where they cannot be read, nothing is refused here."""
-    reading = foreground.read_terminal(pane_pid, f"{proc}/{pane_pid}/fd/0", proc)
+    reading = foreground.read_terminal(pane_pid, procfs.terminal_path(pane_pid, proc), proc)
     if reading is None or reading.modes is None:
         return
     verdict = classify(LIVE_PANE, reading)
