@@ -11,8 +11,15 @@ replaced or stopped server, ``rows``) are played there too.
 from __future__ import annotations
 
 from tmuxmcp.driver.fake import Reply
+from tmuxmcp.driver.guards import Refusal
 
 
 def missing_pane(pane: str) -> Reply:
     """What a command targeting ``pane`` (``-t %9``), which does not exist, gets."""
     return Reply(stderr=f"can't find pane: {pane}\n", status=1)
+
+
+def guard_refused(refusal: Refusal) -> Reply:
+    """What a guard after the gate gets when its condition fails (``driver.guards``):
+    tmux refuses the option name, and the rest of the command list does not run."""
+    return Reply(stderr=f"invalid option: {refusal.value}\n", status=1)

@@ -22,16 +22,19 @@ import msgspec
 import pytest
 import trio
 
-from tests.fake_answers import missing_pane
+from tests.fake_answers import guard_refused, missing_pane
 from tests.fake_support import words
 from tests.support import DEDICATED, PrivateTmux
 from tmuxmcp import runtime, server
 from tmuxmcp.capability.surface import SurfaceRequest
 from tmuxmcp.config import Config
+from tmuxmcp.driver.argv import cmd
 from tmuxmcp.driver.client import ServerIdentity, classify_failure
 from tmuxmcp.driver.fake import ANY, FakeCall, FakeTmux, Reply, rows_reply
+from tmuxmcp.driver.guards import GuardRefused, Refusal
 from tmuxmcp.driver.runner import Completed, spawn
 from tmuxmcp.driver.socket import SocketKind, SocketSelection
+from tmuxmcp.tools.teardown import zoom_guard
 
 
 class Parity:
@@ -168,3 +171,28 @@ async def test_no_server_is_answered_as_the_fake_answers_it(
     assert real.stderr.startswith(b"no server running on ")
     same = {type(classify_failure(done.stderr.decode(), client.socket)) for done in (faked, real)}
     assert len(same) == 1
+
+
+async def test_a_guard_refuses_as_the_fake_refuses_it(
+    bound: tuple[runtime.Runtime, FakeTmux, Parity], private_tmux: PrivateTmux
+) -> None:
+    """The fast tests' ``guard_refused``: kill_session's zoom guard over a session with
+    a zoomed window fails with the refusal's name after the gate's line, and the kill
+    after it does not run, on real tmux as on the fake."""
+    served, fake, parity = bound
+    private_tmux.bare("new-session", "-d", "-s", "zoomed")
+    private_tmux.bare("split-window", "-t", "zoomed")
+    private_tmux.bare("resize-pane", "-Z", "-t", "zoomed")
+    session = private_tmux.bare("display-message", "-p", "-t", "zoomed", "#{session_id}")
+    target = session.stdout.strip()
+    client = served.context.client
+    fake.expect(
+        *words(f"show-options -s -v -t {target} --"),
+        ANY,
+        *words(f"; kill-session -t {target}"),
+        answer=guard_refused(Refusal.WINDOW_ZOOMED),
+    )
+    with pytest.raises(GuardRefused):
+        await client.run(zoom_guard(client.marker, target), cmd("kill-session", t=target))
+    assert parity.differences() == []
+    assert private_tmux.bare("has-session", "-t", target, check=False).returncode == 0
