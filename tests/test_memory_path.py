@@ -12,10 +12,14 @@ against the SDK's models (``tests/wire_oracle.py``).
 
 from __future__ import annotations
 
+import pytest
+
 from tests.fake_answers import missing_pane
 from tests.fake_support import fake_runtime, words
 from tests.memory_session import memory_session
 from tmuxmcp.driver.fake import ANY, FakeTmux
+from tmuxmcp.errors import InternalError
+from tmuxmcp.tools.run import registry
 
 SESSION_ROW = {
     "session_id": "$0",
@@ -89,3 +93,14 @@ async def test_a_call_before_the_handshake_is_refused(fake: FakeTmux) -> None:
         answer = await client.request("tools/call", {"name": "list_sessions", "arguments": {}})
     assert "error" in answer
     assert fake.calls == []
+
+
+async def test_the_run_wing_and_the_server_share_the_one_registry(fake: FakeTmux) -> None:
+    """Issue 30.1: runtime builds one ``RunRegistry``; the tools' context carries it
+    (typed there by what the other tools tell it) and the wing reads it back whole,
+    the same object the server sweeps and shuts down. Anything else in its place is
+    a bug the wing names, not an attribute error halfway through a run."""
+    served = fake_runtime(fake)
+    assert registry.of(served.context.runs) is served.runs
+    with pytest.raises(InternalError, match="not a RunRegistry"):
+        registry.of(object())
