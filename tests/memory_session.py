@@ -2,14 +2,15 @@
 
 The fast tier's end-to-end path (issue 30.2). A ``MemorySession`` writes
 JSON-RPC lines as a client would; each goes through ``wire.triage`` (the
-framing the stdio transport applies), the protocol's ``Dispatcher`` (the
-era, the method table, one task per request, the one writer) with the
-server's own rows (``server.build_methods``, ``server.description``), and
-the tools run on a runtime whose runner is ``driver.fake.FakeTmux``. Only
-the descriptors are left out: ``serve_stdio`` hands the same dispatcher
-the lines of fd 0 instead of a memory channel. Every line the server writes
-is recorded, and ``tests/wire_oracle.py`` checks it against the SDK's
-models when the session ends, as ``serve`` does for a real connection.
+framing the stdio transport applies) to the dispatcher ``serve_stdio``
+serves with (``server.connection``: the protocol's ``Dispatcher``, the era,
+the server's description and method table, one task per request, the one
+writer), and the tools run on a runtime whose runner is
+``driver.fake.FakeTmux``. Only the descriptors are left out: ``serve_stdio``
+hands the same dispatcher the lines of fd 0 instead of a memory channel.
+Every line the server writes is recorded, and ``tests/wire_oracle.py``
+checks it against the SDK's models when the session ends, as ``serve`` does
+for a real connection.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import trio
 from tests.raw_client import initialize_params
 from tests.wire_oracle import Conversation
 from tmuxmcp import server
-from tmuxmcp.protocol.dispatch import Arrival, Dispatcher
+from tmuxmcp.protocol.dispatch import Arrival
 from tmuxmcp.protocol.tasks import TaskStore
 from tmuxmcp.runtime import Runtime
 from tmuxmcp.wire import triage
@@ -89,9 +90,7 @@ async def memory_session(
     send_inbound, receive_inbound = trio.open_memory_channel[Arrival](0)
     session = MemorySession(send_inbound, Conversation())
     tasks = TaskStore(ttl_ms=round(served.config.task_ttl * 1000))
-    dispatcher = Dispatcher(
-        server.description(served), server.build_methods(served, tasks), session.server_wrote
-    )
+    dispatcher = server.connection(served, tasks, session.server_wrote)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(dispatcher.serve, receive_inbound)
         async with send_inbound:
