@@ -160,7 +160,7 @@ async def test_no_server_is_answered_as_the_fake_answers_it(
     to the same error."""
     served, fake, parity = bound
     client = served.context.client
-    private_tmux.bare("kill-server")
+    private_tmux.kill_server()  # waits until the server has exited, not only been told to
     fake.stop_server()
     argv = [*client.base_argv(), "list-sessions"]
     await parity(argv, env=client.env, seconds=10.0)
