@@ -24,6 +24,7 @@ from tmuxmcp.definition import BY_NAME
 from tmuxmcp.errors import InvalidArguments, ObjectNotFound, TmuxMcpError
 from tmuxmcp.tools import inspect as inspect_tools
 from tmuxmcp.tools.context import ToolContext
+from tmuxmcp.tools.run import RunRegistry
 
 
 def _slugs() -> set[str]:
@@ -140,7 +141,13 @@ class _NoPaneClient:
 
 async def test_list_panes_reports_a_missing_pane_as_not_found() -> None:
     """10.3: the same error class as run_command for a pane tmux does not report."""
-    context = ToolContext(client=_NoPaneClient(), facts=None, published={}, nested={})  # type: ignore[arg-type]
+    context = ToolContext(
+        client=_NoPaneClient(),  # type: ignore[arg-type]
+        facts=None,  # type: ignore[arg-type]
+        published={},
+        nested={},
+        runs=RunRegistry(),
+    )
     args = msgspec.convert({"pane_id": "%7"}, inspect_tools.ListPanesArgs)
     with pytest.raises(ObjectNotFound):
         await inspect_tools.list_panes(context, args)

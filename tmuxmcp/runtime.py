@@ -41,6 +41,7 @@ from tmuxmcp.driver.binding import Provenance, ServerFacts
 from tmuxmcp.driver.client import ConfigWatch, TmuxClient, arrays_in_formats
 from tmuxmcp.driver.runner import Runner, spawn
 from tmuxmcp.tools.context import ToolContext
+from tmuxmcp.tools.run import RunRegistry
 
 log = logging.getLogger("tmuxmcp")
 
@@ -52,6 +53,9 @@ class Runtime(msgspec.Struct, frozen=True, kw_only=True):
     surface: Surface
     evidence: Evidence
     context: ToolContext
+    runs: RunRegistry
+    """run_command's runs: the registry the context carries, with its whole type, for
+    the server that sweeps, watches and shuts them down."""
     audit: AuditLog | None = None
 
 
@@ -197,18 +201,21 @@ def build(
     )
     if decision.evidence.sufficient and facts.aliases is not None:
         client.watch = ConfigWatch(facts.aliases)  # rule 3c: every call re-checks it
+    runs = RunRegistry()
     context = ToolContext(
         client=client,
         facts=facts,
         published=decision.published,
         nested=decision.surface.nested,
         self_pane=self_pane,
+        runs=runs,
     )
     return Runtime(
         config=config,
         surface=decision.surface,
         evidence=decision.evidence,
         context=context,
+        runs=runs,
         audit=audit,
     )
 

@@ -55,7 +55,7 @@ from tmuxmcp.definition import BY_NAME, RESOURCES
 from tmuxmcp.errors import InternalError, InvalidArguments, TmuxMcpError
 from tmuxmcp.protocol import params
 from tmuxmcp.protocol.codes import INTERNAL_ERROR, INVALID_PARAMS, RpcError
-from tmuxmcp.protocol.dispatch import Description, Dispatcher, Method, RequestContext
+from tmuxmcp.protocol.dispatch import Description, Dispatcher, Method, RequestContext, Send
 from tmuxmcp.protocol.results import (
     CallToolResult,
     Implementation,
@@ -544,12 +544,18 @@ def description(runtime: Runtime) -> Description:
     )
 
 
+def connection(runtime: Runtime, tasks: TaskStore, send: Send) -> Dispatcher:
+    """The protocol dispatcher of one connection to this server: its description and its
+    method table, writing each line with ``send``. ``serve_stdio`` hands it the lines
+    of stdin; the fast tier's in-memory path (``tests/memory_session.py``) a channel."""
+    return Dispatcher(description(runtime), build_methods(runtime, tasks), send)
+
+
 async def serve_stdio(runtime: Runtime) -> None:
     """Serve MCP over stdio until stdin closes."""
     # The tasks live in this process: a server that exits takes them with it.
     tasks = TaskStore(ttl_ms=round(runtime.config.task_ttl * 1000))
-    methods = build_methods(runtime, tasks)
-    runs = runtime.context.runs
+    runs = runtime.runs
     # Directories of run files that killed or outlived tmuxmcp processes left.
     runs.sweep()
     try:
@@ -559,7 +565,7 @@ async def serve_stdio(runtime: Runtime) -> None:
             # happen (protocol.tasks Rule 7).
             runs.attach(watchers)
             tasks.attach(watchers)
-            await Dispatcher(description(runtime), methods, out.write_line).serve(inbound)
+            await connection(runtime, tasks, out.write_line).serve(inbound)
             watchers.cancel_scope.cancel()
     finally:
         tasks.attach(None)

@@ -7,6 +7,7 @@ without /proc.
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tmuxmcp.driver import proc
+from tmuxmcp.tools.run import directory
 
 pytestmark = pytest.mark.skipif(not proc.PROC.is_dir(), reason="needs Linux's /proc")
 
@@ -165,3 +167,67 @@ def test_many_threads_are_counted_and_not_listed(tmp_path: Path) -> None:
     os.close(unknown)
     assert proc.threads(555, tmp_path) is None
     assert proc.counters(555, None, tmp_path) is None
+
+
+def test_a_run_directory_reads_start_times_as_proc_does(tmp_path: Path) -> None:
+    """Issue 30.3: the run wing's records read a start time through this module, so a
+    command name that is not UTF-8 still names a running process, and a dead one
+    (``X``) runs nothing (the wing's own copy decoded and judged both otherwise)."""
+    after = ["S", *[str(n) for n in range(4, 22)], "4242", "0"]
+    (tmp_path / "77").mkdir()
+    (tmp_path / "77" / "stat").write_bytes(b"77 (\xff\xfe) " + " ".join(after).encode() + b"\n")
+    (tmp_path / "78").mkdir()
+    (tmp_path / "78" / "stat").write_text("78 (gone) " + " ".join(["X", *after[1:]]) + "\n")
+    assert directory.running(directory.ProcessMark(pid=77, start=4242), tmp_path)
+    assert not directory.running(directory.ProcessMark(pid=78, start=4242), tmp_path)
+    assert proc.start_time(78, tmp_path) is None
+
+
+ROOT_NAMES = ("proc", "procfs", "_proc", "PROC")
+"""What code calls the procfs root (a module's ``PROC``, a function's ``proc``)."""
+
+
+def _root_name(node: ast.expr) -> str | None:
+    """The name a path is joined onto: ``proc`` in ``proc / x``, ``_proc`` in
+    ``self._proc / x``."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+def test_only_this_module_names_the_procfs_root() -> None:
+    """Issue 30.3: one module reads /proc. Every other module takes its root from
+    ``proc.PROC`` (or a caller's ``proc`` argument) and hands it back to this module;
+    a literal ``/proc`` path in code (a docstring may say it), or a path joined below
+    the root (``proc / str(pid)``, ``f"{proc}/{pid}"``), is a second reader."""
+    package = Path(proc.__file__).parent.parent
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        if path == Path(proc.__file__):
+            continue
+        tree = ast.parse(path.read_text())
+        docstrings = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)
+        }
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.BinOp)
+                and isinstance(node.op, ast.Div)
+                and _root_name(node.left) in ROOT_NAMES
+            ) or (isinstance(node, ast.FormattedValue) and _root_name(node.value) in ROOT_NAMES):
+                found.append(f"{path.relative_to(package)}:{node.lineno}")
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and id(node) not in docstrings
+                and (node.value == "/proc" or node.value.startswith("/proc/"))
+            ):
+                found.append(f"{path.relative_to(package)}:{node.lineno}")
+    assert found == []

@@ -15,9 +15,11 @@ split on spaces), with ``ANY`` for a nonce-framed template or generated name.
 
 from __future__ import annotations
 
+from tests.fake_answers import guard_refused, missing_pane
 from tests.fake_support import call_tool, fake_runtime, words
 from tmuxmcp.driver.client import ServerIdentity
 from tmuxmcp.driver.fake import ANY, FakeCall, FakeTmux, Reply, expand_format
+from tmuxmcp.driver.guards import Refusal
 from tmuxmcp.errors import TmuxTimeout
 
 SESSION_ROW = {
@@ -152,8 +154,7 @@ async def test_a_zoomed_session_on_tmux_3_4_is_not_killed() -> None:
             *words("show-options -s -v -t $1 --"),
             ANY,
             *words("; kill-session -t $1"),
-            stderr="invalid option: tmuxmcp-window-zoomed\n",
-            status=1,
+            answer=guard_refused(Refusal.WINDOW_ZOOMED),
         )
         called = await call_tool(fake, served, "kill_session", {"session_id": "$1"})
     assert called.error is not None and called.error.startswith("[zoomed-teardown-refused]")
@@ -164,7 +165,7 @@ async def test_a_zoomed_session_on_tmux_3_4_is_not_killed() -> None:
 async def test_a_missing_pane_is_the_callers_mistake(fake: FakeTmux) -> None:
     """tmux's "can't find pane" becomes ``[object-not-found]`` naming the pane."""
     served = fake_runtime(fake)
-    fake.expect(*words("list-panes -t %9 -F"), ANY, stderr="can't find pane: %9\n", status=1)
+    fake.expect(*words("list-panes -t %9 -F"), ANY, answer=missing_pane("%9"))
     called = await call_tool(fake, served, "list_panes", {"pane_id": "%9"})
     assert called.error is not None and called.error.startswith("[object-not-found]")
     assert "%9" in called.error

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 PROC = Path("/proc")
 """The real procfs root."""
@@ -371,3 +371,184 @@ def descriptors(pid: int, proc: Path = PROC, limit: int = 64) -> list[int]:
     except OSError:
         return []
     return sorted(int(name) for name in names if name.isdigit())[:limit]
+
+
+# -- the run wing's readings (issue 30.3: read here, not in tools/run) ----------------
+
+
+def available(proc: Path = PROC) -> bool:
+    """True where process facts can be read from ``proc`` (Linux)."""
+    return (proc / "self" / "stat").exists()
+
+
+class Leader(NamedTuple):
+    """The leader of a terminal's foreground process group, from one reading."""
+
+    pid: int
+    program: str
+    """Base name of the executable (symlinks resolved): ``dash`` for /bin/sh on Debian."""
+    argv: tuple[str, ...]
+    uid: int
+    """Its real uid (``status``'s first ``Uid:`` field)."""
+    state: str
+    """One letter, as in ``stat``: S sleeping, R running, T stopped, ..."""
+
+
+Unseen = Literal["pane-gone", "starting", "leader-gone", "hidden"]
+"""Why a terminal's foreground leader could not be read (``tools.run.readiness.Unseen``)."""
+
+
+def _is_gone(error: OSError) -> bool:
+    # ENOENT: the entry (or, for a zombie, its exe link) is gone; ESRCH: the
+    # process went while it was read (measured on a login shell's `mesg`).
+    return isinstance(error, (FileNotFoundError, ProcessLookupError))
+
+
+def foreground_leader(pane_pid: int, proc: Path = PROC) -> Leader | Unseen:
+    """The foreground process group leader of ``pane_pid``'s terminal, or why it is unseen.
+
+    One reading of ``tpgid`` decides: every later fact is read for that
+    process, so a job exiting between two reads cannot turn a transient state
+    into a refusal (the shell took the terminal back while a second look
+    re-read ``tpgid``: "cannot see which process", seen in CI).
+    """
+    try:
+        # Read as text, as the leader's stat below: a line that is not UTF-8 is no answer.
+        text = (proc / str(pane_pid) / "stat").read_text()
+        tpgid = int(text[text.rindex(")") + 2 :].split()[_TPGID])
+    except (OSError, ValueError, IndexError):
+        return "pane-gone"
+    if tpgid <= 0:
+        return "starting"
+    base = proc / str(tpgid)
+    try:
+        text = (base / "stat").read_text()
+        leader = text[text.rindex(")") + 2 :].split()
+        if leader[0] in _EXITED:
+            return "leader-gone"
+        exe = os.path.basename(os.readlink(base / "exe"))
+        argv = tuple(
+            a.decode("utf-8", "replace") for a in (base / "cmdline").read_bytes().split(b"\0")[:-1]
+        )
+        uid = next(
+            int(line.split()[1])
+            for line in (base / "status").read_text().splitlines()
+            if line.startswith("Uid:")
+        )
+    except OSError as error:
+        return "leader-gone" if _is_gone(error) else "hidden"
+    except (ValueError, IndexError, StopIteration):
+        return "hidden"
+    return Leader(tpgid, exe.removesuffix(" (deleted)"), argv, uid, leader[0])
+
+
+def waits_for_group_child(shell_pid: int, proc: Path = PROC) -> bool:
+    """True when ``shell_pid`` has a child, not exited, in its own process group.
+
+    Read from ``<pid>/task/<pid>/children``; where that file is missing (a
+    kernel without it), from the shell's ``wchan`` (asleep in ``do_wait``).
+    """
+    base = proc / str(shell_pid)
+    try:
+        children = (base / "task" / str(shell_pid) / "children").read_text().split()
+    except OSError:
+        try:
+            return (base / "wchan").read_text().strip() in ("do_wait", "kernel_wait4")
+        except OSError:
+            return False
+    for child in children:
+        fields = _fields(proc / child / "stat")
+        if fields is None or len(fields) <= _PGRP:
+            continue  # gone since the listing
+        if fields[_PGRP] == str(shell_pid) and fields[0] not in _EXITED:
+            return True
+    return False
+
+
+def holds_open(pid: int, path: str, proc: Path = PROC) -> bool | None:
+    """Whether process ``pid`` has the file ``path`` open, compared by device and inode
+    (so a symlink in the path does not matter); None when that cannot be read."""
+    try:
+        wanted = os.stat(path)
+        links = list((proc / str(pid) / "fd").iterdir())
+    except OSError:
+        return None
+    for link in links:
+        try:
+            found = os.stat(link)
+        except OSError:
+            continue
+        if (found.st_dev, found.st_ino) == (wanted.st_dev, wanted.st_ino):
+            return True
+    return False
+
+
+def boot_id(proc: Path = PROC) -> str:
+    """This boot's id (``sys/kernel/random/boot_id``), or ``""`` if unreadable."""
+    try:
+        return (proc / "sys" / "kernel" / "random" / "boot_id").read_text().strip()
+    except OSError:
+        return ""
+
+
+def pid_namespace(proc: Path = PROC) -> int:
+    """The inode of this process's pid namespace (``self/ns/pid``), or 0 if unreadable."""
+    try:
+        return os.stat(proc / "self" / "ns" / "pid").st_ino
+    except OSError:
+        return 0
+
+
+def terminal_path(pid: int, proc: Path = PROC) -> str:
+    """A path that opens the terminal ``pid`` reads (its ``fd/0``), for ``driver.tty``
+    when tmux's ``pane_tty`` is not at hand."""
+    return f"{proc}/{pid}/fd/0"
+
+
+# -- the sweep's census of this user's processes (issue 30.3) ---------------------------
+# These raise ``OSError`` where the others answer None: the sweep keeps a directory
+# when a process cannot be read, and skips one that is gone (``FileNotFoundError``,
+# ``ProcessLookupError``), so it must tell the two apart.
+
+Inode = tuple[int, int]
+"""A file as (device, inode)."""
+
+
+def pids(proc: Path = PROC) -> list[int]:
+    """The pid of every process listed in ``proc``; raises ``OSError`` if it cannot be listed."""
+    return [int(entry.name) for entry in proc.iterdir() if entry.name.isdigit()]
+
+
+def entry_uid(pid: int, proc: Path = PROC) -> int:
+    """The uid owning ``pid``'s entry (its effective uid); raises ``OSError``."""
+    return os.stat(proc / str(pid)).st_uid
+
+
+def command_line(pid: int, proc: Path = PROC) -> bytes:
+    """``pid``'s ``cmdline``, as the kernel keeps it; raises ``OSError``."""
+    return (proc / str(pid) / "cmdline").read_bytes()
+
+
+def held_files(pid: int, proc: Path = PROC) -> set[Inode]:
+    """Every file ``pid`` has open, and its working directory; raises ``OSError`` when
+    they cannot be listed. A descriptor closed while it is read is left out."""
+    links = [proc / str(pid) / "cwd", *(proc / str(pid) / "fd").iterdir()]
+    found: set[Inode] = set()
+    for link in links:
+        try:
+            info = os.stat(link)
+        except OSError:
+            continue
+        found.add((info.st_dev, info.st_ino))
+    return found
+
+
+def boot_time(proc: Path = PROC) -> int | None:
+    """When the machine booted (``stat``'s ``btime``, seconds since the epoch), or None."""
+    try:
+        for line in (proc / "stat").read_text().splitlines():
+            if line.startswith("btime "):
+                return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None

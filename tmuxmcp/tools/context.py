@@ -7,7 +7,7 @@ copy whose ``progress`` reports to that call's client (``server.call``).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import msgspec
 
@@ -15,19 +15,21 @@ from tmuxmcp.driver.binding import ServerFacts
 from tmuxmcp.driver.client import TmuxClient
 from tmuxmcp.tools.geometry import PaneGeometry
 
-if TYPE_CHECKING:
-    from tmuxmcp.tools.run import RunRegistry
-
 Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 
 
-def _new_run_registry() -> RunRegistry:
-    # The run wing's handlers take a ToolContext, so this module cannot import
-    # the wing while it loads: the registry's class is looked up when a context
-    # is built, after every module has loaded.
-    from tmuxmcp.tools.run import RunRegistry
+class PaneInputs(Protocol):
+    """Who keeps track of input waiting in a pane: the run wing's ``RunRegistry``.
 
-    return RunRegistry()
+    The context sits below the run wing (the wing's modules take a
+    ``ToolContext``), so it names only what the other tools tell the registry,
+    and ``runtime`` hands it the registry at startup (issue 30.1: no import
+    circle). The wing reads its own registry back with ``run.registry.of``.
+    """
+
+    def input_handled(self, pane: str) -> None:
+        """tmuxmcp sent keys, text or a buffer to ``pane``: its caller dealt with its input."""
+        ...
 
 
 async def _no_progress(progress: float, total: float | None, message: str | None) -> None:
@@ -72,7 +74,7 @@ class ToolContext(msgspec.Struct, frozen=True, kw_only=True):
     notes: CallNotes | None = None
     """This call's notes for the audit log; None where no audit log is kept."""
     """True when ``progress`` reaches a client (it sent a progressToken)."""
-    runs: RunRegistry = msgspec.field(default_factory=_new_run_registry)
+    runs: PaneInputs
     """This process's run_command runs (shared by every copy of the context)."""
     geometry: PaneGeometry = msgspec.field(default_factory=PaneGeometry)
     """The panes' last seen geometry, a hint for captures (shared by every copy)."""

@@ -44,6 +44,7 @@ import trio
 from tmuxmcp.errors import InternalError
 from tmuxmcp.tools.activity import MAX_TREE
 from tmuxmcp.tools.context import Progress, ToolContext
+from tmuxmcp.tools.run import registry_of
 
 DESCRIPTORS_PER_WAIT = MAX_TREE + 1
 """Descriptors one wait may hold: the tmux server's counter and one per pane process the
@@ -82,7 +83,7 @@ class Handed:
 
     async def follow(self) -> None:
         """Run the wait to its end (in the server's nursery); its descriptors go with it."""
-        runs = self._ctx.runs
+        runs = registry_of(self._ctx.runs)
         try:
             with self._scope:
                 self._result = await self._handler(self._ctx, self._args)
@@ -141,8 +142,9 @@ async def hand_over(
     """The wait's result if it returns within ``seconds``, else the ``Handed`` a task
     follows (Rule 1); None when there is no nursery or no room for its descriptors
     (Rule 4): the caller then calls the handler as without the opt-in."""
-    nursery = ctx.runs.nursery
-    if nursery is None or not ctx.runs.hold_descriptors(DESCRIPTORS_PER_WAIT):
+    runs = registry_of(ctx.runs)
+    nursery = runs.nursery
+    if nursery is None or not runs.hold_descriptors(DESCRIPTORS_PER_WAIT):
         return None
     handed = Handed(ctx, handler, msgspec.structs.replace(args, **{field: deadline}))
     nursery.start_soon(handed.follow)

@@ -71,7 +71,7 @@ from tmuxmcp.tools.observation import Pacer
 from tmuxmcp.tools.pane_reading import panes_with_state
 from tmuxmcp.tools.pane_state import EDITORS, PAGERS, REPLS, PaneState, State
 from tmuxmcp.tools.records import PaneWithState
-from tmuxmcp.tools.run import typed_ahead
+from tmuxmcp.tools.run import registry_of, typed_ahead
 
 STEP_SECONDS: Final = 3.0
 """How long one step waits for the state to change (Rule 3)."""
@@ -205,7 +205,7 @@ class _Recovery:
         self.ctx, self.pane, self.end_pid = ctx, pane, end_pid
         self.pacer = Pacer(hint, trio.current_time())
         self.steps: list[RecoverStep] = []
-        run = ctx.runs.busy.get(pane)
+        run = registry_of(ctx.runs).busy.get(pane)
         self.run = run if run is not None and not run.done.is_set() else None
 
     async def read(self) -> PaneWithState:
@@ -220,7 +220,7 @@ class _Recovery:
 
     async def typed(self, pane: PaneWithState) -> bool:
         """Whether text waits after the prompt a run last typed at (``pending`` Rule 4)."""
-        prompt = self.ctx.runs.prompt(self.pane)
+        prompt = registry_of(self.ctx.runs).prompt(self.pane)
         if prompt is None:
             return False
         out = await self.ctx.client.run(

@@ -143,6 +143,16 @@ class View(msgspec.Struct, frozen=True):
         return absolute - self.frame.history_size
 
 
+def cells(text: str) -> int:
+    """Terminal cells ``text`` takes (an estimate: East Asian wide and full-width are two)."""
+    count = 0
+    for ch in text:
+        if unicodedata.combining(ch):
+            continue
+        count += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return count
+
+
 _BEFORE_START = "\x00start"
 
 
@@ -162,16 +172,6 @@ def fingerprint(view: View, row: int) -> str | None:
 
 
 HEAD_CHARS = 16
-
-
-def cells(text: str) -> int:
-    """Terminal cells ``text`` takes (an estimate: East Asian wide and full-width are two)."""
-    count = 0
-    for ch in text:
-        if unicodedata.combining(ch):
-            continue
-        count += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
-    return count
 
 
 def chars_in(text: str, columns: int) -> int:

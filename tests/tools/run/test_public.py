@@ -19,6 +19,7 @@ PUBLIC = {
     "run_command": handlers.run_command,
     "wait_for_command": handlers.wait_for_command,
     "RunRegistry": registry.RunRegistry,
+    "registry_of": registry.of,
     "RunTask": continuation.RunTask,
     "continue_as_task": continuation.continue_as_task,
     "typed_ahead": pending.typed_ahead,

@@ -71,3 +71,8 @@ from tmuxmcp.tools.run.handlers import run_command as run_command
 from tmuxmcp.tools.run.handlers import wait_for_command as wait_for_command
 from tmuxmcp.tools.run.pending import typed_ahead as typed_ahead
 from tmuxmcp.tools.run.registry import RunRegistry as RunRegistry
+from tmuxmcp.tools.run.registry import of as _registry_of
+
+registry_of = _registry_of
+"""The ``RunRegistry`` a ``ToolContext`` carries (``registry.of``), for the tools that
+ask the wing about a pane's run or its descriptors (``recover``, ``handover``)."""

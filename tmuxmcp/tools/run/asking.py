@@ -29,8 +29,7 @@ from typing import Final, Literal
 
 import trio
 
-from tmuxmcp.driver import foreground
-from tmuxmcp.driver.proc import PROC
+from tmuxmcp.driver import foreground, proc
 from tmuxmcp.tools.pane_state import LIVE_PANE, classify
 from tmuxmcp.tools.run.state import Run
 
@@ -46,7 +45,7 @@ def asking_now(run: Run) -> Asking | None:
     """What the foreground of the run's terminal waits for now, if it waits for input."""
     if run.pane_pid <= 0:
         return None
-    reading = foreground.read_terminal(run.pane_pid, f"{PROC}/{run.pane_pid}/fd/0")
+    reading = foreground.read_terminal(run.pane_pid, proc.terminal_path(run.pane_pid))
     state = classify(LIVE_PANE, reading).state
     if state == "awaiting-line":
         return "awaiting-line"

@@ -49,7 +49,7 @@ from tmuxmcp.driver.argv import cmd
 from tmuxmcp.errors import TmuxCommandFailed
 from tmuxmcp.tools import windows
 from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.run import output, pending, screen
+from tmuxmcp.tools.run import output, pending, registry, screen
 from tmuxmcp.tools.run.output import HEAD_SHARE, Outcome
 from tmuxmcp.tools.run.screen import PathFrame
 from tmuxmcp.tools.run.state import Run
@@ -233,7 +233,7 @@ async def collect(ctx: ToolContext, run: Run) -> Outcome:
     """Read the output once tmux has drawn all of it; the shell is still held."""
     found, phys, joined = await _await_fence(ctx, run)
     if found.frame.pane_id == run.pane and not found.frame.dead:
-        ctx.runs.saw_pane_pid(run.pane, found.frame.pid)
+        registry.of(ctx.runs).saw_pane_pid(run.pane, found.frame.pid)
         if run.shell_pid is not None:
             # Before the release (pending Rule 1): a reply to a terminal query the
             # command left unread would be typed ahead of the next run's line.
@@ -242,7 +242,7 @@ async def collect(ctx: ToolContext, run: Run) -> Outcome:
             if not discarded and pending.input_may_wait_unseen(
                 found.input, run.files.shell, typed_at
             ):
-                ctx.runs.input_may_wait(run.pane, run.shell_pid)
+                registry.of(ctx.runs).input_may_wait(run.pane, run.shell_pid)
     return await _read_output(ctx, run, found, phys, joined)
 
 

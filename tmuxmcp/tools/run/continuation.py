@@ -50,7 +50,7 @@ import trio
 
 from tmuxmcp.driver.argv import cmd
 from tmuxmcp.tools.context import ToolContext, _no_progress
-from tmuxmcp.tools.run import asking, collect
+from tmuxmcp.tools.run import asking, collect, registry
 from tmuxmcp.tools.run.commands import RunCommandArgs, RunCommandResult
 from tmuxmcp.tools.run.handlers import asked, ended
 from tmuxmcp.tools.run.state import Phase, Run, Stopped
@@ -68,7 +68,7 @@ class RunTask:
         self.run = run
         self._budget = budget
         self._asked: RunCommandResult | None = None
-        ctx.runs.hold(run)
+        registry.of(ctx.runs).hold(run)
 
     def finished(self) -> bool:
         """Whether the run reached its final phase, or its program asks (Rule 5)."""
@@ -102,7 +102,7 @@ class RunTask:
         """Interrupt the command (Rule 3); what that did."""
         run = self.run
         if not run.done.is_set():
-            if self._ctx.runs.busy.get(run.pane) is run:
+            if registry.of(self._ctx.runs).busy.get(run.pane) is run:
                 # Said before the key is sent: the shell leaving the script after it is
                 # then tmuxmcp's interruption, not a status to read back (state Rule 5).
                 if run.allows(Stopped()):
@@ -116,14 +116,14 @@ class RunTask:
 
     def release(self) -> None:
         """The task is gone: the run ages out like any other (Rule 2)."""
-        self._ctx.runs.release(self.run)
+        registry.of(self._ctx.runs).release(self.run)
 
 
 def continue_as_task(
     ctx: ToolContext, args: RunCommandArgs, result: RunCommandResult
 ) -> RunTask | None:
     """The work a task follows for an unfinished ``run_command`` result, else None."""
-    run = ctx.runs.runs.get(result.run_id)
+    run = registry.of(ctx.runs).runs.get(result.run_id)
     if not result.timed_out or run is None:
         return None
     # The task outlives the call: it reports no progress to the call's client.

@@ -29,10 +29,11 @@ from pathlib import Path
 
 import msgspec
 
+from tmuxmcp.driver.proc import PROC, boot_id, pid_namespace, start_time
+
 PREFIX = "tmuxmcp-"
 OWNER_FILE = "owner"
 SHELL_PREFIX = "p"
-PROC = Path("/proc")
 
 
 class ProcessMark(msgspec.Struct, frozen=True, kw_only=True):
@@ -74,38 +75,14 @@ def directory_base(environ: dict[str, str] | None = None) -> str | None:
 # -- processes ------------------------------------------------------------------------
 
 
-def start_time(pid: int, proc: Path = PROC) -> int | None:
-    """When ``pid`` started (clock ticks after boot); None if it is gone or a zombie."""
-    try:
-        text = (proc / str(pid) / "stat").read_text()
-        fields = text[text.rindex(")") + 2 :].split()
-    except (OSError, ValueError):
-        return None
-    if len(fields) < 20 or fields[0] == "Z" or not fields[19].isdigit():
-        return None
-    return int(fields[19])
-
-
-def _boot_id(proc: Path) -> str:
-    with contextlib.suppress(OSError):
-        return (proc / "sys" / "kernel" / "random" / "boot_id").read_text().strip()
-    return ""
-
-
-def _pid_namespace(proc: Path) -> int:
-    with contextlib.suppress(OSError):
-        return os.stat(proc / "self" / "ns" / "pid").st_ino
-    return 0
-
-
 def this_process(proc: Path = PROC) -> ProcessMark:
     """This process, as its directory's owner record names it."""
     pid = os.getpid()
     return ProcessMark(
         pid=pid,
         start=start_time(pid, proc) or 0,
-        boot=_boot_id(proc),
-        pid_namespace=_pid_namespace(proc),
+        boot=boot_id(proc),
+        pid_namespace=pid_namespace(proc),
     )
 
 

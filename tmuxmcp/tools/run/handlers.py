@@ -25,7 +25,7 @@ import trio
 from tmuxmcp.errors import ObjectNotFound
 from tmuxmcp.tools.context import ToolContext, _no_progress
 from tmuxmcp.tools.run import asking as asking_
-from tmuxmcp.tools.run import collect, output, panelock, settle, type_line, watch
+from tmuxmcp.tools.run import collect, output, panelock, registry, settle, type_line, watch
 from tmuxmcp.tools.run.commands import RunCommandArgs, RunCommandResult, WaitForCommandArgs
 from tmuxmcp.tools.run.state import Abandoned, Phase, Run
 from tmuxmcp.tools.run.turns import Turn
@@ -155,6 +155,7 @@ async def run_command(ctx: ToolContext, args: RunCommandArgs) -> RunCommandResul
     """Handler for run_command: one run at a time per pane, in the order the calls came
     (``turns``), and across processes (``panelock``)."""
     pane = args.pane_id
+    runs = registry.of(ctx.runs)
     began = trio.current_time()
 
     async def waiting(holder: Turn) -> None:
@@ -164,7 +165,7 @@ async def run_command(ctx: ToolContext, args: RunCommandArgs) -> RunCommandResul
                 elapsed, None, f"waiting {elapsed:.0f} s for pane {pane}: {holder.holder_text()}"
             )
 
-    turn = await ctx.runs.take_pane(pane, args.timeout, waiting)
+    turn = await runs.take_pane(pane, args.timeout, waiting)
     lock = -1
     run: Run | None = None
     try:
@@ -183,7 +184,7 @@ async def run_command(ctx: ToolContext, args: RunCommandArgs) -> RunCommandResul
         )
         turn.doing = "waiting for the pane's shell to be ready"
         ready = await settle.ready_shell(ctx, pane)
-        run = ctx.runs.new_run(pane, budget=args.max_output_bytes, lock_fd=lock, turn=turn)
+        run = runs.new_run(pane, budget=args.max_output_bytes, lock_fd=lock, turn=turn)
         lock = -1  # the run holds it now, and closes it with its files
         await type_line.type_until_typed(
             ctx, run, args.command, suppress_history=args.suppress_history, ready=ready
@@ -193,18 +194,18 @@ async def run_command(ctx: ToolContext, args: RunCommandArgs) -> RunCommandResul
             os.close(lock)
         if run is not None:
             run.disarm()
-            ctx.runs.free(run)
+            runs.free(run)
             if run.phase is Phase.PREPARING:
                 run.handle(Abandoned())
-        ctx.runs.turns.give_back(turn)  # the next call in line gets the pane (once)
+        runs.turns.give_back(turn)  # the next call in line gets the pane (once)
         raise
     # The watcher reports no progress: it outlives this call and its client.
     quiet = msgspec.structs.replace(ctx, progress=_no_progress, reports_progress=False)
     # A call the server may hand over as an MCP Task waits only the hand-over time
     # (issue 29.1): a command still running then goes on as the task.
     seconds = args.timeout if ctx.hand_over is None else min(args.timeout, ctx.hand_over)
-    if ctx.runs.nursery is not None:
-        ctx.runs.nursery.start_soon(watch.watch, quiet, run)
+    if runs.nursery is not None:
+        runs.nursery.start_soon(watch.watch, quiet, run)
         return await _await(ctx, run, seconds, args.max_output_bytes, since=began)
     # No server nursery (a direct handler call): the run cannot outlive the call.
     async with trio.open_nursery() as nursery:
@@ -218,7 +219,7 @@ async def run_command(ctx: ToolContext, args: RunCommandArgs) -> RunCommandResul
 async def wait_for_command(ctx: ToolContext, args: WaitForCommandArgs) -> RunCommandResult:
     """Handler for wait_for_command: wait again for a run that outlived its call."""
     pane = args.pane_id
-    run = ctx.runs.runs.get(args.run_id)
+    run = registry.of(ctx.runs).runs.get(args.run_id)
     if run is None:
         raise ObjectNotFound(
             f"no run {args.run_id} in this tmuxmcp process (it started another, or it "

@@ -40,14 +40,14 @@ Rule 4: the typing invocation re-checks, inside tmux and just before the
 
 from __future__ import annotations
 
-import contextlib
 import os
 from pathlib import Path
-from typing import Literal, NoReturn
+from typing import NoReturn
 
 import msgspec
 
 from tmuxmcp.driver import foreground
+from tmuxmcp.driver import proc as procfs
 from tmuxmcp.driver.foreground import POSIX_SHELLS, interactive_arguments
 from tmuxmcp.errors import PaneNotReady
 from tmuxmcp.tools.pane_state import LIVE_PANE, classify, continuation_before
@@ -117,23 +117,13 @@ class Foreground(msgspec.Struct, frozen=True, kw_only=True):
     """One letter, as in /proc/<pid>/stat: S sleeping, R running, T stopped, ..."""
 
 
-PROC = Path("/proc")
-
-
-def proc_available(proc: Path = PROC) -> bool:
-    """True where process facts can be read from /proc (Linux)."""
-    return (proc / "self" / "stat").exists()
-
-
-def _stat_fields(text: str) -> list[str]:
-    # The command name is in parentheses and may itself hold spaces or ')'.
-    return text[text.rindex(")") + 2 :].split()
+PROC = procfs.PROC
 
 
 class Unseen(msgspec.Struct, frozen=True):
     """Why the foreground of a pane's terminal could not be read, from one reading."""
 
-    reason: Literal["pane-gone", "starting", "leader-gone", "hidden"]
+    reason: procfs.Unseen
     """``pane-gone``: the pane's own process is gone. ``starting``: its terminal has
     no foreground group yet (a pane just created). ``leader-gone``: the group's
     leader has exited or is exiting (a job just ended; the shell takes the
@@ -141,46 +131,14 @@ class Unseen(msgspec.Struct, frozen=True):
     cannot be read (another user's process)."""
 
 
-def _is_gone(error: OSError) -> bool:
-    # ENOENT: the entry (or, for a zombie, its exe link) is gone; ESRCH: the
-    # process went while it was read (measured on a login shell's `mesg`).
-    return isinstance(error, (FileNotFoundError, ProcessLookupError))
-
-
 def foreground_of(pane_pid: int, proc: Path = PROC) -> Foreground | Unseen:
-    """The foreground process group leader of ``pane_pid``'s terminal, or why it is unseen.
-
-    One reading of ``tpgid`` decides: every later fact is read for that
-    process, so a job exiting between two reads cannot turn a transient state
-    into a refusal (the shell took the terminal back while a second look
-    re-read ``tpgid``: "cannot see which process", seen in CI).
-    """
-    try:
-        tpgid = int(_stat_fields((proc / str(pane_pid) / "stat").read_text())[5])
-    except (OSError, ValueError, IndexError):
-        return Unseen("pane-gone")
-    if tpgid <= 0:
-        return Unseen("starting")
-    base = proc / str(tpgid)
-    try:
-        fields = _stat_fields((base / "stat").read_text())
-        if fields[0] in ("Z", "X"):
-            return Unseen("leader-gone")
-        exe = os.path.basename(os.readlink(base / "exe"))
-        argv = tuple(
-            a.decode("utf-8", "replace") for a in (base / "cmdline").read_bytes().split(b"\0")[:-1]
-        )
-        uid = next(
-            int(line.split()[1])
-            for line in (base / "status").read_text().splitlines()
-            if line.startswith("Uid:")
-        )
-    except OSError as error:
-        return Unseen("leader-gone" if _is_gone(error) else "hidden")
-    except (ValueError, IndexError, StopIteration):
-        return Unseen("hidden")
+    """The foreground process group leader of ``pane_pid``'s terminal, or why it is unseen
+    (one reading of ``tpgid`` decides: ``driver.proc.foreground_leader``)."""
+    found = procfs.foreground_leader(pane_pid, proc)
+    if isinstance(found, str):
+        return Unseen(found)
     return Foreground(
-        pid=tpgid, program=exe.removesuffix(" (deleted)"), argv=argv, uid=uid, state=fields[0]
+        pid=found.pid, program=found.program, argv=found.argv, uid=found.uid, state=found.state
     )
 
 
@@ -191,41 +149,9 @@ def waits_for_foreground_child(shell_pid: int, proc: Path = PROC) -> bool:
     files (``.bashrc`` calling ``pyenv``, ``nvm``, ``sleep``), or a command
     before job control is on, it waits for a child in its own process group,
     which holds the terminal (measured: ``do_wait``, the child's pgrp is the
-    shell's). Read from ``/proc/<pid>/task/<pid>/children``; where that file
-    is missing (a kernel without it), from the shell's ``wchan``.
+    shell's). Read by ``driver.proc.waits_for_group_child``.
     """
-    base = proc / str(shell_pid)
-    try:
-        children = (base / "task" / str(shell_pid) / "children").read_text().split()
-    except OSError:
-        try:
-            return (base / "wchan").read_text().strip() in ("do_wait", "kernel_wait4")
-        except OSError:
-            return False
-    for child in children:
-        try:
-            fields = _stat_fields((proc / child / "stat").read_text())
-        except (OSError, ValueError, IndexError):
-            continue  # gone since the listing
-        if int(fields[2]) == shell_pid and fields[0] not in ("Z", "X"):
-            return True
-    return False
-
-
-def holds_open(pid: int, path: str, proc: Path = PROC) -> bool | None:
-    """Whether process ``pid`` has the file ``path`` open, compared by device and inode
-    (so a symlink in the path does not matter); None when that cannot be read."""
-    try:
-        wanted = os.stat(path)
-        descriptors = list((proc / str(pid) / "fd").iterdir())
-    except OSError:
-        return None
-    for fd in descriptors:
-        with contextlib.suppress(OSError):
-            found = os.stat(fd)
-            if (found.st_dev, found.st_ino) == (wanted.st_dev, wanted.st_ino):
-                return True
-    return False
+    return procfs.waits_for_group_child(shell_pid, proc)
 
 
 def refuse_unseen(pane: str, unseen: Unseen) -> NoReturn:
@@ -341,7 +267,7 @@ class Shell(msgspec.Struct, frozen=True):
 def check(pane: str, state: PaneState, screen: list[str], *, proc: Path = PROC) -> Shell:
     """Raise ``PaneNotReady`` unless ``pane``'s shell is waiting at its prompt."""
     refuse_state(pane, state)
-    if proc_available(proc):
+    if procfs.available(proc):
         shell = check_process(pane, state.pid, proc=proc)
     else:
         refuse_by_name(pane, state)
@@ -372,7 +298,7 @@ def refuse_shell_reading(pane: str, pane_pid: int, shell_pid: int, proc: Path = 
     looks like one at its prompt to every check above (same process, asleep, no child);
     the terminal's line modes and the shell's read tell them apart (``pane_state`` Rule 2).
     Where they cannot be read, nothing is refused here."""
-    reading = foreground.read_terminal(pane_pid, f"{proc}/{pane_pid}/fd/0", proc)
+    reading = foreground.read_terminal(pane_pid, procfs.terminal_path(pane_pid, proc), proc)
     if reading is None or reading.modes is None:
         return
     verdict = classify(LIVE_PANE, reading)
@@ -392,7 +318,7 @@ def refuse_shell_reading(pane: str, pane_pid: int, shell_pid: int, proc: Path = 
 
 def still_waiting_at_prompt(pane_pid: int, shell_pid: int | None, proc: Path = PROC) -> bool:
     """After typing: the same shell is in the foreground and asleep (it read, but ran nothing)."""
-    if shell_pid is None or not proc_available(proc):
+    if shell_pid is None or not procfs.available(proc):
         return False
     fg = foreground_of(pane_pid, proc)
     return isinstance(fg, Foreground) and fg.pid == shell_pid and fg.state in ("S", "I")

@@ -27,6 +27,7 @@ import shutil
 
 import trio
 
+from tmuxmcp.errors import InternalError
 from tmuxmcp.tools.run import directory, pending, sweep, turns
 from tmuxmcp.tools.run.state import Run
 
@@ -215,3 +216,16 @@ class RunRegistry:
         if self._directory is not None and not going:
             shutil.rmtree(self._directory, ignore_errors=True)
             self._directory = None
+
+
+def of(runs: object) -> RunRegistry:
+    """The registry a ``ToolContext`` carries as ``runs``.
+
+    The context is typed below the wing (``context.PaneInputs``, what the other
+    tools tell the registry), so it cannot name this class without an import
+    circle (issue 30.1); ``runtime`` puts a ``RunRegistry`` there, and the wing
+    gets it back with its whole type here.
+    """
+    if not isinstance(runs, RunRegistry):
+        raise InternalError(f"the tool context carries {type(runs).__name__}, not a RunRegistry")
+    return runs

@@ -21,12 +21,13 @@ from __future__ import annotations
 import msgspec
 import trio
 
+from tmuxmcp.driver import proc
 from tmuxmcp.driver.argv import cmd
 from tmuxmcp.driver.records import RecordFormat
 from tmuxmcp.errors import ObjectNotFound, PaneNotReady, TmuxCommandFailed
 from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.query import typed_record
-from tmuxmcp.tools.run import pending, readiness, screen
+from tmuxmcp.tools.run import pending, readiness, registry, screen
 
 SETTLE_SECONDS = 1.0
 """How long a shell that is still running (drawing its prompt after the previous
@@ -80,12 +81,12 @@ async def ready_shell(ctx: ToolContext, pane: str) -> Ready:
     delay = PROC_POLL_SECONDS
     refusal: PaneNotReady
     while True:
-        cached = ctx.runs.pane_pid(pane)
+        cached = registry.of(ctx.runs).pane_pid(pane)
         try:
-            prompt = ctx.runs.prompt(pane)
-            if cached is not None and readiness.proc_available():
+            prompt = registry.of(ctx.runs).prompt(pane)
+            if cached is not None and proc.available():
                 shell = readiness.check_process(pane, cached)
-                unseen = ctx.runs.unseen_input(pane, shell.pid)
+                unseen = registry.of(ctx.runs).unseen_input(pane, shell.pid)
                 pending.refuse_unseen_input(pane, shell.program, unseen)
                 column = None if prompt is None else prompt.column
                 return Ready(shell, cached, screen_read=False, cursor_x=column)
@@ -93,10 +94,10 @@ async def ready_shell(ctx: ToolContext, pane: str) -> Ready:
             if state.pane_id != pane:
                 raise ObjectNotFound(f"tmux did not report pane {pane}")
             shell = readiness.check(pane, state, rows)
-            ctx.runs.saw_pane_pid(pane, state.pid)
+            registry.of(ctx.runs).saw_pane_pid(pane, state.pid)
             if 0 <= state.cursor_y < len(rows):
                 pending.refuse_typed_ahead(pane, rows[state.cursor_y], state.cursor_x, prompt)
-            unseen = ctx.runs.unseen_input(pane, shell.pid)
+            unseen = registry.of(ctx.runs).unseen_input(pane, shell.pid)
             pending.refuse_unseen_input(pane, shell.program, unseen)
             return Ready(shell, state.pid, screen_read=True, cursor_x=state.cursor_x)
         except readiness.ShellBusy as exc:
@@ -111,7 +112,7 @@ async def ready_shell(ctx: ToolContext, pane: str) -> Ready:
             # The pane_pid seen before does not show a shell at its prompt (or
             # no longer is the pane's): one full check decides, from tmux's
             # current state and screen, and names what it sees.
-            ctx.runs.forget_pane_pid(pane)
+            registry.of(ctx.runs).forget_pane_pid(pane)
             continue
         # A look at /proc alone costs far less than one that runs tmux: poll it faster.
         await trio.sleep(delay if cached is not None else max(delay, TMUX_POLL_SECONDS))

@@ -49,14 +49,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from tmuxmcp.driver import proc as procfs
+from tmuxmcp.driver.proc import PROC, Inode
 from tmuxmcp.tools.run.directory import (
     OWNER_FILE,
     PREFIX,
-    PROC,
     SHELL_PREFIX,
     read_mark,
     running,
-    start_time,
     this_process,
 )
 
@@ -74,41 +74,17 @@ MAX_CANDIDATES = 256
 MAX_ENTRIES = 1024
 """Most entries of a directory the sweep lists; a run directory holds a few per run."""
 
-Inode = tuple[int, int]
-
-
-def _links(pid: int, proc: Path) -> list[Path]:
-    """The open files and working directory of ``pid`` (raises OSError if unreadable)."""
-    return [proc / str(pid) / "cwd", *(proc / str(pid) / "fd").iterdir()]
-
-
-def _held(links: list[Path]) -> set[Inode]:
-    found: set[Inode] = set()
-    for link in links:
-        with contextlib.suppress(OSError):
-            info = os.stat(link)
-            found.add((info.st_dev, info.st_ino))
-    return found
-
 
 def _holds(pid: int, inodes: set[Inode], proc: Path) -> bool:
     """Whether ``pid`` has one of ``inodes`` open or as its working directory (True when
     that cannot be read: the caller keeps the directory)."""
     try:
-        links = _links(pid, proc)
+        held = procfs.held_files(pid, proc)
     except FileNotFoundError:
         return False
     except OSError:
         return True
-    return bool(_held(links) & inodes)
-
-
-def _boot_time(proc: Path) -> int | None:
-    with contextlib.suppress(OSError, ValueError, IndexError):
-        for line in (proc / "stat").read_text().splitlines():
-            if line.startswith("btime "):
-                return int(line.split()[1])
-    return None
+    return bool(held & inodes)
 
 
 class _Census:
@@ -120,27 +96,27 @@ class _Census:
         self.unreadable = False
         self.tmuxmcp_starts: list[float | None] = []
         uid, me = os.getuid(), os.getpid()
-        boot = _boot_time(proc)
+        boot = procfs.boot_time(proc)
         ticks = os.sysconf("SC_CLK_TCK")
         try:
-            entries = [e for e in proc.iterdir() if e.name.isdigit() and int(e.name) != me]
+            others = [pid for pid in procfs.pids(proc) if pid != me]
         except OSError:
             self.unreadable = True
             return
-        for entry in entries:
+        for pid in others:
             try:
-                if entry.stat().st_uid != uid:
+                if procfs.entry_uid(pid, proc) != uid:
                     continue
-                links = _links(int(entry.name), proc)
-                command = (entry / "cmdline").read_bytes()
+                held = procfs.held_files(pid, proc)
+                command = procfs.command_line(pid, proc)
             except (FileNotFoundError, ProcessLookupError):
                 continue  # it exited meanwhile
             except OSError:
                 self.unreadable = True
                 continue
-            self.held |= _held(links)
+            self.held |= held
             if b"tmuxmcp" in command:
-                started = start_time(int(entry.name), proc)
+                started = procfs.start_time(pid, proc)
                 if boot is None or started is None:
                     self.tmuxmcp_starts.append(None)
                 else:

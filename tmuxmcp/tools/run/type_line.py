@@ -17,7 +17,7 @@ from tmuxmcp.driver import guards, proc
 from tmuxmcp.driver.argv import cmd
 from tmuxmcp.errors import PaneNotReady
 from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.run import output, pending, runscript, screen, settle
+from tmuxmcp.tools.run import output, pending, registry, runscript, screen, settle
 from tmuxmcp.tools.run.state import Checked, Run, Typed
 from tmuxmcp.tools.scrollback import View, mark_at
 
@@ -84,7 +84,8 @@ async def type_line(
     if view.top <= view.cursor_row < view.end:
         # Where the prompt ended, nothing typed after it (checked or guarded): the
         # next run's guard wants the cursor there (pending Rule 4).
-        ctx.runs.saw_prompt(run.pane, pending.prompt_at(view.row(view.cursor_row), start.cursor_x))
+        prompt = pending.prompt_at(view.row(view.cursor_row), start.cursor_x)
+        registry.of(ctx.runs).saw_prompt(run.pane, prompt)
     run.handle(Typed(line=line, mark=mark, restore_path=found.path, at_typing=screen_then))
     return True
 
@@ -99,7 +100,7 @@ async def type_until_typed(
         typed = await type_line(ctx, run, command, suppress_history=suppress_history, ready=ready)
         if typed:
             return
-        ctx.runs.forget_pane_pid(pane)
+        registry.of(ctx.runs).forget_pane_pid(pane)
         if attempt < TYPING_ATTEMPTS - 1:
             ready = await settle.ready_shell(ctx, pane)
     raise PaneNotReady(

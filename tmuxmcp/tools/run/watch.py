@@ -55,7 +55,7 @@ from tmuxmcp.errors import (
     TmuxMcpError,
 )
 from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.run import collect, output, readiness, runscript, settle, type_line
+from tmuxmcp.tools.run import collect, output, readiness, registry, runscript, settle, type_line
 from tmuxmcp.tools.run.output import Outcome
 from tmuxmcp.tools.run.state import (
     FINAL,
@@ -101,7 +101,7 @@ async def watch(ctx: ToolContext, run: Run) -> None:
         if run.phase not in FINAL:
             run.handle(Cancelled())
         run.close()
-        ctx.runs.free(run)
+        registry.of(ctx.runs).free(run)
 
 
 def status_events(data: bytes, pane: str) -> list[Event]:
@@ -143,7 +143,7 @@ async def _wait_for_status(ctx: ToolContext, run: Run) -> None:
             # command runs) until it reports its end. A shell that dropped it
             # has left the script: C-c aborts a sourced script in every
             # shell, which then never reports (measured in dash, bash, zsh).
-            held = readiness.holds_open(run.shell_pid, run.files.paths["g"])
+            held = proc.holds_open(run.shell_pid, run.files.paths["g"])
             unheld = unheld + 1 if held is False else 0
             if unheld >= ABANDONED_CHECKS:
                 gone = await _tmux_gone(ctx, run)
@@ -232,7 +232,7 @@ async def _read_back(ctx: ToolContext, run: Run) -> None:
         run.handle(Interrupted(_interrupted(run, _unprobed(exc))))
         return
     found = await collect.left(ctx, run)
-    probe = ctx.runs.new_probe(run.pane)
+    probe = registry.of(ctx.runs).new_probe(run.pane)
     try:
         status = await _probe(ctx, run, probe, ready)
         if status is None:
