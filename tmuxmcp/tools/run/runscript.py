@@ -140,6 +140,13 @@ def shown(command: str) -> str:
     return first + (" …" if more else "")
 
 
+STATUS_FILE = "tmuxmcp_t"
+"""The variable the script ends by setting to the path of ``t``, which the typed line
+sources last (``. "$tmuxmcp_t" && :``) to give the command's status back, so that the
+typed line names tmuxmcp's directory once (issue 31.3). It is set after the command
+and its release, so nothing the command does can point it elsewhere, and ``t`` unsets
+it."""
+
 PREVIOUS_STATUS = "tmuxmcp_status"
 """The variable the script keeps ``$?`` in first, the status of the shell's last command
 (the typed line runs nothing before the script), so that the command starts with it, as
@@ -173,13 +180,12 @@ def typed_line(
     lead = " " if suppress_history else ""
     display = quote_word(shown(command), "command")
     script = quote_word(files["r"], "script")
-    status = quote_word(files["t"], "status")
     if shell in TOP_LEVEL_SHELLS:
         start = f'_={display} {PREVIOUS_STATUS}=$?; eval "$(<{script})"'
     else:
         start = f"_={display} . {script}"
     return (
-        f"{lead}{{ {start}; . {status} && :; }} "
+        f'{lead}{{ {start}; . "${STATUS_FILE}" && :; }} '
         f"{SAVED_STDOUT}>&1 {SAVED_STDERR}>&2 >/dev/null 2>&1\n"
     )
 
@@ -215,11 +221,6 @@ REFUSALS = {
         "shell exits exactly when it would have, had you typed the command), and such an "
         "ending would take that line into the command. End the here-document with its "
         "delimiter line (or drop the trailing backslash) and retry"
-    ),
-    "errreturn": (
-        "pane {pane}'s zsh has ERR_RETURN set, so nothing was run: it would make tmuxmcp's "
-        "script return at the command's first non-zero status, before reporting it. Turn "
-        "it off in the pane with send_text 'unsetopt err_return' (enter true), then retry"
     ),
 }
 """Rule 3: what the script reports (``X <name>``) instead of ``S`` when it runs nothing,
@@ -289,11 +290,10 @@ def refused_options(
     def refuse(option: str) -> str:
         return f"{builtin} printf 'X {option}\\n' 1<>{status_fifo}"
 
-    if shell == "zsh":
-        errexit = "" if errexit_copy else f"elif [[ -o errexit ]]; then {refuse('errexit')}\n"
-        return f"if [[ -o errreturn ]]; then {refuse('errreturn')}\n{errexit}else ", "fi\n"
     if errexit_copy:
         return "", ""
+    if shell == "zsh":
+        return f"if [[ -o errexit ]]; then {refuse('errexit')}\nelse ", "fi\n"
     return f"case $- in\n*e*) {refuse('errexit')} ;;\n*) ", ";;\nesac\n"
 
 
@@ -358,23 +358,49 @@ def script(*, files: dict[str, str], fence: str, shell: str, errexit_copy: bool)
     # and ends no shell under errexit.
     test, end = refused_options(shell, b, q["s"], errexit_copy=errexit_copy)
     keep = "" if shell in TOP_LEVEL_SHELLS else f"{PREVIOUS_STATUS}=$?\n"
-    return (
-        f"{keep}"
-        f"{test}{b} printf 'S %d\\n' \"${PREVIOUS_STATUS}\" 1<>{q['s']}\n"
-        f"{b} unset tmuxmcp_release\n"
-        f"case $- in\n{sourced}) ;;\n*) {load} ;;\nesac\n"
-        f"{b} . {q['t']} && :\n"
-        f"{{ case $- in\n{sourced}) {source} ;;\n*) {evaluate} ;;\nesac\n"
+    give_back = f"{b} . {q['t']} && :\n"
+    # The typed line gives the status back with `. "$tmuxmcp_t" && :` (Rule 4).
+    point = f"{STATUS_FILE}={q['t']}\n"
+    run = f"case $- in\n{sourced}) {source} ;;\n*) {evaluate} ;;\nesac\n"
+    after = (
         "tmuxmcp_release=${tmuxmcp_release:-$?}\n"
         f"{osc7(fence, b)}\n"
         f"{b} printf 'E %d\\n' \"$tmuxmcp_release\" 1<>{q['s']}\n"
         # `|| :`: a release by a dead tmuxmcp is an EOF (status 1), which must not
         # end a shell whose command turned errexit on.
         f"{b} read tmuxmcp_release <&9 || :\n"
-        f"}} 9<{q['g']}\n"
-        f"{b} unset tmuxmcp_release {COMMAND_TEXT}\n"
-        f"{end}"
     )
+    cleanup = f"{b} unset tmuxmcp_release {COMMAND_TEXT}\n"
+    if shell == "zsh":
+        # Rule 3: under ERR_RETURN the command's first failure returns from
+        # everything the typed line runs, as it abandons a typed line; the
+        # `always` block still reports it, waits for the release and gives the
+        # status and the path back (`$?` after it is the command's: an always
+        # block keeps its try block's status). Under ERR_EXIT zsh exits without it.
+        block = (
+            f"{{ {{ {run}}} always {{\n{after}{cleanup}"
+            f"[[ -o errreturn ]] && {{ {give_back}}}\n}} }} 9<{q['g']}\n"
+        )
+    else:
+        block = f"{{ {run}{after}}} 9<{q['g']}\n{cleanup}"
+    return (
+        f"{keep}"
+        f"{test}{b} printf 'S %d\\n' \"${PREVIOUS_STATUS}\" 1<>{q['s']}\n"
+        f"{b} unset tmuxmcp_release\n"
+        f"case $- in\n{sourced}) ;;\n*) {load} ;;\nesac\n"
+        f"{give_back}"
+        f"{block}"
+        f"{end}"
+        f"{point}"
+    )
+
+
+def inert(files: dict[str, str], shell: str) -> str:
+    """The script a run's line finds once the run is disarmed (the shell had not read
+    the line): it runs nothing and gives back the status the typed line kept, as the
+    script itself would have (Rule 4), so a line read late leaves ``$?`` as it was."""
+    keep = "" if shell in TOP_LEVEL_SHELLS else f"{PREVIOUS_STATUS}=$?\n"
+    return f"{keep}{STATUS_FILE}={quote_word(files['t'], 't')}\n"
 
 
 COMMAND_TEXT = "tmuxmcp_command"
@@ -398,7 +424,7 @@ def status_return(status: int | None, restore_path: str | None, shell: str) -> s
         # Expanded before eval runs it: the helper variable is gone before the
         # command starts, and `return` inside eval returns from this file.
         keep = f"${{{PREVIOUS_STATUS}:-0}}"
-        unset = f"{b} unset {PREVIOUS_STATUS}"
+        unset = f"{b} unset {PREVIOUS_STATUS} {STATUS_FILE}"
         return (
             "case $- in\n"
             f'*e*) {b} eval "{unset}; ({b} exit {keep}) && :" && : ;;\n'
@@ -407,4 +433,4 @@ def status_return(status: int | None, restore_path: str | None, shell: str) -> s
         )
     restore = "" if restore_path is None else osc7(restorable_path(restore_path), b) + "\n"
     code = int(status)
-    return f"{restore}case $- in\n*e*) ({b} exit {code}) && : ;;\n*) {b} return {code} ;;\nesac\n"
+    return f"{b} unset {STATUS_FILE}\n{restore}case $- in\n*e*) ({b} exit {code}) && : ;;\n*) {b} return {code} ;;\nesac\n"
