@@ -286,6 +286,25 @@ async def test_shell_messages_read_as_if_the_command_were_typed(
         assert "tmuxmcp" not in failed["output"]
 
 
+TRACED = {"bash": "+++ echo hi\nhi", "zsh": "hi", "sh": "+ echo hi\nhi"}
+"""`set -x` and `echo hi`, as docs/patterns.md's "What is not as typed" says: dash as
+typed; bash one `+` per `eval` between the prompt and the command; zsh no line."""
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+async def test_traces_are_what_the_docs_say_cannot_be_as_typed(
+    private_tmux: PrivateTmux, shell: str
+) -> None:
+    """Issue 31.2 pins what stays short of typed, with the reason in the docs: a change
+    that brings bash's or zsh's traces to the typed form fails here until the docs say
+    so too."""
+    async with serve(private_tmux) as session:
+        pane = _shell_session(private_tmux, f"trace-{shell}", shell)
+        await _configure(private_tmux, pane, "set -x")
+        done = await _run(session, pane, "echo hi")
+        assert (done["exit_status"], done["output"]) == (0, TRACED[shell])
+
+
 @pytest.mark.parametrize("shell", sorted(SHELLS))
 async def test_a_path_without_cat_still_runs_the_next_command(
     private_tmux: PrivateTmux, shell: str

@@ -2,14 +2,22 @@
 
 Pure: text only. What is typed into the pane is one short line,
 
-    `` { _='the command' . /dev/shm/tmuxmcp-k3j2/r7; . /dev/shm/tmuxmcp-k3j2/t7 && :; }``
-    ``7>&1 8>&2 >/dev/null 2>&1`` (one line, shown here in two)
+    `` { _='the command' . /dev/shm/tmuxmcp-k3j2/r7; . "$tmuxmcp_t" && :; }``
+    ``7>&1 8>&2 >/dev/null 2>&1`` (one line, shown here in two; bash and zsh:
+    ``{ _='the command' tmuxmcp_status=$?; eval "$(</…/r7)"; . "$tmuxmcp_t" && :; } …``)
 
-so a person watching sees their command (shown, never run: the value of an
+so a person watching sees their command first (shown, never run: the value of an
 assignment to ``_`` on the ``.``, which runs no command, so the script finds
-``$?`` still the last command's status, and gives it back to the command) and a path
-(``run_directory.directory_base``: on Linux usually ``$XDG_RUNTIME_DIR`` or
-/dev/shm, else the temporary directory). The group
+``$?`` still the last command's status, and gives it back to the command) and one
+path, the script's (``run_directory.directory_base``: on Linux usually
+``$XDG_RUNTIME_DIR`` or /dev/shm, else the temporary directory). Why a path is
+typed at all, and not a shorter name the shell keeps (a variable, an alias, a
+function): such a name is the shell's state, which any command run there can
+point at a file in a shared directory, where another user could plant the next
+run's script; a path typed fresh each time names the 0700 directory and nothing
+else (issue 31.3). The status file ``t`` is not named: the script's last step
+sets ``tmuxmcp_t`` to its path, after the command has run and been released, so
+nothing the command does can point it elsewhere. The group
 keeps the shell's own stdout and stderr on descriptors 7 and 8 and runs
 tmuxmcp's steps with both on /dev/null, so nothing the shell prints *for
 them* reaches the screen: xtrace lines (``set -x``), a bash DEBUG trap's
@@ -37,7 +45,8 @@ directory (mode 0700), never on the screen:
   not a marker a program could print. Released, it returns (status 0), and the
   typed line sources ``t<k>``, which tmuxmcp writes at collection: it puts
   ``#{pane_path}`` back and returns the command's status, so ``$?`` at the
-  prompt is the command's. Until then ``t<k>`` returns the status the typed
+  prompt is the command's (``t`` unsets ``tmuxmcp_t``, which the script set
+  to its path as its last step). Until then ``t<k>`` returns the status the typed
   line kept, and the script sources it just before the command too, so the
   command's ``$?`` starts as the last command's, as when typed.
 * shells that abandon a whole dot script on a syntax error in a nested one
@@ -76,9 +85,13 @@ Rule 3: errexit (``set -e``) behaves as if the command were typed (issue
   ends the shell on a syntax error, which typed does not). Where that line
   could become part of the command (its text ends inside a here-document or
   after a continuing backslash: ``errexit_copy`` is None) the script runs
-  nothing and reports ``X errexit``; so it does under zsh's ``ERR_RETURN``
-  (``X errreturn``: it would return from the script at the command's first
-  failure). Each is refused with ``pane-not-ready``. The whole rule is
+  nothing and reports ``X errexit``, refused with ``pane-not-ready``. zsh's
+  ``ERR_RETURN`` runs as typed (issue 31.2): the command's first failure
+  abandons everything the typed line runs, as it abandons a typed line, with
+  the shell kept; the script evaluates the command in a ``{ } always { }``
+  block whose always part still reports the status, waits for the release and
+  sources ``t`` (under ERR_EXIT zsh exits without running it, as typed). The
+  whole rule is
   ``REFUSALS``, ``errexit_copy``, ``refused_options`` (the script's side) and
   ``refusal`` (the caller's side), here and nowhere else.
 Rule 4: nothing of tmuxmcp's own fails where errexit could see it. Every step
@@ -99,8 +112,22 @@ Rule 5: the shell's messages about the command read as if it were typed
   text is read before ``. t && :``, since reading it (a command
   substitution) sets ``$?``. Under allexport (``set -a``) the variable would
   be exported into every program the command starts, so the command is
-  sourced from its file there, as before. Traces (``set -x``) keep their
-  depth: bash's ``+++``, zsh none.
+  sourced from its file there, as before.
+
+  What cannot read as typed, and why (``docs/patterns.md``, "What is not as
+  typed"; issue 31.2): a shell names nothing but itself only for text it reads
+  from the terminal, and the command's text is never typed (Rule 1: the line
+  discipline's 4,095-byte limit, tabs to the line editor, a here-document or
+  a ``#`` comment would swallow tmuxmcp's steps). So dash names the builtin
+  that evaluates it (``sh: 1: eval: x: not found``; ``.`` would name the file)
+  and numbers lines from the evaluated text's first (a typed line gets the
+  shell's own count); bash marks traces once per ``eval`` or ``.`` between the
+  prompt and the command (``+++``: the typed line's ``eval`` and the
+  script's); zsh 5.9 shows no trace line of the command at all (measured; its
+  trace output stays where the typed line's group sent tmuxmcp's own steps,
+  /dev/null). A function would run
+  it at the typed depth and without a name, but changes what the command
+  means (``$1``, ``shift``, ``return``, ``local``).
 
 What a per-run secret protects against, and what it cannot: see
 ``docs/trust.md`` (a program running as the same user can read tmuxmcp's
@@ -280,11 +307,10 @@ def refused_options(
 ) -> tuple[str, str]:
     """Rule 3, the script's side: the text that opens and closes the script's body so
     that, where it cannot run the command, it reports ``X <option>`` on
-    ``status_fifo`` (a quoted word) and runs nothing: under zsh's ERR_RETURN (which
-    would make the script return at the command's failing status, before it
-    reports), and under errexit when the command has no ``errexit_copy``.
+    ``status_fifo`` (a quoted word) and runs nothing: under errexit when the command
+    has no ``errexit_copy`` (zsh's ERR_RETURN is no longer refused: ``script``).
 
-    The status the typed line kept stays set: the typed line's ``. t`` gives it back.
+    The status the typed line kept stays set: ``t``, sourced last, gives it back.
     """
 
     def refuse(option: str) -> str:
@@ -413,7 +439,8 @@ def status_return(status: int | None, restore_path: str | None, shell: str) -> s
     None) it unsets ``PREVIOUS_STATUS`` and returns the status that kept: the script
     sources it for that just before the command; the typed line sources it last, and
     finds it so when the script ran nothing (the status the typed line kept comes
-    back) or was released by a dead tmuxmcp (the variable unset: 0).
+    back) or was released by a dead tmuxmcp (the variable unset: 0). Both versions
+    unset ``STATUS_FILE``, the variable the typed line found ``t``'s path in.
 
     Under errexit the status is set with ``(exit N) && :`` rather than ``return N``:
     dash ends the shell on a non-zero ``return`` in a dot script there, even one
@@ -433,4 +460,7 @@ def status_return(status: int | None, restore_path: str | None, shell: str) -> s
         )
     restore = "" if restore_path is None else osc7(restorable_path(restore_path), b) + "\n"
     code = int(status)
-    return f"{b} unset {STATUS_FILE}\n{restore}case $- in\n*e*) ({b} exit {code}) && : ;;\n*) {b} return {code} ;;\nesac\n"
+    return (
+        f"{b} unset {STATUS_FILE}\n{restore}"
+        f"case $- in\n*e*) ({b} exit {code}) && : ;;\n*) {b} return {code} ;;\nesac\n"
+    )
