@@ -119,6 +119,24 @@ async def test_zsh_err_return_works_as_if_the_command_were_typed(
                 await trio.sleep(0.05)
 
 
+async def test_zsh_return_at_the_prompt_is_reported_by_the_script(
+    private_tmux: PrivateTmux,
+) -> None:
+    """Typed at zsh's prompt, `return 3; echo after` abandons the line with status 3.
+    It left tmuxmcp's script before the script reported, so the run was taken for
+    one the shell left by itself and a status probe was typed (one more line on the
+    screen, ` { _='' …`); the script's `always` block (issue 31.2) now reports it."""
+    async with serve(private_tmux) as session:
+        pane = _shell_session(private_tmux, "return", "zsh")
+        await _configure(private_tmux, pane, "true")
+        done = await _run(session, pane, "return 3; echo after")
+        assert (done["exit_status"], done["output"]) == (3, "")
+        again = await _run(session, pane, 'echo "was $?"')
+        assert again["output"] == "was 3"
+        screen = private_tmux.bare("capture-pane", "-p", "-J", "-t", pane).stdout.split("\n")
+        assert not any("_=''" in row for row in screen), screen  # no probe was typed
+
+
 @pytest.mark.parametrize("shell", sorted(SHELLS))
 async def test_the_typed_line_shows_the_command_first_and_names_one_file(
     private_tmux: PrivateTmux, shell: str
