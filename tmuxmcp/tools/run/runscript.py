@@ -399,14 +399,14 @@ def script(*, files: dict[str, str], fence: str, shell: str, errexit_copy: bool)
     cleanup = f"{b} unset tmuxmcp_release {COMMAND_TEXT}\n"
     if shell == "zsh":
         # Rule 3: under ERR_RETURN the command's first failure returns from
-        # everything the typed line runs, as it abandons a typed line; the
-        # `always` block still reports it, waits for the release and gives the
-        # status and the path back (`$?` after it is the command's: an always
-        # block keeps its try block's status). Under ERR_EXIT zsh exits without it.
-        block = (
-            f"{{ {{ {run}}} always {{\n{after}{cleanup}"
-            f"[[ -o errreturn ]] && {{ {give_back}}}\n}} }} 9<{q['g']}\n"
-        )
+        # everything the typed line runs, as it abandons a typed line; so do a
+        # `return` at the prompt, an error and a SIGINT. The `always` block still
+        # reports the status, waits for the release and gives the path back (`t`:
+        # the typed line's own `. "$tmuxmcp_t"` is abandoned with the rest; where
+        # nothing unwinds it runs too, and `t` is sourced twice, to the same
+        # effect). `$?` after the block is the command's: an always block keeps
+        # its try block's status. Under ERR_EXIT zsh exits without running it.
+        block = f"{{ {{ {run}}} always {{\n{after}{cleanup}{give_back}}} }} 9<{q['g']}\n"
     else:
         block = f"{{ {run}{after}}} 9<{q['g']}\n{cleanup}"
     return (
