@@ -17,7 +17,11 @@ point at a file in a shared directory, where another user could plant the next
 run's script; a path typed fresh each time names the 0700 directory and nothing
 else (issue 31.3). The status file ``t`` is not named: the script's last step
 sets ``tmuxmcp_t`` to its path, after the command has run and been released, so
-nothing the command does can point it elsewhere. The group
+nothing the command does can point it elsewhere, short of making it readonly
+first (``readonly tmuxmcp_t=…``): a command can change what the typed line
+does only as it already could by defining ``eval`` as a bash function, with
+the shell's own state, which is the same user's. No other process can set a
+shell's variables. The group
 keeps the shell's own stdout and stderr on descriptors 7 and 8 and runs
 tmuxmcp's steps with both on /dev/null, so nothing the shell prints *for
 them* reaches the screen: xtrace lines (``set -x``), a bash DEBUG trap's
