@@ -65,6 +65,18 @@ async def _wait_for(tmux: PrivateTmux, pane: str, text: str) -> str:
             await trio.sleep(0.05)
 
 
+async def _wait_for_prompt_after(tmux: PrivateTmux, pane: str, command: str) -> None:
+    """Wait until the shell drew an empty prompt on a row below the typed ``command``."""
+    with trio.fail_after(20):
+        while True:
+            rows = tmux.bare("capture-pane", "-p", "-t", pane).stdout.split("\n")
+            cursor = int(tmux.bare("display-message", "-p", "-t", pane, "#{cursor_y}").stdout)
+            typed_at = [i for i, row in enumerate(rows) if row.rstrip() == PS1 + command]
+            if typed_at and cursor > typed_at[-1] and rows[cursor].rstrip() == PS1.rstrip():
+                return
+            await trio.sleep(0.05)
+
+
 def _pane(tmux: PrivateTmux, name: str, shell: str) -> str:
     ids = tmux.new_session(name, "tmuxmcp", "-x", "250", *SHELLS[shell])
     return ids["pane_id"]
@@ -76,7 +88,7 @@ async def typed(tmux: PrivateTmux, shell: str, setup: tuple[str, ...], command: 
     await _settle(tmux, pane, setup)
     tmux.bare("send-keys", "-t", pane, "-l", command)
     tmux.bare("send-keys", "-t", pane, "Enter")
-    await tmux.wait_for_prompt(pane)
+    await _wait_for_prompt_after(tmux, pane, command)
     tmux.bare("send-keys", "-t", pane, "-l", 'echo "ST""=$?"')
     tmux.bare("send-keys", "-t", pane, "Enter")
     rows = (await _wait_for(tmux, pane, "ST=")).split("\n")

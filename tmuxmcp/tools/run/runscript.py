@@ -10,18 +10,22 @@ so a person watching sees their command first (shown, never run: the value of an
 assignment to ``_`` on the ``.``, which runs no command, so the script finds
 ``$?`` still the last command's status, and gives it back to the command) and one
 path, the script's (``run_directory.directory_base``: on Linux usually
-``$XDG_RUNTIME_DIR`` or /dev/shm, else the temporary directory). Why a path is
-typed at all, and not a shorter name the shell keeps (a variable, an alias, a
-function): such a name is the shell's state, which any command run there can
-point at a file in a shared directory, where another user could plant the next
-run's script; a path typed fresh each time names the 0700 directory and nothing
-else (issue 31.3). The status file ``t`` is not named: the script's last step
-sets ``tmuxmcp_t`` to its path, after the command has run and been released, so
-nothing the command does can point it elsewhere, short of making it readonly
-first (``readonly tmuxmcp_t=…``): a command can change what the typed line
-does only as it already could by defining ``eval`` as a bash function, with
-the shell's own state, which is the same user's. No other process can set a
-shell's variables. The group
+``$XDG_RUNTIME_DIR`` or /dev/shm, else the temporary directory). Why that
+path is still typed (issue 31.3), and not kept in the shell between runs under
+a shorter name (a variable, an alias, a function): such a name would have to
+be set by a line that types the path anyway, would live in the user's shell
+between runs (exported into every program under ``set -a``), would be lost to
+an ``exec`` of a new shell without tmuxmcp knowing, and would be read at the
+start of the next run, before any step of tmuxmcp's, after whatever the
+commands in between did to it (pointed it at a shared directory, where
+another user could plant the next run's script). The status file ``t`` is
+not named: the script's last step sets ``tmuxmcp_t`` to its path, after the
+command has run and been released, and the typed line reads it at once; a
+command can point it elsewhere only by making it readonly first
+(``readonly tmuxmcp_t=…``), as it can already redefine the typed line's
+``eval`` as a bash function: the typed line runs in the shell state the
+command leaves, the same user's. No other process can set a shell's
+variables. The group
 keeps the shell's own stdout and stderr on descriptors 7 and 8 and runs
 tmuxmcp's steps with both on /dev/null, so nothing the shell prints *for
 them* reaches the screen: xtrace lines (``set -x``), a bash DEBUG trap's
