@@ -179,8 +179,8 @@ STATUS_FILE = "tmuxmcp_t"
 """The variable the script ends by setting to the path of ``t``, which the typed line
 sources last (``. "$tmuxmcp_t" && :``) to give the command's status back, so that the
 typed line names tmuxmcp's directory once (issue 31.3). It is set after the command
-and its release, so nothing the command does can point it elsewhere, and ``t`` unsets
-it."""
+and its release, so the command can point it elsewhere only by making it readonly (see
+the module docstring), and ``t`` unsets it."""
 
 PREVIOUS_STATUS = "tmuxmcp_status"
 """The variable the script keeps ``$?`` in first, the status of the shell's last command
