@@ -61,12 +61,38 @@ def test_the_script_sources_the_copy_only_under_errexit(shell: str) -> None:
     without = runscript.script(files=files, fence="f", shell=shell, errexit_copy=False)
     assert "/run/x/e1" in with_copy and "X errexit" not in with_copy
     assert "/run/x/e1" not in without and "X errexit" in without
-    assert ("X errreturn" in with_copy) is (shell == "zsh")
+    assert "X errreturn" not in with_copy + without  # issue 31.2: ERR_RETURN runs
 
 
-def test_the_typed_line_gives_the_status_back_in_an_and_or_list() -> None:
-    """The last step of the typed line is `. t && :`: a non-zero status there ends no
-    shell under errexit, and the script before it always ends with status 0."""
+@pytest.mark.parametrize("shell", ["sh", "dash", "bash", "zsh"])
+def test_the_typed_line_gives_the_status_back_in_an_and_or_list(shell: str) -> None:
+    """The last step of the typed line is `. "$tmuxmcp_t" && :`: a non-zero status
+    there ends no shell under errexit, and the script before it always ends with
+    status 0, setting `tmuxmcp_t` to `t` as its last step, after the command (issue
+    31.3: the line names tmuxmcp's directory once); `t` unsets it."""
     files = {key: f"/run/x/{key}1" for key in "rcesgt"}
-    line = runscript.typed_line("false", files, suppress_history=False)
-    assert line == "{ _=false . /run/x/r1; . /run/x/t1 && :; } 7>&1 8>&2 >/dev/null 2>&1\n"
+    line = runscript.typed_line("false", files, shell=shell, suppress_history=False)
+    start = (
+        "_=false . /run/x/r1"
+        if shell in ("sh", "dash")
+        else '_=false tmuxmcp_status=$?; eval "$(</run/x/r1)"'
+    )
+    assert line == f'{{ {start}; . "$tmuxmcp_t" && :; }} 7>&1 8>&2 >/dev/null 2>&1\n'
+    for copy in (True, False):
+        script = runscript.script(files=files, fence="f", shell=shell, errexit_copy=copy)
+        assert script.endswith("\ntmuxmcp_t=/run/x/t1\n")
+    for status in (None, 3):
+        assert "unset tmuxmcp_t" in runscript.status_return(status, None, shell).replace(
+            "tmuxmcp_status ", ""
+        )
+
+
+@pytest.mark.parametrize("shell", ["sh", "dash", "bash", "zsh"])
+def test_a_disarmed_script_runs_nothing_and_gives_the_status_back(shell: str) -> None:
+    """A line the shell reads after its run was disarmed finds `r` inert: it points the
+    typed line at `t` alone, which gives back the status the line kept (issue 31.3)."""
+    files = {key: f"/run/x/{key}1" for key in "rcesgt"}
+    inert = runscript.inert(files, shell)
+    assert "/run/x/c1" not in inert and "/run/x/e1" not in inert
+    assert inert.endswith("tmuxmcp_t=/run/x/t1\n")
+    assert ("tmuxmcp_status=$?" in inert) is (shell in ("sh", "dash"))

@@ -8,7 +8,7 @@ How a run works, one module per phase:
    anything is typed;
 2. ``type_line`` writes the command into a file of this process's private
    directory (``files``, in ``directory``) and types one short line
-   (``runscript``: `` { _='the command' . /dev/shm/tmuxmcp-…/r7; } 7>&1 …``),
+   (``runscript``: `` { _='the command' . /dev/shm/tmuxmcp-…/r7; . "$tmuxmcp_t" && :; } …``),
    so a command of any length up to the cap runs exactly as written; the
    invocation that types first re-checks the pane inside tmux (Rule 4 of
    ``readiness``) and stops before the paste if it changed;
@@ -44,7 +44,8 @@ Where each rule of the wing lives (each module's docstring states its own):
 * is the pane ready to take a line: ``readiness`` Rules 1-4; the settle time: ``settle``;
 * input already waiting in the pane (a terminal's reply, text typed at the prompt): ``pending``
   Rules 1-4;
-* what the script does, and the ``set -e`` / ``ERR_RETURN`` refusal: ``runscript`` Rules 1-3;
+* what the script does, errexit and ``ERR_RETURN`` as typed, the ``set -e`` refusal:
+  ``runscript`` Rules 1-3;
 * the files, their modes and when they go: ``files``; the directory: ``directory``,
   and when another process's is removed: ``sweep``; one run per pane: ``turns`` Rules 1-5
   in this process, ``panelock`` across processes;

@@ -131,10 +131,19 @@ class RunFiles:
             with contextlib.suppress(OSError):
                 os.unlink(path)
 
-    def remove_script(self) -> None:
-        """Remove the script, so that a line typed for it can never run it."""
-        with contextlib.suppress(OSError):
-            os.unlink(self.paths["r"])
+    def disarm_script(self) -> None:
+        """Replace the script by one that runs nothing and gives the kept status back
+        (``runscript.inert``), so that a line typed for it can never run the command;
+        where that cannot be written, remove it."""
+        fresh = self.paths["r"] + ".new"
+        try:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(fresh)
+            _write(fresh, runscript.inert(self.paths, self.shell))
+            os.replace(fresh, self.paths["r"])
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(self.paths["r"])
 
 
 def _write(path: str, text: str) -> None:

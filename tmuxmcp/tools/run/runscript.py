@@ -2,14 +2,30 @@
 
 Pure: text only. What is typed into the pane is one short line,
 
-    `` { _='the command' . /dev/shm/tmuxmcp-k3j2/r7; . /dev/shm/tmuxmcp-k3j2/t7 && :; }``
-    ``7>&1 8>&2 >/dev/null 2>&1`` (one line, shown here in two)
+    `` { _='the command' . /dev/shm/tmuxmcp-k3j2/r7; . "$tmuxmcp_t" && :; }``
+    ``7>&1 8>&2 >/dev/null 2>&1`` (one line, shown here in two; bash and zsh:
+    ``{ _='the command' tmuxmcp_status=$?; eval "$(</…/r7)"; . "$tmuxmcp_t" && :; } …``)
 
-so a person watching sees their command (shown, never run: the value of an
+so a person watching sees their command first (shown, never run: the value of an
 assignment to ``_`` on the ``.``, which runs no command, so the script finds
-``$?`` still the last command's status, and gives it back to the command) and a path
-(``run_directory.directory_base``: on Linux usually ``$XDG_RUNTIME_DIR`` or
-/dev/shm, else the temporary directory). The group
+``$?`` still the last command's status, and gives it back to the command) and one
+path, the script's (``run_directory.directory_base``: on Linux usually
+``$XDG_RUNTIME_DIR`` or /dev/shm, else the temporary directory). Why that
+path is still typed (issue 31.3), and not kept in the shell between runs under
+a shorter name (a variable, an alias, a function): such a name would have to
+be set by a line that types the path anyway, would live in the user's shell
+between runs (exported into every program under ``set -a``), would be lost to
+an ``exec`` of a new shell without tmuxmcp knowing, and would be read at the
+start of the next run, before any step of tmuxmcp's, after whatever the
+commands in between did to it (pointed it at a shared directory, where
+another user could plant the next run's script). The status file ``t`` is
+not named: the script's last step sets ``tmuxmcp_t`` to its path, after the
+command has run and been released, and the typed line reads it at once; a
+command can point it elsewhere only by making it readonly first
+(``readonly tmuxmcp_t=…``), as it can already redefine the typed line's
+``eval`` as a bash function: the typed line runs in the shell state the
+command leaves, the same user's. No other process can set a shell's
+variables. The group
 keeps the shell's own stdout and stderr on descriptors 7 and 8 and runs
 tmuxmcp's steps with both on /dev/null, so nothing the shell prints *for
 them* reaches the screen: xtrace lines (``set -x``), a bash DEBUG trap's
@@ -37,7 +53,8 @@ directory (mode 0700), never on the screen:
   not a marker a program could print. Released, it returns (status 0), and the
   typed line sources ``t<k>``, which tmuxmcp writes at collection: it puts
   ``#{pane_path}`` back and returns the command's status, so ``$?`` at the
-  prompt is the command's. Until then ``t<k>`` returns the status the typed
+  prompt is the command's (``t`` unsets ``tmuxmcp_t``, which the script set
+  to its path as its last step). Until then ``t<k>`` returns the status the typed
   line kept, and the script sources it just before the command too, so the
   command's ``$?`` starts as the last command's, as when typed.
 * shells that abandon a whole dot script on a syntax error in a nested one
@@ -76,9 +93,13 @@ Rule 3: errexit (``set -e``) behaves as if the command were typed (issue
   ends the shell on a syntax error, which typed does not). Where that line
   could become part of the command (its text ends inside a here-document or
   after a continuing backslash: ``errexit_copy`` is None) the script runs
-  nothing and reports ``X errexit``; so it does under zsh's ``ERR_RETURN``
-  (``X errreturn``: it would return from the script at the command's first
-  failure). Each is refused with ``pane-not-ready``. The whole rule is
+  nothing and reports ``X errexit``, refused with ``pane-not-ready``. zsh's
+  ``ERR_RETURN`` runs as typed (issue 31.2): the command's first failure
+  abandons everything the typed line runs, as it abandons a typed line, with
+  the shell kept; the script evaluates the command in a ``{ } always { }``
+  block whose always part still reports the status, waits for the release and
+  sources ``t`` (under ERR_EXIT zsh exits without running it, as typed). The
+  whole rule is
   ``REFUSALS``, ``errexit_copy``, ``refused_options`` (the script's side) and
   ``refusal`` (the caller's side), here and nowhere else.
 Rule 4: nothing of tmuxmcp's own fails where errexit could see it. Every step
@@ -99,8 +120,22 @@ Rule 5: the shell's messages about the command read as if it were typed
   text is read before ``. t && :``, since reading it (a command
   substitution) sets ``$?``. Under allexport (``set -a``) the variable would
   be exported into every program the command starts, so the command is
-  sourced from its file there, as before. Traces (``set -x``) keep their
-  depth: bash's ``+++``, zsh none.
+  sourced from its file there, as before.
+
+  What cannot read as typed, and why (``docs/patterns.md``, "What is not as
+  typed"; issue 31.2): a shell names nothing but itself only for text it reads
+  from the terminal, and the command's text is never typed (Rule 1: the line
+  discipline's 4,095-byte limit, tabs to the line editor, a here-document or
+  a ``#`` comment would swallow tmuxmcp's steps). So dash names the builtin
+  that evaluates it (``sh: 1: eval: x: not found``; ``.`` would name the file)
+  and numbers lines from the evaluated text's first (a typed line gets the
+  shell's own count); bash marks traces once per ``eval`` or ``.`` between the
+  prompt and the command (``+++``: the typed line's ``eval`` and the
+  script's); zsh 5.9 shows no trace line of the command at all (measured; its
+  trace output stays where the typed line's group sent tmuxmcp's own steps,
+  /dev/null). A function would run
+  it at the typed depth and without a name, but changes what the command
+  means (``$1``, ``shift``, ``return``, ``local``).
 
 What a per-run secret protects against, and what it cannot: see
 ``docs/trust.md`` (a program running as the same user can read tmuxmcp's
@@ -140,6 +175,13 @@ def shown(command: str) -> str:
     return first + (" …" if more else "")
 
 
+STATUS_FILE = "tmuxmcp_t"
+"""The variable the script ends by setting to the path of ``t``, which the typed line
+sources last (``. "$tmuxmcp_t" && :``) to give the command's status back, so that the
+typed line names tmuxmcp's directory once (issue 31.3). It is set after the command
+and its release, so the command can point it elsewhere only by making it readonly (see
+the module docstring), and ``t`` unsets it."""
+
 PREVIOUS_STATUS = "tmuxmcp_status"
 """The variable the script keeps ``$?`` in first, the status of the shell's last command
 (the typed line runs nothing before the script), so that the command starts with it, as
@@ -173,13 +215,12 @@ def typed_line(
     lead = " " if suppress_history else ""
     display = quote_word(shown(command), "command")
     script = quote_word(files["r"], "script")
-    status = quote_word(files["t"], "status")
     if shell in TOP_LEVEL_SHELLS:
         start = f'_={display} {PREVIOUS_STATUS}=$?; eval "$(<{script})"'
     else:
         start = f"_={display} . {script}"
     return (
-        f"{lead}{{ {start}; . {status} && :; }} "
+        f'{lead}{{ {start}; . "${STATUS_FILE}" && :; }} '
         f"{SAVED_STDOUT}>&1 {SAVED_STDERR}>&2 >/dev/null 2>&1\n"
     )
 
@@ -215,11 +256,6 @@ REFUSALS = {
         "shell exits exactly when it would have, had you typed the command), and such an "
         "ending would take that line into the command. End the here-document with its "
         "delimiter line (or drop the trailing backslash) and retry"
-    ),
-    "errreturn": (
-        "pane {pane}'s zsh has ERR_RETURN set, so nothing was run: it would make tmuxmcp's "
-        "script return at the command's first non-zero status, before reporting it. Turn "
-        "it off in the pane with send_text 'unsetopt err_return' (enter true), then retry"
     ),
 }
 """Rule 3: what the script reports (``X <name>``) instead of ``S`` when it runs nothing,
@@ -279,21 +315,19 @@ def refused_options(
 ) -> tuple[str, str]:
     """Rule 3, the script's side: the text that opens and closes the script's body so
     that, where it cannot run the command, it reports ``X <option>`` on
-    ``status_fifo`` (a quoted word) and runs nothing: under zsh's ERR_RETURN (which
-    would make the script return at the command's failing status, before it
-    reports), and under errexit when the command has no ``errexit_copy``.
+    ``status_fifo`` (a quoted word) and runs nothing: under errexit when the command
+    has no ``errexit_copy`` (zsh's ERR_RETURN is no longer refused: ``script``).
 
-    The status the typed line kept stays set: the typed line's ``. t`` gives it back.
+    The status the typed line kept stays set: ``t``, sourced last, gives it back.
     """
 
     def refuse(option: str) -> str:
         return f"{builtin} printf 'X {option}\\n' 1<>{status_fifo}"
 
-    if shell == "zsh":
-        errexit = "" if errexit_copy else f"elif [[ -o errexit ]]; then {refuse('errexit')}\n"
-        return f"if [[ -o errreturn ]]; then {refuse('errreturn')}\n{errexit}else ", "fi\n"
     if errexit_copy:
         return "", ""
+    if shell == "zsh":
+        return f"if [[ -o errexit ]]; then {refuse('errexit')}\nelse ", "fi\n"
     return f"case $- in\n*e*) {refuse('errexit')} ;;\n*) ", ";;\nesac\n"
 
 
@@ -358,23 +392,49 @@ def script(*, files: dict[str, str], fence: str, shell: str, errexit_copy: bool)
     # and ends no shell under errexit.
     test, end = refused_options(shell, b, q["s"], errexit_copy=errexit_copy)
     keep = "" if shell in TOP_LEVEL_SHELLS else f"{PREVIOUS_STATUS}=$?\n"
-    return (
-        f"{keep}"
-        f"{test}{b} printf 'S %d\\n' \"${PREVIOUS_STATUS}\" 1<>{q['s']}\n"
-        f"{b} unset tmuxmcp_release\n"
-        f"case $- in\n{sourced}) ;;\n*) {load} ;;\nesac\n"
-        f"{b} . {q['t']} && :\n"
-        f"{{ case $- in\n{sourced}) {source} ;;\n*) {evaluate} ;;\nesac\n"
+    give_back = f"{b} . {q['t']} && :\n"
+    # The typed line gives the status back with `. "$tmuxmcp_t" && :` (Rule 4).
+    point = f"{STATUS_FILE}={q['t']}\n"
+    run = f"case $- in\n{sourced}) {source} ;;\n*) {evaluate} ;;\nesac\n"
+    after = (
         "tmuxmcp_release=${tmuxmcp_release:-$?}\n"
         f"{osc7(fence, b)}\n"
         f"{b} printf 'E %d\\n' \"$tmuxmcp_release\" 1<>{q['s']}\n"
         # `|| :`: a release by a dead tmuxmcp is an EOF (status 1), which must not
         # end a shell whose command turned errexit on.
         f"{b} read tmuxmcp_release <&9 || :\n"
-        f"}} 9<{q['g']}\n"
-        f"{b} unset tmuxmcp_release {COMMAND_TEXT}\n"
-        f"{end}"
     )
+    cleanup = f"{b} unset tmuxmcp_release {COMMAND_TEXT}\n"
+    if shell == "zsh":
+        # Rule 3: under ERR_RETURN the command's first failure returns from
+        # everything the typed line runs, as it abandons a typed line; so do a
+        # `return` at the prompt, an error and a SIGINT. The `always` block still
+        # reports the status, waits for the release and gives the path back (`t`:
+        # the typed line's own `. "$tmuxmcp_t"` is abandoned with the rest; where
+        # nothing unwinds it runs too, and `t` is sourced twice, to the same
+        # effect). `$?` after the block is the command's: an always block keeps
+        # its try block's status. Under ERR_EXIT zsh exits without running it.
+        block = f"{{ {{ {run}}} always {{\n{after}{cleanup}{give_back}}} }} 9<{q['g']}\n"
+    else:
+        block = f"{{ {run}{after}}} 9<{q['g']}\n{cleanup}"
+    return (
+        f"{keep}"
+        f"{test}{b} printf 'S %d\\n' \"${PREVIOUS_STATUS}\" 1<>{q['s']}\n"
+        f"{b} unset tmuxmcp_release\n"
+        f"case $- in\n{sourced}) ;;\n*) {load} ;;\nesac\n"
+        f"{give_back}"
+        f"{block}"
+        f"{end}"
+        f"{point}"
+    )
+
+
+def inert(files: dict[str, str], shell: str) -> str:
+    """The script a run's line finds once the run is disarmed (the shell had not read
+    the line): it runs nothing and gives back the status the typed line kept, as the
+    script itself would have (Rule 4), so a line read late leaves ``$?`` as it was."""
+    keep = "" if shell in TOP_LEVEL_SHELLS else f"{PREVIOUS_STATUS}=$?\n"
+    return f"{keep}{STATUS_FILE}={quote_word(files['t'], 't')}\n"
 
 
 COMMAND_TEXT = "tmuxmcp_command"
@@ -387,7 +447,8 @@ def status_return(status: int | None, restore_path: str | None, shell: str) -> s
     None) it unsets ``PREVIOUS_STATUS`` and returns the status that kept: the script
     sources it for that just before the command; the typed line sources it last, and
     finds it so when the script ran nothing (the status the typed line kept comes
-    back) or was released by a dead tmuxmcp (the variable unset: 0).
+    back) or was released by a dead tmuxmcp (the variable unset: 0). Both versions
+    unset ``STATUS_FILE``, the variable the typed line found ``t``'s path in.
 
     Under errexit the status is set with ``(exit N) && :`` rather than ``return N``:
     dash ends the shell on a non-zero ``return`` in a dot script there, even one
@@ -398,7 +459,7 @@ def status_return(status: int | None, restore_path: str | None, shell: str) -> s
         # Expanded before eval runs it: the helper variable is gone before the
         # command starts, and `return` inside eval returns from this file.
         keep = f"${{{PREVIOUS_STATUS}:-0}}"
-        unset = f"{b} unset {PREVIOUS_STATUS}"
+        unset = f"{b} unset {PREVIOUS_STATUS} {STATUS_FILE}"
         return (
             "case $- in\n"
             f'*e*) {b} eval "{unset}; ({b} exit {keep}) && :" && : ;;\n'
@@ -407,4 +468,7 @@ def status_return(status: int | None, restore_path: str | None, shell: str) -> s
         )
     restore = "" if restore_path is None else osc7(restorable_path(restore_path), b) + "\n"
     code = int(status)
-    return f"{restore}case $- in\n*e*) ({b} exit {code}) && : ;;\n*) {b} return {code} ;;\nesac\n"
+    return (
+        f"{b} unset {STATUS_FILE}\n{restore}"
+        f"case $- in\n*e*) ({b} exit {code}) && : ;;\n*) {b} return {code} ;;\nesac\n"
+    )

@@ -392,5 +392,5 @@ class Run:
 
     def disarm(self) -> None:
         """The shell did not run the typed line: make sure it never can, then close."""
-        self.files.remove_script()
+        self.files.disarm_script()
         self.close()
