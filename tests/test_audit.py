@@ -93,8 +93,9 @@ async def _wait_for_echo_off(tmux: PrivateTmux, pane: str) -> None:
 async def test_text_typed_into_a_password_prompt_is_recorded_as_a_secret(
     private_tmux: PrivateTmux,
 ) -> None:
-    """Issue 28.6: send_text to a program reading with echo off is logged with nothing of
-    the text, not even its length; text to any other program keeps length and hash."""
+    """Issue 28.6: send_keys' parts to a program reading with echo off are logged with
+    nothing of them, not even their length; to any other program they keep length and
+    hash. Issue 28.4: one call mixing text and printable keys is a secret as a whole."""
     import sys
 
     log = os.path.join(private_tmux.directory, "audit.jsonl")
@@ -103,14 +104,17 @@ async def test_text_typed_into_a_password_prompt_is_recorded_as_a_secret(
     async with serve(private_tmux, "--audit-log", log) as session:
         pane = private_tmux.new_session("pw", "tmuxmcp", "sh", "-c", reader)["pane_id"]
         await _wait_for_echo_off(private_tmux, pane)
-        sent = await session.call_tool("send_text", {"pane_id": pane, "text": password})
-        assert not sent.is_error
+        # Text, then the rest of the password as printable keys, then Enter: one call.
+        keys = [{"text": password[:7]}, *password[7:], "Enter"]
+        sent = await session.call_tool("send_keys", {"pane_id": pane, "keys": keys})
+        assert not sent.is_error, sent.content
         plain = private_tmux.new_session("plain")["pane_id"]
-        await session.call_tool("send_text", {"pane_id": plain, "text": "plain text"})
+        await session.call_tool("send_keys", {"pane_id": plain, "keys": [{"text": "plain text"}]})
     with open(log) as f:
         raw = f.read()
     assert password not in raw
     secret, normal = (json.loads(line)["arguments"] for line in raw.splitlines())
-    assert secret["text"] == {"secret": True}
+    assert password[7:] not in raw
+    assert secret["keys"] == {"secret": True}
     assert secret["pane_id"] == pane
-    assert normal["text"]["redacted"] is True and normal["text"]["length"] == len("plain text")
+    assert normal["keys"]["redacted"] is True and "length" in normal["keys"]

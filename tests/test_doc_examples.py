@@ -168,7 +168,7 @@ def test_the_page_has_the_patterns_the_issue_asks_for() -> None:
         assert f"\n## {heading}\n" in page
     assert '"ssh"' in page and '"-T"' in page
     steps = {s.tool for e in EXAMPLES for s in e.steps}
-    assert {"run_command", "wait_for_command", "send_text", "wait_for_text"} <= steps
+    assert {"run_command", "wait_for_command", "send_keys", "wait_for_text"} <= steps
 
 
 def test_the_comparison_rejects_a_wrong_result() -> None:

@@ -67,7 +67,7 @@ from tmuxmcp.protocol.codes import INVALID_REQUEST, PARSE_ERROR
 
 MAX_LINE_BYTES = 8 * 1024 * 1024
 """The longest request line accepted: room for the largest text argument
-(``send_text``, 1 MiB of UTF-8) even when JSON escapes every byte (6 bytes each)."""
+(``send_keys``' text, 1 MiB of UTF-8) even when JSON escapes every byte (6 bytes each)."""
 
 MAX_LINE_VALUES = 262_144
 """The most ``[``, ``{`` and ``,`` bytes a line may hold (an upper bound on the

@@ -219,7 +219,8 @@ REFUSALS = {
     "errreturn": (
         "pane {pane}'s zsh has ERR_RETURN set, so nothing was run: it would make tmuxmcp's "
         "script return at the command's first non-zero status, before reporting it. Turn "
-        "it off in the pane with send_text 'unsetopt err_return' (enter true), then retry"
+        'it off in the pane with send_keys keys [{{"text": "unsetopt err_return"}}, '
+        '"Enter"], then retry'
     ),
 }
 """Rule 3: what the script reports (``X <name>``) instead of ``S`` when it runs nothing,
