@@ -275,6 +275,28 @@ async def test_paste_buffer(private_tmux: PrivateTmux) -> None:
     assert _read(out) == expected
 
 
+async def test_paste_buffer_in_copy_mode_is_refused_and_the_buffer_kept(
+    private_tmux: PrivateTmux,
+) -> None:
+    """Issue 28.4: a paste is text too; behind copy mode it would reach the program
+    unseen. Refused, naming the key q; after q, the same buffer pastes."""
+    expected = b"from buffer\r"
+    async with serve(private_tmux) as session:
+        pane, out, done = _raw_reader(private_tmux, len(expected))
+        await _ready(private_tmux, pane)
+        private_tmux.bare("set-buffer", "-b", "clip", "from buffer\n")
+        private_tmux.bare("copy-mode", "-t", pane)
+        args = {"pane_id": pane, "buffer": "clip"}
+        message = error_text(await session.call_tool("paste_buffer", args))
+        assert message.startswith("[pane-not-ready]"), message
+        assert "the paste was refused and nothing was sent" in message, message
+        assert 'send_keys keys ["q"' in message, message
+        structured(await session.call_tool("send_keys", {"pane_id": pane, "keys": ["q"]}))
+        structured(await session.call_tool("paste_buffer", args))
+        await _wait_file(done)
+    assert _read(out) == expected
+
+
 async def test_run_command_status_and_own_output(private_tmux: PrivateTmux) -> None:
     async with serve(private_tmux) as session:
         pane = private_tmux.new_session("run")["pane_id"]

@@ -31,7 +31,7 @@ from tmuxmcp.capability.environment import with_environment
 from tmuxmcp.capability.params import BufferName, PaneId, flag, sink
 from tmuxmcp.capability.results import Own, TmuxId
 from tmuxmcp.driver.argv import cmd
-from tmuxmcp.driver.guards import GuardRefused, Refusal
+from tmuxmcp.driver.guards import GuardRefused, Refusal, guard, mode_guard_name
 from tmuxmcp.errors import PaneNotReady
 from tmuxmcp.sinks import Encoding, Sink
 from tmuxmcp.sinks.target import IdKind
@@ -167,18 +167,20 @@ def _delivered(parts: list[keystrokes.Part]) -> str:
     return said
 
 
-async def _refuse_in_mode(ctx: ToolContext, pane: str, part: int) -> NoReturn:
-    """Text part ``part`` met a tmux mode: say which, what was sent, and the key out."""
+async def _refuse_in_mode(ctx: ToolContext, pane: str, part: int | None) -> NoReturn:
+    """Text (send_keys' part ``part``, or a paste) met a tmux mode: say which mode, what
+    was sent, and the key that leaves it."""
     mode = (
         await ctx.client.run(cmd("display-message", "-p", t=pane, args=["#{pane_mode}"]))
     ).stdout.strip()
-    sent = f"the {part} parts before it were sent" if part else "nothing was sent"
     if part:
         ctx.runs.input_handled(pane)
+    sent = f"the {part} parts before it were sent" if part else "nothing was sent"
+    what = "the paste" if part is None else f"keys[{part}] (text)"
     raise PaneNotReady(
         f"pane {pane} is in {mode or 'a tmux mode'}, where text would reach the program "
-        f"behind the mode unseen; keys[{part}] (text) was refused and {sent}. Leave the "
-        'mode first with the key q (keys ["q", ...]), then send the text'
+        f"behind the mode unseen; {what} was refused and {sent}. Leave the mode first "
+        'with the key q (send_keys keys ["q", ...]), then send the text'
     )
 
 
@@ -196,11 +198,20 @@ class PasteBufferArgs(Arguments):
 
 
 async def paste_buffer(ctx: ToolContext, args: PasteBufferArgs) -> Delivered:
-    """Handler for paste_buffer: the buffer is kept; line feeds become carriage returns."""
+    """Handler for paste_buffer: the buffer is kept; line feeds become carriage returns.
+
+    Refused in a tmux mode, as send_keys' text is: the mode guard stands before the
+    paste in the same invocation (``keystrokes`` Rule 2)."""
     pane = args.pane_id
     name = args.buffer
     flags = ["-p"] if args.bracketed_paste else []
-    await ctx.client.run(cmd("paste-buffer", *flags, b=name, t=pane))
+    mode = guard(mode_guard_name(ctx.client.marker, pane), pane)
+    try:
+        await ctx.client.run(mode, cmd("paste-buffer", *flags, b=name, t=pane))
+    except GuardRefused as refused:
+        if refused.refusal is not Refusal.PANE_IN_MODE:
+            raise
+        await _refuse_in_mode(ctx, pane, None)
     ctx.runs.input_handled(pane)
     return Delivered(pane_id=pane, delivered=f"buffer {name}")
 
