@@ -157,15 +157,18 @@ def guard_name(
 
 
 def mode_guard_name(marker: str, pane: str) -> str:
-    """The mode guard: a ``show-options`` option name that is ``marker`` only while
-    ``pane`` exists and is in no tmux mode (``pane_in_mode`` 0), otherwise
-    ``Refusal.PANE_IN_MODE`` (Rule 3: an id and constants). Expanded by tmux in the
-    pane's context (``show-options -t pane``) at its place in the invocation, so it
-    sees what the keys before it did (a ``q`` that left copy mode; claim
-    ``key-printable``)."""
+    """The mode guard: a ``show-options`` option name that is ``Refusal.PANE_IN_MODE``
+    while ``pane`` is in a tmux mode (``pane_in_mode`` 1), otherwise ``marker`` (Rule 3:
+    an id and constants). Expanded by tmux in the pane's context (``show-options -t
+    pane``) at its place in the invocation, so it sees what the keys before it did (a
+    ``q`` that left copy mode; claim ``key-printable``). An unknown pane expands to
+    empty fields and passes: the command after it that names the pane fails there,
+    as ``object-not-found``, rather than as a mode the pane cannot be in."""
     if not _PANE_ID.fullmatch(pane) or not marker.startswith("@tmuxmcp_"):
         raise ValueError("mode_guard_name takes a pane id and tmuxmcp's marker option")
-    return choose(f"#{{==:#{{pane_id}}.#{{pane_in_mode}},{pane}.0}}", marker, Refusal.PANE_IN_MODE)
+    return refuse_if(
+        f"#{{==:#{{pane_id}}.#{{pane_in_mode}},{pane}.1}}", Refusal.PANE_IN_MODE, marker
+    )
 
 
 def geometry_guard_name(marker: str, pane: str, width: int, height: int) -> str:

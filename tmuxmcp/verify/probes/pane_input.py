@@ -122,7 +122,8 @@ async def probe_key_printable(lab: Lab) -> None:
     ``set-buffer`` in argv and pasted with ``-r``; a raw reader must get exactly
     those bytes. Then the mode guard: it refuses a pane in copy mode (and the
     command after it does not run), and passes once ``q``, sent as a key in the
-    same invocation before it, has left the mode.
+    same invocation before it, has left the mode; it passes an unknown pane, which
+    the command after it refuses by its id.
     """
     text = lab.encoders.text(TAB_TEXT, "keys", newlines=True, tabs=True)
     expected = "".join(PRINTABLE_KEYS).encode() + text
@@ -157,3 +158,6 @@ async def probe_key_printable(lab: Lab) -> None:
         raise ClaimFailed("after the key q in the same invocation the pane was still in a mode")
     if not await _mode_guard_passes(lab, moded, []):
         raise ClaimFailed("the mode guard refused a pane in no mode")
+    if not await _mode_guard_passes(lab, "%999999", []):
+        # An unknown pane is for the command after the guard to refuse, by its id.
+        raise ClaimFailed("the mode guard refused an unknown pane")
