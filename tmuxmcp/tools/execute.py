@@ -146,7 +146,7 @@ async def send_keys(ctx: ToolContext, args: SendKeysArgs) -> Sent:
         except GuardRefused as refused:
             if refused.refusal is not Refusal.PANE_IN_MODE or step.guarded_part is None:
                 raise
-            await _refuse_in_mode(ctx, pane, step.guarded_part)
+            await _refuse_in_mode(ctx, pane, step.guarded_part, len(args.keys))
         if number == 0:
             first = out.stdout
             if step.guarded_part is not None:
@@ -167,16 +167,21 @@ def _delivered(parts: list[keystrokes.Part]) -> str:
     return said
 
 
-async def _refuse_in_mode(ctx: ToolContext, pane: str, part: int | None) -> NoReturn:
-    """Text (send_keys' part ``part``, or a paste) met a tmux mode: say which mode, what
-    was sent, and the key that leaves it."""
+async def _refuse_in_mode(
+    ctx: ToolContext, pane: str, part: int | None, given: int = 0
+) -> NoReturn:
+    """Text (send_keys' part ``part`` of the repeated list of ``given`` parts, or a
+    paste) met a tmux mode: say which mode, what was sent, and the key that leaves it."""
     mode = (
         await ctx.client.run(cmd("display-message", "-p", t=pane, args=["#{pane_mode}"]))
     ).stdout.strip()
     if part:
         ctx.runs.input_handled(pane)
     sent = f"the {part} parts before it were sent" if part else "nothing was sent"
-    what = "the paste" if part is None else f"keys[{part}] (text)"
+    what = "the paste"
+    if part is not None:
+        again = f", repeat {part // given + 1}" if part >= given else ""
+        what = f"keys[{part % given}] (text{again})"
     raise PaneNotReady(
         f"pane {pane} is in {mode or 'a tmux mode'}, where text would reach the program "
         f"behind the mode unseen; {what} was refused and {sent}. Leave the mode first "
