@@ -268,7 +268,7 @@ def hostile_sweep(lab: Lab, per_parameter: int, seed: int) -> dict[str, Any]:
             warnings.simplefilter("ignore", NonInteractiveExampleWarning)
             strategy = hostile_text()
             for spec in DEFINITION:
-                if spec.name in ("run_command", "send_text", "send_keys", "paste_buffer"):
+                if spec.name in ("run_command", "send_keys", "paste_buffer"):
                     continue  # they type into panes by design; the bystander is not named anyway
                 for param in params_of(spec):
                     for _ in range(per_parameter):

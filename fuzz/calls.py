@@ -54,8 +54,7 @@ _DERIVED: dict[tuple[Sink, Encoding], Callable[[Case, World], Any]] = {
     (Sink.LITERAL, Encoding.CLOSED_VOCABULARY): _first_member,
     (Sink.FLAG, Encoding.CLOSED_VOCABULARY): _first_member,
     (Sink.LOCAL, Encoding.CLOSED_VOCABULARY): _first_member,
-    (Sink.KEYS, Encoding.KEY_VOCABULARY): _first_member,
-    (Sink.KEYS, Encoding.PASTE_BUFFER): lambda case, world: "x",
+    (Sink.KEYS, Encoding.KEYS_OR_TEXT): lambda case, world: ["BSpace"],
     (Sink.SHELL, Encoding.PANE_SHELL_TEXT): lambda case, world: "true",
     (Sink.LITERAL, Encoding.ARGV_ONLY): lambda case, world: world.buffer,
 }

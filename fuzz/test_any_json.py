@@ -146,7 +146,7 @@ def _check_reply(reply: dict[str, Any], tool: str, arguments: Any) -> None:
 @fuzz_settings(100)
 @given(call=calls())
 @example(call=("capture_pane", {"pane_id": "<pane>", "join_wrapped": "\ud800"}))
-@example(call=("send_text", {"pane_id": "<pane>", "text": "\x00"}))
+@example(call=("send_keys", {"pane_id": "<pane>", "keys": [{"text": "\x00"}]}))
 @example(call=("rename", {"window_id": "<window>", "name": "a" * (3 * 1024 * 1024)}))
 @example(call=("list_panes", ["\ud800"]))
 # 3 MiB of UTF-8 that JSON escapes to 9 MiB: the wire refuses the line (found on a new seed).

@@ -43,8 +43,11 @@ def test_set_option_not_found(fuzz_harness: Harness) -> None:
 
 
 def test_empty_send_text(fuzz_harness: Harness) -> None:
+    """Found as send_text with ``text: ""`` and ``enter``; now an empty text part."""
     reader = fuzz_harness.reader(count=1)
-    outcome = fuzz_harness.call("send_text", {"pane_id": reader.pane, "text": "", "enter": True})
+    outcome = fuzz_harness.call(
+        "send_keys", {"pane_id": reader.pane, "keys": [{"text": ""}, "Enter"]}
+    )
     if outcome.is_error:
         assert outcome.slug in REFUSED, outcome.text  # refusing '' is a fix too
         return

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Any
 
-from tests.support import PrivateTmux, serve
+import trio
+
+from tests.support import PrivateTmux, serve, structured
 
 
 async def test_audit_log_redacts_patterns_and_unknown_keys(private_tmux: PrivateTmux) -> None:
@@ -72,6 +75,12 @@ async def test_audit_log_redacts_patterns_and_unknown_keys(private_tmux: Private
     assert lines[5]["unknown_arguments"][0]["key"]["redacted"] is True
 
 
+async def _state(session: Any, pane: str) -> str:
+    info = structured(await session.call_tool("get_pane_info", {"pane_id": pane}))
+    state: str = info["pane"]["state"]["state"]
+    return state
+
+
 async def _wait_for_echo_off(tmux: PrivateTmux, pane: str) -> None:
     """Wait (deadline 15 s) until the pane's terminal has echo off (getpass took it)."""
     import termios
@@ -93,8 +102,9 @@ async def _wait_for_echo_off(tmux: PrivateTmux, pane: str) -> None:
 async def test_text_typed_into_a_password_prompt_is_recorded_as_a_secret(
     private_tmux: PrivateTmux,
 ) -> None:
-    """Issue 28.6: send_text to a program reading with echo off is logged with nothing of
-    the text, not even its length; text to any other program keeps length and hash."""
+    """Issue 28.6: send_keys' parts to a program reading with echo off are logged with
+    nothing of them, not even their length; to any other program they keep length and
+    hash. Issue 28.4: one call mixing text and printable keys is a secret as a whole."""
     import sys
 
     log = os.path.join(private_tmux.directory, "audit.jsonl")
@@ -103,14 +113,22 @@ async def test_text_typed_into_a_password_prompt_is_recorded_as_a_secret(
     async with serve(private_tmux, "--audit-log", log) as session:
         pane = private_tmux.new_session("pw", "tmuxmcp", "sh", "-c", reader)["pane_id"]
         await _wait_for_echo_off(private_tmux, pane)
-        sent = await session.call_tool("send_text", {"pane_id": pane, "text": password})
-        assert not sent.is_error
+        # Echo goes off before getpass reads: wait until tmuxmcp sees it read (28.1).
+        with trio.fail_after(15):
+            while (await _state(session, pane)) != "awaiting-secret":
+                await trio.sleep(0.05)
+        # Text, then the rest of the password as printable keys, then Enter: one call.
+        keys = [{"text": password[:7]}, *password[7:], "Enter"]
+        sent = await session.call_tool("send_keys", {"pane_id": pane, "keys": keys})
+        assert not sent.is_error, sent.content
         plain = private_tmux.new_session("plain")["pane_id"]
-        await session.call_tool("send_text", {"pane_id": plain, "text": "plain text"})
+        await session.call_tool("send_keys", {"pane_id": plain, "keys": [{"text": "plain text"}]})
     with open(log) as f:
         raw = f.read()
     assert password not in raw
-    secret, normal = (json.loads(line)["arguments"] for line in raw.splitlines())
-    assert secret["text"] == {"secret": True}
+    records = [json.loads(line) for line in raw.splitlines()]
+    secret, normal = (r["arguments"] for r in records if r["tool"] == "send_keys")
+    assert password[7:] not in raw
+    assert secret["keys"] == {"secret": True}
     assert secret["pane_id"] == pane
-    assert normal["text"]["redacted"] is True and normal["text"]["length"] == len("plain text")
+    assert normal["keys"]["redacted"] is True and "length" in normal["keys"]

@@ -178,7 +178,7 @@ def test_the_page_has_the_patterns_the_issue_asks_for() -> None:
     assert {
         "run_command",
         "wait_for_command",
-        "send_text",
+        "send_keys",
         "wait_for_text",
         "wait_for_state",
     } <= steps

@@ -20,8 +20,9 @@ import pytest
 from tests.support import PrivateTmux, error_text, serve
 from tmuxmcp import errors, server
 from tmuxmcp.capability.decode import decode_arguments
+from tmuxmcp.capability.encode import encode_arguments
 from tmuxmcp.definition import BY_NAME
-from tmuxmcp.errors import InvalidArguments, ObjectNotFound, TmuxMcpError
+from tmuxmcp.errors import InvalidArguments, ObjectNotFound, TmuxMcpError, UnsafeValue
 from tmuxmcp.tools import inspect as inspect_tools
 from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.run import RunRegistry
@@ -74,9 +75,9 @@ async def test_invalid_argument_errors_teach(private_tmux: PrivateTmux) -> None:
             ("Return", "Enter"),
             ("Alt-x", "M-x"),
         ]:
-            key = _invalid(
-                await text("send_keys", {"pane_id": pane, "keys": ["Enter", spelling]}), "keys[1]"
-            )
+            # Issue 28.4: keys are checked by their encoder (a part may be text too).
+            key = await text("send_keys", {"pane_id": pane, "keys": ["Enter", spelling]})
+            assert key.startswith("[unsafe-value] `keys`"), key
             assert f"did you mean `{meant}`?" in key, key
             assert f"'{spelling}'" not in key, "the caller's key text is not echoed"
 
@@ -113,11 +114,13 @@ def test_every_key_suggestion_is_a_key_the_tool_accepts() -> None:
     """Suggestions come from the key vocabulary: each one decodes."""
     spec = BY_NAME["send_keys"]
     for spelling in ["Ctrl-C", "^Z", "control-a", "ESC", "return", "Backspace", "PgDn", "del"]:
-        with pytest.raises(InvalidArguments) as raised:
-            decode_arguments("send_keys", spec.args, {"pane_id": "%0", "keys": [spelling]})
+        decoded = decode_arguments("send_keys", spec.args, {"pane_id": "%0", "keys": [spelling]})
+        with pytest.raises(UnsafeValue) as raised:
+            encode_arguments(decoded)
         found = re.search(r"did you mean `([^`]+)`\?", raised.value.message)
         assert found, raised.value.message
-        decode_arguments("send_keys", spec.args, {"pane_id": "%0", "keys": [found[1]]})
+        keys = {"pane_id": "%0", "keys": [found[1]]}
+        encode_arguments(decode_arguments("send_keys", spec.args, keys))
 
 
 def test_every_client_visible_slug_is_declared_in_errors() -> None:

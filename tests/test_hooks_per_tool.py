@@ -110,8 +110,10 @@ CALLS: dict[str, Call] = {
     "kill_pane": lambda ids: {"pane_id": ids["p2"]},
     "clear_history": lambda ids: {"pane_id": ids["p0"]},
     "delete_buffer": lambda ids: {"buffer": "notes"},
-    "send_keys": lambda ids: {"pane_id": ids["p0"], "keys": ["C-l"]},
-    "send_text": lambda ids: {"pane_id": ids["p0"], "text": "echo typed", "enter": True},
+    "send_keys": lambda ids: {
+        "pane_id": ids["p0"],
+        "keys": ["C-l", {"text": "echo typed"}, "Enter"],
+    },
     "run_command": lambda ids: {"pane_id": ids["p2"], "command": "echo ran"},
     "wait_for_command": lambda ids: {"pane_id": ids["p2"], "run_id": ids["run"], "timeout": 30},
     "paste_buffer": lambda ids: {"pane_id": ids["p0"], "buffer": "notes"},

@@ -682,7 +682,7 @@ def test_a_task_whose_program_asks_completes_with_the_question_and_the_run_goes_
         assert facts["prompt"] == "Deploy? [y/N]"
         client.result(
             "tools/call",
-            {"name": "send_text", "arguments": {"pane_id": pane, "text": "y", "enter": True}},
+            {"name": "send_keys", "arguments": {"pane_id": pane, "keys": [{"text": "y"}, "Enter"]}},
         )
         after = client.result(
             "tools/call",

@@ -91,7 +91,7 @@ SCRIPT: tuple[tuple[str, dict[str, Any]], ...] = (
     ("run_command", {"pane_id": "%0", "command": "echo hello"}),
     ("run_command", {"pane_id": "%2", "command": "sleep 1; echo later", "timeout": 0.2}),
     ("wait_for_command", {"pane_id": "%2", "run_id": "<run_id>", "timeout": 30}),
-    ("send_text", {"pane_id": "%1", "text": "echo typed", "enter": True}),
+    ("send_keys", {"pane_id": "%1", "keys": [{"text": "echo typed"}, "Enter"]}),
     ("wait_for_text", {"pane_id": "%1", "pattern": "^typed$", "regex": True, "since": "<cursor>"}),
     ("wait_for_state", {"pane_id": "%1", "states": ["shell-ready"], "timeout": 10}),
     ("list_sessions", {}),

@@ -24,12 +24,14 @@ import msgspec
 import pytest
 
 import tmuxmcp
+from tmuxmcp.driver import argv as argv_module
 from tmuxmcp.driver import client as client_module
 from tmuxmcp.driver.versions import version_tuple
 from tmuxmcp.sinks import format as sinks_format
 from tmuxmcp.verify import PROVEN_VERSIONS, cache, proven_in_ci, unproven_note
 from tmuxmcp.verify.claims import CLAIMS, Claim, Severity, check_table
 from tmuxmcp.verify.lab import ClaimFailed, Lab, current_encoders
+from tmuxmcp.verify.probes import pane_input
 from tmuxmcp.verify.report import Report
 from tmuxmcp.verify.runner import run
 
@@ -201,6 +203,28 @@ def test_missing_argv_escape_fails_the_semicolon_claim() -> None:
     assert "argv-semicolon" in _failed(report)
     detail = {o.slug: o.detail for o in report.outcomes}["argv-semicolon"]
     assert "second command ran" in detail
+
+
+def _only(slug: str) -> list[Claim]:
+    return [claim for claim in CLAIMS if claim.slug == slug]
+
+
+def test_a_mode_guard_blind_to_modes_fails_the_printable_key_claim(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 28.4: a guard that passes whatever the mode would let text land behind it."""
+    monkeypatch.setattr(pane_input, "mode_guard_name", lambda marker, pane: marker)
+    report = run(_binary(), claims=_only("key-printable"))
+    assert _failed(report) == {"key-printable"}
+    assert "copy mode" in report.outcomes[0].detail
+
+
+def test_an_unescaped_lone_semicolon_key_fails_the_printable_key_claim(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 28.4: the key ``;`` alone would end send-keys (driver.argv Rule 1)."""
+    monkeypatch.setattr(argv_module, "escape_element", lambda element: element)
+    assert _failed(run(_binary(), claims=_only("key-printable"))) == {"key-printable"}
 
 
 def test_a_permissive_id_rule_is_not_what_verify_checks() -> None:

@@ -381,32 +381,17 @@ TERMINAL = frozenset({OutputClass.TERMINAL_CONTENT})
 DEFINITION += (
     ToolSpec(
         name="send_keys",
-        title="Send keys",
+        title="Send keys and text",
         toolset=Toolset.EXECUTE,
         reach=Reach.PANE_INPUT,
         effects=CHANGE,
         outputs=METADATA,
         summary=(
-            "Sends named keys to a pane (text: use send_text); in copy mode they act on the "
-            "mode. Returns a cursor for wait_for_text since."
+            "Types keys and text into a pane's program in one call, in order; in a tmux mode "
+            "keys act on the mode. Returns a cursor for wait_for_text since."
         ),
         args=execute.SendKeysArgs,
         handler=execute.send_keys,
-        result=execute.Sent,
-    ),
-    ToolSpec(
-        name="send_text",
-        title="Send text",
-        toolset=Toolset.EXECUTE,
-        reach=Reach.PANE_INPUT,
-        effects=CHANGE,
-        outputs=METADATA,
-        summary=(
-            "Types text into a pane's program byte for byte, never read as key bindings. "
-            "Returns a cursor for wait_for_text since."
-        ),
-        args=execute.SendTextArgs,
-        handler=execute.send_text,
         result=execute.Sent,
     ),
     ToolSpec(
@@ -446,7 +431,7 @@ DEFINITION += (
         reach=Reach.PANE_INPUT,
         effects=CHANGE,
         outputs=METADATA,
-        summary="Pastes a paste buffer into a pane; the buffer is kept.",
+        summary="Pastes a paste buffer into a pane (refused in a tmux mode); the buffer is kept.",
         args=execute.PasteBufferArgs,
         handler=execute.paste_buffer,
         result=execute.Delivered,

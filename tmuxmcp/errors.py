@@ -14,7 +14,7 @@ a client can tell error kinds apart without parsing prose.
     │   ├── UnsafeValue          a value cannot be made safe for its sink
     │   ├── ObjectNotFound       a named tmux object does not exist
     │   │   └── NoSessions       the server has no sessions, so nothing can be named
-    │   ├── PaneNotReady         the pane cannot take a shell command now
+    │   ├── PaneNotReady         the pane cannot take a shell command (or text) now
     │   │   ├── ShellBusy        its shell is not back at its prompt (*)
     │   │   │   └── JobJustEnded its job exited, the shell has not taken the terminal back (*)
     │   │   ├── InputPending     text waits at its prompt, typed but not entered (*)
@@ -123,10 +123,12 @@ class NoSessions(ObjectNotFound):
 
 
 class PaneNotReady(CallerError):
-    """You get this when run_command names a pane that is not at a shell prompt.
+    """You get this when run_command names a pane that is not at a shell prompt,
+    or text (send_keys' text, paste_buffer) would reach a pane in a tmux mode.
 
     For example an editor, a pager, a dead pane, or a pane in copy mode:
-    tmuxmcp refuses rather than typing a command into it.
+    tmuxmcp refuses rather than typing a command into it, and refuses text
+    that would reach the program behind a mode unseen (the key q leaves it).
     """
 
     reference = "pane-not-ready"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from fuzz.properties.base import Property
 from fuzz.properties.buffers import BufferName
-from fuzz.properties.keys import KeyVocabulary, PasteText
+from fuzz.properties.keys import KeysOrText
 from fuzz.properties.names import DirectoryRoundTrip, NameRoundTrip
 from fuzz.properties.shell import PaneShellText
 from fuzz.properties.target import TargetIdOnly
@@ -29,8 +29,7 @@ PROPERTIES: dict[tuple[Sink, Encoding], Property] = {
     (Sink.FLAG, Encoding.FIXED_FLAG): ClosedVocabulary(),
     (Sink.NUMERIC, Encoding.VALIDATED_INTEGER): Numeric(),
     (Sink.LOCAL, Encoding.NONE): Local(),
-    (Sink.KEYS, Encoding.KEY_VOCABULARY): KeyVocabulary(),
-    (Sink.KEYS, Encoding.PASTE_BUFFER): PasteText(),
+    (Sink.KEYS, Encoding.KEYS_OR_TEXT): KeysOrText(),
     (Sink.SHELL, Encoding.PANE_SHELL_TEXT): PaneShellText(),
     (Sink.LITERAL, Encoding.ARGV_ONLY): BufferName(),
 }

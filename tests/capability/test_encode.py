@@ -30,6 +30,7 @@ from tmuxmcp.runtime import start
 from tmuxmcp.sinks import Encoding
 from tmuxmcp.sinks.encoders import ENCODERS, Rule
 from tmuxmcp.tools import capture, execute, inspect, manage, resources
+from tmuxmcp.tools.keystrokes import TextPart
 
 SPECS = (*DEFINITION, *RESOURCES)
 
@@ -119,12 +120,10 @@ def test_an_absent_optional_parameter_is_not_encoded(monkeypatch: pytest.MonkeyP
 def test_the_real_encoders_hand_the_handler_what_the_sink_needs() -> None:
     renamed = encode_arguments(manage.RenameArgs(session_id="$1", name="a#{b}"))
     assert renamed.name == "a##{b}"  # format-escaped: tmux expands it back to the name
-    keys = encode_arguments(
-        execute.SendKeysArgs(pane_id="%1", keys=[execute.KeyName("C-c"), execute.KeyName("Enter")])
-    )
+    text = TextPart(text="a\tb")
+    keys = encode_arguments(execute.SendKeysArgs(pane_id="%1", keys=["C-c", text, "q", "Enter"]))
     sent: list[object] = list(keys.keys)
-    assert [type(k) for k in sent] == [str, str]  # plain key names, not the enum
-    assert sent == ["C-c", "Enter"]
+    assert sent == ["C-c", text, "q", "Enter"]  # keys and text parts, in order
     pane = encode_arguments(resources.PaneResourceArgs(n="7"))
     assert pane.n == "%7"
 
@@ -136,8 +135,9 @@ def test_the_real_encoders_hand_the_handler_what_the_sink_needs() -> None:
         (inspect.ListPanesArgs(pane_id="%1\n"), "pane_id"),
         (manage.RenameArgs(session_id="$1", name="a\\b"), "name"),
         (manage.CreateSessionArgs(start_directory="relative/dir"), "start_directory"),
-        (execute.SendTextArgs(pane_id="%1", text="\x1b[2J"), "text"),
-        (execute.SendTextArgs(pane_id="%1", text="x", enter=1), "enter"),  # type: ignore[arg-type]
+        (execute.SendKeysArgs(pane_id="%1", keys=[TextPart(text="\x1b[2J")]), "keys"),
+        (execute.SendKeysArgs(pane_id="%1", keys=["Ctrl-C"]), "keys"),
+        (execute.SendKeysArgs(pane_id="%1", keys=["x"], bracketed_paste=1), "bracketed_paste"),  # type: ignore[arg-type]
         (execute.PasteBufferArgs(pane_id="%1", buffer="a\tb"), "buffer"),
         (manage.CreateSessionArgs(width=0), "width"),
         (capture.CapturePaneArgs(pane_id="%1", max_lines=10**9), "max_lines"),

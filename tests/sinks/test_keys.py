@@ -1,4 +1,4 @@
-"""``sinks.keys``: the closed key-name vocabulary.
+"""``sinks.keys``: the closed key vocabulary (names, and one printable character each).
 
 Research §4: without ``-l`` a word is looked up as a key name first, so only
 names from the vocabulary may reach that parser.
@@ -11,7 +11,9 @@ import pytest
 from tests.support import PrivateTmux
 from tmuxmcp.errors import UnsafeValue
 from tmuxmcp.sinks.keys import (
+    KEY_NAMES,
     KEY_VOCABULARY,
+    PRINTABLE_KEYS,
     encode_key_name,
 )
 
@@ -19,7 +21,28 @@ from tmuxmcp.sinks.keys import (
 
 
 @pytest.mark.parametrize(
-    "name", ["Enter", "Escape", "Tab", "BSpace", "Space", "Up", "DC", "F1", "F12", "C-c", "M-a"]
+    "name",
+    [
+        "Enter",
+        "Escape",
+        "Tab",
+        "BSpace",
+        "Space",
+        "Up",
+        "DC",
+        "F1",
+        "F12",
+        "C-c",
+        "M-a",
+        "a",
+        "q",
+        ":",
+        ";",
+        "-",
+        "^",
+        " ",
+        "~",
+    ],
 )
 def test_vocabulary_names_are_accepted(name: str) -> None:
     assert encode_key_name(name, "key") == name
@@ -43,7 +66,8 @@ def test_vocabulary_names_are_accepted(name: str) -> None:
         "F13",
         "F0",
         "S-Up",
-        "a",
+        "é",
+        "\t",
         "hello",
         "KP0",
         "MouseDown1Pane",
@@ -60,14 +84,19 @@ def test_anything_outside_the_vocabulary_is_refused(name: str) -> None:
 
 
 def test_vocabulary_size_and_shape() -> None:
-    assert len(KEY_VOCABULARY) == 16 + 12 + 26 + 36
+    """Names of more than one character, and (issue 28.4) every printable ASCII character."""
+    assert len(KEY_NAMES) == 16 + 12 + 26 + 36
+    assert KEY_NAMES | set(PRINTABLE_KEYS) == KEY_VOCABULARY
+    assert len(PRINTABLE_KEYS) == 95 and all(len(key) == 1 for key in PRINTABLE_KEYS)
     assert isinstance(KEY_VOCABULARY, frozenset)
-    for name in KEY_VOCABULARY:
+    for name in KEY_NAMES:
         assert name.isascii()
         assert name.isprintable()
         assert " " not in name
         assert not name.endswith(";")
         assert not name.startswith("-")
+    for key in PRINTABLE_KEYS:
+        assert key.isascii() and key.isprintable()
 
 
 def test_tmux_parses_every_vocabulary_name_as_a_key(private_tmux: PrivateTmux) -> None:
@@ -78,12 +107,12 @@ def test_tmux_parses_every_vocabulary_name_as_a_key(private_tmux: PrivateTmux) -
     """
     private_tmux.new_session("keys")
     argv: list[str] = []
-    for name in sorted(KEY_VOCABULARY):
+    for name in sorted(KEY_NAMES):
         argv += ["bind-key", "-T", "tmxvocab", name, "display-message", "x", ";"]
     private_tmux.bare(*argv[:-1])
     listed = private_tmux.bare("list-keys", "-T", "tmxvocab").stdout.splitlines()
     # C-i/Tab and C-m/Enter are one key each, so a few bindings coincide.
-    assert len(KEY_VOCABULARY) - 4 <= len(listed) <= len(KEY_VOCABULARY)
+    assert len(KEY_NAMES) - 4 <= len(listed) <= len(KEY_NAMES)
     # Negative control: a non-name is not a key, so the check above can fail.
     bad = private_tmux.bare("bind-key", "-T", "tmxvocab", "Enterr", "display", "x", check=False)
     assert bad.returncode != 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import termios
 
 import trio
 
@@ -43,66 +44,92 @@ async def _ready(tmux: PrivateTmux, pane: str) -> None:
     await _wait_file(os.path.join(tmux.directory, "ready"))
 
 
-async def test_send_text_arrives_byte_exact(private_tmux: PrivateTmux) -> None:
+async def test_keys_and_text_arrive_in_order_byte_exact(private_tmux: PrivateTmux) -> None:
+    """Issue 28.4: keys and text in one call, in order; text byte for byte (tabs too),
+    printable keys as their bytes (``;`` and ``-`` alone too); the buffers are gone."""
     sentinel = os.path.join(private_tmux.directory, "sentinel")
-    text = HOSTILE.replace("SENTINEL", sentinel)
-    expected = text.encode() + b"\r"
+    text = HOSTILE.replace("SENTINEL", sentinel) + "\tcol2"
+    keys = ["i", {"text": text}, "Escape", {"text": ":wq"}, "Enter", ";", "-", "q", " ", "Tab"]
+    expected = b"i" + text.encode() + b"\x1b:wq\r;-q \t"
     async with serve(private_tmux) as session:
         pane, out, done = _raw_reader(private_tmux, len(expected))
         await _ready(private_tmux, pane)
-        result = structured(
-            await session.call_tool("send_text", {"pane_id": pane, "text": text, "enter": True})
-        )
+        result = structured(await session.call_tool("send_keys", {"pane_id": pane, "keys": keys}))
         assert result["pane_id"] == pane
+        assert result["delivered"] == f"8 keys, {len(text.encode()) + 3} bytes of text"
         await _wait_file(done)
     assert _read(out) == expected
     assert not os.path.exists(sentinel)
     leftover = private_tmux.bare("list-buffers", "-F", "#{buffer_name}").stdout
-    assert "tmuxmcp-" not in leftover, "the paste buffer is deleted after use"
+    assert "tmuxmcp-" not in leftover, "the paste buffers are deleted after use"
 
 
 async def test_large_text_goes_through_a_buffer(private_tmux: PrivateTmux) -> None:
-    """Far over tmux's 16 KiB command limit, still exact."""
-    text = ("0123456789abcdef;#{x}é" * 6000)[:100_000]
-    expected = text.encode()
+    """Far over tmux's 16 KiB command limit, still exact, between keys and small text."""
+    text = ("0123456789abcdef;#{x}é\t" * 6000)[:100_000]
+    expected = b"<" + text.encode() + b"|small;\r" + text.encode() + b">"
+    parts = ["<", {"text": text}, "|", {"text": "small;"}, "Enter", {"text": text}, ">"]
     async with serve(private_tmux) as session:
         pane, out, done = _raw_reader(private_tmux, len(expected))
         await _ready(private_tmux, pane)
-        structured(await session.call_tool("send_text", {"pane_id": pane, "text": text}))
+        structured(await session.call_tool("send_keys", {"pane_id": pane, "keys": parts}))
         await _wait_file(done)
     assert _read(out) == expected
 
 
-async def test_text_in_copy_mode_is_not_read_as_bindings(private_tmux: PrivateTmux) -> None:
-    expected = b"q hello q\r"
+def _in_mode(tmux: PrivateTmux, pane: str) -> str:
+    return tmux.bare("display-message", "-p", "-t", pane, "#{pane_in_mode}").stdout.strip()
+
+
+async def test_text_in_copy_mode_is_refused_with_the_key_that_leaves_it(
+    private_tmux: PrivateTmux,
+) -> None:
+    """Issue 28.4: text would reach the program behind copy mode unseen (it did, as
+    send_text): refused, nothing sent, naming the key q; q sent as a key leaves the
+    mode in the same call, and the text after it arrives."""
+    expected = b"after q\r"
     async with serve(private_tmux) as session:
         pane, out, done = _raw_reader(private_tmux, len(expected))
         await _ready(private_tmux, pane)
         private_tmux.bare("copy-mode", "-t", pane)
-        assert (
-            private_tmux.bare("display-message", "-p", "-t", pane, "#{pane_in_mode}").stdout.strip()
-            == "1"
+        assert _in_mode(private_tmux, pane) == "1"
+        refused = await session.call_tool(
+            "send_keys", {"pane_id": pane, "keys": [{"text": "q hello q"}, "Enter"]}
         )
-        structured(
+        message = error_text(refused)
+        assert message.startswith("[pane-not-ready]"), message
+        assert "copy-mode" in message and "nothing was sent" in message, message
+        assert 'keys ["q"' in message, message
+        assert _in_mode(private_tmux, pane) == "1"
+        # Keys before the text are keys for the mode (Escape only clears a selection
+        # in vi mode): sent, and said so.
+        private_tmux.bare("set-option", "-w", "-t", pane, "mode-keys", "vi")
+        later = error_text(
             await session.call_tool(
-                "send_text", {"pane_id": pane, "text": "q hello q", "enter": True}
+                "send_keys", {"pane_id": pane, "keys": ["Escape", {"text": "x"}]}
             )
         )
+        assert "keys[1] (text) was refused and the 1 parts before it were sent" in later, later
+        sent = await session.call_tool(
+            "send_keys", {"pane_id": pane, "keys": ["q", {"text": "after q"}, "Enter"]}
+        )
+        assert not sent.is_error, error_text(sent)
+        assert _in_mode(private_tmux, pane) == "0"
         await _wait_file(done)
     assert _read(out) == expected
 
 
-async def test_control_characters_are_refused_with_a_pointer_to_send_keys(
+async def test_control_characters_in_text_are_refused_with_a_pointer_to_keys(
     private_tmux: PrivateTmux,
 ) -> None:
     async with serve(private_tmux) as session:
         pane = private_tmux.new_session("c")["pane_id"]
-        for text in ("cr\rreturn", "esc\x1b[31m", "tab\t", "del\x7f", "c1\x9b", "a\nb\r\n"):
+        for text in ("cr\rreturn", "esc\x1b[31m", "del\x7f", "c1\x9b", "a\nb\r\n"):
             message = error_text(
-                await session.call_tool("send_text", {"pane_id": pane, "text": text})
+                await session.call_tool("send_keys", {"pane_id": pane, "keys": [{"text": text}]})
             )
             assert message.startswith("[unsafe-value]")
-            assert "send_keys" in message
+            assert '["Escape"]' in message, message
 
 
 async def test_newlines_arrive_as_enter_in_one_paste(private_tmux: PrivateTmux) -> None:
@@ -113,7 +140,7 @@ async def test_newlines_arrive_as_enter_in_one_paste(private_tmux: PrivateTmux) 
         pane, out, done = _raw_reader(private_tmux, len(expected))
         await _ready(private_tmux, pane)
         result = await session.call_tool(
-            "send_text", {"pane_id": pane, "text": text, "enter": True}
+            "send_keys", {"pane_id": pane, "keys": [{"text": text}, "Enter"]}
         )
         assert not result.is_error, result.content
         assert "3 line breaks as Enter" in structured(result)["delivered"]
@@ -137,8 +164,8 @@ async def test_a_bracketed_multi_line_paste_keeps_its_lines_inside_the_brackets(
     async with serve(private_tmux) as session:
         pane = private_tmux.new_session("bp", "tmuxmcp", "sh", "-c", script)["pane_id"]
         await _ready(private_tmux, pane)
-        args = {"pane_id": pane, "text": text, "enter": True, "bracketed_paste": True}
-        result = await session.call_tool("send_text", args)
+        args = {"pane_id": pane, "keys": [{"text": text}, "Enter"], "bracketed_paste": True}
+        result = await session.call_tool("send_keys", args)
         assert not result.is_error, result.content
         await _wait_file(done)
     assert _read(out) == expected
@@ -153,11 +180,13 @@ async def test_a_multi_line_snippet_runs_in_a_python_repl(private_tmux: PrivateT
         )
         assert structured(first)["outcome"] == "matched"
         # The trailing newline ends the body; Enter gives the empty line that ends the block.
-        snippet = {"pane_id": pane, "text": "def f():\n    return 5\n", "enter": True}
-        defined = await session.call_tool("send_text", snippet)
+        snippet = {"pane_id": pane, "keys": [{"text": "def f():\n    return 5\n"}, "Enter"]}
+        defined = await session.call_tool("send_keys", snippet)
         assert not defined.is_error, defined.content
         sent = structured(
-            await session.call_tool("send_text", {"pane_id": pane, "text": "f()", "enter": True})
+            await session.call_tool(
+                "send_keys", {"pane_id": pane, "keys": [{"text": "f()"}, "Enter"]}
+            )
         )
         called = structured(
             await session.call_tool(
@@ -182,10 +211,56 @@ async def test_send_keys_sends_exactly_the_named_keys(private_tmux: PrivateTmux)
             await session.call_tool("send_keys", {"pane_id": pane, "keys": keys, "repeat": 2})
         )
         await _wait_file(done)
-        for bad in (["hello"], ["Enter;"], ["0x41"], []):
+        for bad in (["hello"], ["Enter;"], ["0x41"], ["é"], [{"txt": "a"}], [3], []):
             text = error_text(await session.call_tool("send_keys", {"pane_id": pane, "keys": bad}))
-            assert text.startswith("[invalid-arguments]")
+            assert text.startswith(("[invalid-arguments]", "[unsafe-value]")), text
     assert _read(out) == expected
+
+
+async def _wait_for_keys(tmux: PrivateTmux, pane: str, needle: str) -> None:
+    """Wait (deadline 15 s) until the pane shows ``needle`` and its terminal is out of
+    canonical mode: the program (vim, less) reads keys itself."""
+    tty = tmux.bare("display-message", "-p", "-t", pane, "#{pane_tty}").stdout.strip()
+    await tmux.wait_for_screen(pane, needle)
+    with trio.fail_after(15):
+        while True:
+            fd = os.open(tty, os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK)
+            try:
+                if not termios.tcgetattr(fd)[3] & termios.ICANON:
+                    return
+            finally:
+                os.close(fd)
+            await trio.sleep(0.02)
+
+
+async def test_vim_edits_and_saves_a_line_with_a_tab_in_one_call(
+    private_tmux: PrivateTmux,
+) -> None:
+    """Issue 28.4: i, a line with a tab, Escape, :wq, Enter: one send_keys call (it took
+    17 calls); the file holds the line, tab and all."""
+    path = os.path.join(private_tmux.directory, "edited.txt")
+    vim = ("vim", "-u", "NONE", "-N", "-n", "-i", "NONE", path)
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("vim", "tmuxmcp", *vim)["pane_id"]
+        await _wait_for_keys(private_tmux, pane, "~")
+        keys = ["i", {"text": "name\tvalue; #{x} é"}, "Escape", {"text": ":wq"}, "Enter"]
+        sent = await session.call_tool("send_keys", {"pane_id": pane, "keys": keys})
+        assert not sent.is_error, error_text(sent)
+        with trio.fail_after(15):
+            while not os.path.exists(path) or _read(path) != "name\tvalue; #{x} é\n".encode():
+                await trio.sleep(0.02)
+
+
+async def test_q_sent_as_a_key_leaves_less(private_tmux: PrivateTmux) -> None:
+    """Issue 28.4: a printable key is a key: q reaches the pager, which quits."""
+    done = os.path.join(private_tmux.directory, "done")
+    script = f"seq 1 500 | less; touch {done}; sleep 30"
+    async with serve(private_tmux) as session:
+        pane = private_tmux.new_session("less", "tmuxmcp", "sh", "-c", script)["pane_id"]
+        await _wait_for_keys(private_tmux, pane, "\n2\n")
+        sent = await session.call_tool("send_keys", {"pane_id": pane, "keys": ["q"]})
+        assert not sent.is_error, error_text(sent)
+        await _wait_file(done)
 
 
 async def test_paste_buffer(private_tmux: PrivateTmux) -> None:
@@ -197,6 +272,28 @@ async def test_paste_buffer(private_tmux: PrivateTmux) -> None:
         structured(await session.call_tool("paste_buffer", {"pane_id": pane, "buffer": "clip"}))
         await _wait_file(done)
         assert "clip" in private_tmux.bare("list-buffers", "-F", "#{buffer_name}").stdout
+    assert _read(out) == expected
+
+
+async def test_paste_buffer_in_copy_mode_is_refused_and_the_buffer_kept(
+    private_tmux: PrivateTmux,
+) -> None:
+    """Issue 28.4: a paste is text too; behind copy mode it would reach the program
+    unseen. Refused, naming the key q; after q, the same buffer pastes."""
+    expected = b"from buffer\r"
+    async with serve(private_tmux) as session:
+        pane, out, done = _raw_reader(private_tmux, len(expected))
+        await _ready(private_tmux, pane)
+        private_tmux.bare("set-buffer", "-b", "clip", "from buffer\n")
+        private_tmux.bare("copy-mode", "-t", pane)
+        args = {"pane_id": pane, "buffer": "clip"}
+        message = error_text(await session.call_tool("paste_buffer", args))
+        assert message.startswith("[pane-not-ready]"), message
+        assert "the paste was refused and nothing was sent" in message, message
+        assert 'send_keys keys ["q"' in message, message
+        structured(await session.call_tool("send_keys", {"pane_id": pane, "keys": ["q"]}))
+        structured(await session.call_tool("paste_buffer", args))
+        await _wait_file(done)
     assert _read(out) == expected
 
 
@@ -341,6 +438,11 @@ async def test_run_command_refuses_panes_not_at_a_shell(private_tmux: PrivateTmu
             await session.call_tool("run_command", {"pane_id": shell, "command": "ls"})
         )
         assert "copy or view mode" in text
+        # Issue 28.4: the hint names what send_keys takes; followed, it leaves the mode.
+        assert 'send_keys keys ["q"]' in text, text
+        left = await session.call_tool("send_keys", {"pane_id": shell, "keys": ["q"]})
+        assert not left.is_error, error_text(left)
+        assert _in_mode(private_tmux, shell) == "0"
         # A tab is a command's own text now (issue 22.1); a carriage return is not.
         for bad in ("", "echo\x1b[2J", "a\rb"):
             text = error_text(
@@ -363,7 +465,7 @@ async def test_audit_log_has_one_redacted_line_per_call(private_tmux: PrivateTmu
     secret = "hunter2-SECRET-payload"
     async with serve(private_tmux, "--audit-log", log) as session:
         pane = private_tmux.new_session("a")["pane_id"]
-        await session.call_tool("send_text", {"pane_id": pane, "text": secret})
+        await session.call_tool("send_keys", {"pane_id": pane, "keys": [{"text": secret}]})
         await session.call_tool("run_command", {"pane_id": pane, "command": f"echo {secret}"})
         await session.call_tool("send_keys", {"pane_id": pane, "keys": ["C-u"]})
         await session.call_tool("capture_pane", {"pane_id": "bad id"})
@@ -371,7 +473,7 @@ async def test_audit_log_has_one_redacted_line_per_call(private_tmux: PrivateTmu
         raw = f.read()
     lines = [json.loads(line) for line in raw.splitlines()]
     assert [entry["tool"] for entry in lines] == [
-        "send_text",
+        "send_keys",
         "run_command",
         "send_keys",
         "capture_pane",
@@ -379,10 +481,10 @@ async def test_audit_log_has_one_redacted_line_per_call(private_tmux: PrivateTmu
     assert secret not in raw
     assert "C-u" not in raw
     assert lines[0]["arguments"]["pane_id"] == pane
-    assert lines[0]["arguments"]["text"] == {
+    assert lines[0]["arguments"]["keys"] == {
         "redacted": True,
-        "length": len(secret),
-        "hmac": lines[0]["arguments"]["text"]["hmac"],
+        "length": lines[0]["arguments"]["keys"]["length"],
+        "hmac": lines[0]["arguments"]["keys"]["hmac"],
     }
     assert lines[0]["outcome"] == "ok"
     assert lines[3]["outcome"] == "invalid-arguments"

@@ -105,28 +105,67 @@ def _frame_and_screen(call: FakeCall) -> Reply:
 
 
 async def test_text_for_a_pane_travels_on_stdin_never_in_argv(fake: FakeTmux) -> None:
-    """send_text (execute): the cursor is read, the text loaded into a fresh buffer from
-    the client's stdin and pasted, all in one invocation; no argv word holds the text
-    (CM-6)."""
+    """send_keys' text (execute): the cursor is read, the text too long for argv loaded
+    into a fresh buffer from the client's stdin and pasted, all in one invocation; no
+    argv word holds the text (CM-6)."""
     served = fake_runtime(fake)
-    text = "echo $HOME; rm -rf x"
+    text = "echo $HOME; rm -rf x " * 700  # past what set-buffer may carry in argv
     fake.expect(
         *words("display-message -p -t %1 --"),
         ANY,
-        *words("; capture-pane -p -t %1 -S -2 ; load-buffer -b"),
+        *words("; capture-pane -p -t %1 -S -2 ; show-options -s -v -t %1 --"),
+        ANY,
+        *words("; load-buffer -b"),
         ANY,
         *words("-- - ; paste-buffer -d -r -b"),
         ANY,
         *words("-t %1"),
-        answer=_frame_and_screen,
+        answer=_guarded_frame_and_screen,
     )
-    called = await call_tool(fake, served, "send_text", {"pane_id": "%1", "text": text})
+    called = await call_tool(fake, served, "send_keys", {"pane_id": "%1", "keys": [{"text": text}]})
     (call,) = fake.calls
     assert call.stdin == text.encode()
     assert not any("HOME" in word for word in call.argv)
-    loaded, pasted = call.words[16], call.words[24]
+    loaded, pasted = call.words[24], call.words[32]
     assert loaded == pasted and loaded.startswith("tmuxmcp-")
-    assert called.ok()["delivered"] == f"{len(text)} bytes"
+    assert called.ok()["delivered"] == f"0 keys, {len(text)} bytes of text"
+
+
+def _guarded_frame_and_screen(call: FakeCall) -> Reply:
+    """A cursor read, then the mode guard that passed: it prints the marker's value."""
+    framed = _frame_and_screen(call)
+    return Reply(stdout=framed.stdout + "marker value\n")
+
+
+async def test_keys_and_text_for_an_editor_are_one_invocation(fake: FakeTmux) -> None:
+    """Issue 28.4: i, a line with a tab, Escape, :wq, Enter: the cursor read, the keys,
+    one mode guard before the first text, the short texts stored by set-buffer and
+    pasted, in order, in one tmux invocation; the cursor is read before any of it."""
+    served = fake_runtime(fake)
+    fake.expect(
+        *words("display-message -p -t %1 --"),
+        ANY,
+        *words("; capture-pane -p -t %1 -S -2 ; send-keys -t %1 -- i"),
+        *words("; show-options -s -v -t %1 --"),
+        ANY,
+        *words("; set-buffer -b"),
+        ANY,
+        "--",
+        "name\tvalue",
+        *words("; paste-buffer -d -r -b"),
+        ANY,
+        *words("-t %1 ; send-keys -t %1 -- Escape ; set-buffer -b"),
+        ANY,
+        *words("-- :wq ; paste-buffer -d -r -b"),
+        ANY,
+        *words("-t %1 ; send-keys -t %1 -- Enter"),
+        answer=_guarded_frame_and_screen,
+    )
+    keys = ["i", {"text": "name\tvalue"}, "Escape", {"text": ":wq"}, "Enter"]
+    called = await call_tool(fake, served, "send_keys", {"pane_id": "%1", "keys": keys})
+    assert len(fake.calls) == 1
+    assert called.ok()["delivered"] == "3 keys, 13 bytes of text"
+    assert called.ok()["cursor"]
 
 
 async def test_a_teardown_of_the_window_holding_tmuxmcp_is_refused_and_nothing_is_killed(

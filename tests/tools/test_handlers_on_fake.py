@@ -341,7 +341,10 @@ async def test_send_keys_reads_the_cursor_and_sends_in_one_invocation(fake: Fake
 
 async def test_paste_buffer_pastes_the_named_buffer(fake: FakeTmux) -> None:
     served = fake_runtime(fake)
-    fake.expect(*words("paste-buffer -b buffer0 -t %3"))
+    # The mode guard (one show-options that fails in a tmux mode) stands before the paste.
+    fake.expect(
+        *words("show-options -s -v -t %3 --"), ANY, *words("; paste-buffer -b buffer0 -t %3")
+    )
     pasted = (
         await call_tool(fake, served, "paste_buffer", {"pane_id": "%3", "buffer": "buffer0"})
     ).ok()

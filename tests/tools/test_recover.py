@@ -104,7 +104,7 @@ PLANS = [
     ("shell-ready", "bash", False, [], False),
     ("dead", None, False, [], False),
     ("awaiting-keys", "python3.11", False, [("C-c",), ("C-d",)], True),
-    ("awaiting-keys", "vim.basic", False, [("Escape", ":q!", "Enter")], True),
+    ("awaiting-keys", "vim.basic", False, [("Escape", ":", "q", "!", "Enter")], True),
     ("awaiting-keys", "nano", False, [("C-x",), ("n",)], True),
     ("awaiting-keys", "htop", False, [("C-c",), ("C-\\",)], True),
     # A REPL's executable running a script is a running command: signals, not C-d.
@@ -321,7 +321,7 @@ async def test_vim_named_by_end_pid_quits_without_saving(private_tmux: PrivateTm
         private_tmux.bare("send-keys", "-t", pane, "i", "thrown away")
         await private_tmux.wait_for_screen(pane, "thrown away")
         result = await _recover(session, pane, end_pid=state["foreground_pid"])
-        assert _sent(result) == [["Escape", ":q!", "Enter"]]
+        assert _sent(result) == [["Escape", ":", "q", "!", "Enter"]]
         assert not os.path.exists(path)
         await _shell_runs(private_tmux, pane)
 

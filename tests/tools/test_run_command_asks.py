@@ -57,7 +57,7 @@ async def test_a_yes_no_question_returns_and_the_answer_finishes_the_run(
         ), asked
         assert "Continue? [Y/n]" in asked["prompt"]
         assert asked["exit_status"] is None
-        await session.call_tool("send_text", {"pane_id": pane, "text": "y", "enter": True})
+        await session.call_tool("send_keys", {"pane_id": pane, "keys": [{"text": "y"}, "Enter"]})
         done = await _wait(session, pane, asked["run_id"])
         assert (done["completed"], done["exit_status"], done["waiting_for"]) == (True, 0, None)
         assert "answer:y" in done["output"]
@@ -86,7 +86,9 @@ async def test_a_password_prompt_is_a_secret_and_resumes_after_the_answer(
         assert attach.startswith("tmux -S ") and attach.endswith(f" attach -t {pane}"), attach
         socket = private_tmux.bare("display-message", "-p", "#{socket_path}").stdout.strip()
         assert socket in attach
-        await session.call_tool("send_text", {"pane_id": pane, "text": "hunter2", "enter": True})
+        await session.call_tool(
+            "send_keys", {"pane_id": pane, "keys": [{"text": "hunter2"}, "Enter"]}
+        )
         done = await _wait(session, pane, asked["run_id"])
         assert (done["completed"], done["exit_status"]) == (True, 0), done
         assert "length 7" in done["output"]

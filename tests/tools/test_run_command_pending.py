@@ -4,7 +4,7 @@ Issue 22 item 5: a program that asks the terminal something (the cursor
 position, the device attributes, the background colour) and does not read
 the answer leaves tmux's reply in the pane's input; the next run found it
 typed ahead of its line (``1R`` after ``\\033[6n``) and was refused as an
-"unclosed quote". Text a person (or ``send_text``) left at the prompt is not
+"unclosed quote". Text a person (or ``send_keys``' text) left at the prompt is not
 tmuxmcp's to destroy: the run is refused, saying what is pending and how to
 clear it. Every command runs in the pane's own shell only (CM-6).
 """
@@ -77,13 +77,13 @@ async def _typed_at_prompt(tmux: PrivateTmux, pane: str, text: str) -> None:
             await trio.sleep(0.02)
 
 
-@pytest.mark.parametrize("how", ["a-client", "send_text"])
+@pytest.mark.parametrize("how", ["a-client", "send_keys"])
 @pytest.mark.parametrize("shell", sorted(SHELLS))
 async def test_text_typed_at_the_prompt_is_refused_and_kept(
     private_tmux: PrivateTmux, shell: str, how: str, tmp_path: Path
 ) -> None:
-    """A line half-typed at the prompt (by a person's keys, or by send_text without
-    Enter) had the run's line typed after it: refused as an "unclosed quote" (a
+    """A line half-typed at the prompt (by a person's keys, or by send_keys' text
+    without Enter) had the run's line typed after it: refused as an "unclosed quote" (a
     misleading diagnosis), or worse, run as one line with it. Now refused before
     typing, naming the text and how to clear it; the text stays, nothing runs."""
     ran = tmp_path / "ran"
@@ -95,7 +95,7 @@ async def test_text_typed_at_the_prompt_is_refused_and_kept(
         if how == "a-client":
             private_tmux.bare("send-keys", "-t", pane, "-l", half)
         else:
-            sent = await session.call_tool("send_text", {"pane_id": pane, "text": half})
+            sent = await session.call_tool("send_keys", {"pane_id": pane, "keys": [{"text": half}]})
             assert not sent.is_error, error_text(sent)
         await _typed_at_prompt(private_tmux, pane, half)
         refused = await session.call_tool(

@@ -201,7 +201,7 @@ def test_a_forged_far_away_mark_is_not_searched_for_row_by_row() -> None:
 
 
 def test_a_cursor_carries_no_terminal_text_and_no_testable_hash_of_it() -> None:
-    """send_text and send_keys declare metadata outputs: their cursors must not leak rows."""
+    """send_keys declares metadata outputs: their cursors must not leak rows."""
     import base64
     import hashlib
 

@@ -63,7 +63,9 @@ def _since(pane: str, pattern: str, cursor: str, timeout: float) -> dict[str, An
 
 
 async def _send(session: ClientSession, pane: str, text: str) -> str:
-    sent = structured(await session.call_tool("send_text", {"pane_id": pane, "text": text}))
+    sent = structured(
+        await session.call_tool("send_keys", {"pane_id": pane, "keys": [{"text": text}]})
+    )
     cursor: str = sent["cursor"]
     return cursor
 

@@ -617,7 +617,7 @@ async def test_output_that_appeared_before_the_wait_matches_since_the_send_curso
         await _ready(private_tmux, pane)
         sent = structured(
             await session.call_tool(
-                "send_text", {"pane_id": pane, "text": "echo RACE_$((6*7))", "enter": True}
+                "send_keys", {"pane_id": pane, "keys": [{"text": "echo RACE_$((6*7))"}, "Enter"]}
             )
         )
         await _shows(private_tmux, pane, "RACE_42\n")  # done before the wait starts
@@ -655,7 +655,7 @@ async def test_the_repl_loop_passes_twenty_times_in_a_row(private_tmux: PrivateT
         for round_ in range(20):
             sent = structured(
                 await session.call_tool(
-                    "send_text", {"pane_id": pane, "text": "6*7", "enter": True}
+                    "send_keys", {"pane_id": pane, "keys": [{"text": "6*7"}, "Enter"]}
                 )
             )
             answer = structured(

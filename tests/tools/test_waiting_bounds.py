@@ -31,8 +31,11 @@ async def test_a_since_cursor_before_a_wide_burst_reads_a_bounded_window(
     async with serve(private_tmux, "--tmux", byte_counter.wrapper) as session:
         sent = structured(
             await session.call_tool(
-                "send_text",
-                {"pane_id": pane, "text": f"clear; {fill_rows()}; echo DO''NE", "enter": True},
+                "send_keys",
+                {
+                    "pane_id": pane,
+                    "keys": [{"text": f"clear; {fill_rows()}; echo DO''NE"}, "Enter"],
+                },
             )
         )
         await private_tmux.wait_for_screen(pane, "\nDONE\n")
@@ -65,8 +68,8 @@ async def test_a_since_cursor_finds_the_first_row_of_a_long_burst_across_windows
     async with serve(private_tmux, "--tmux", byte_counter.wrapper) as session:
         sent = structured(
             await session.call_tool(
-                "send_text",
-                {"pane_id": pane, "text": "clear; seq 1 20000; echo DO''NE", "enter": True},
+                "send_keys",
+                {"pane_id": pane, "keys": [{"text": "clear; seq 1 20000; echo DO''NE"}, "Enter"]},
             )
         )
         await private_tmux.wait_for_screen(pane, "\nDONE\n")

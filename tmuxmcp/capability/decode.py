@@ -13,8 +13,8 @@ type, never written per tool:
   example (``$3``), an integer range, a closed list, a length;
 * it adds a suggestion where one is obvious: ``0`` for a pane id is ``%0``, a
   window id given for a pane id is named as such, a name where an id is
-  expected gets the tool that lists the ids, a key spelled ``Ctrl-C`` gets
-  ``C-c`` (``sinks.keys.suggest_key``, derived from the key vocabulary);
+  expected gets the tool that lists the ids (a key spelled ``Ctrl-C`` gets
+  ``C-c`` from its encoder, ``sinks.keys.key_advice``);
 * the location follows in parentheses (``(at `$.keys[1]`)``), a path built
   from the declared fields and list indexes, never caller text.
 
@@ -27,6 +27,7 @@ location. A refusal by an argument Struct's own cross-field rule
 
 from __future__ import annotations
 
+import json
 import re
 from enum import Enum
 from typing import Any
@@ -48,7 +49,6 @@ from tmuxmcp.capability.diagnose import (
     struct_info,
 )
 from tmuxmcp.errors import ArgumentConflict, InvalidArguments
-from tmuxmcp.sinks.keys import KEY_VOCABULARY, suggest_key
 from tmuxmcp.sinks.target import ID_PATTERNS, ID_PREFIX, IdKind
 
 _KIND_BY_PATTERN = {pattern: kind for kind, pattern in ID_PATTERNS.items()}
@@ -209,6 +209,13 @@ def _looks_like(t: mi.Type) -> str:
         return f"a list of {_looks_like(inner.item_type).removeprefix('a ').removeprefix('an ')}"
     if isinstance(inner, mi.UnionType):
         return " or ".join(_looks_like(u) for u in inner.types)
+    return _object_looks(inner)
+
+
+def _object_looks(inner: mi.Type) -> str:
+    if isinstance(inner, mi.StructType):
+        shown = {field.encode_name: "…" for field in inner.fields}
+        return "an object " + json.dumps(shown, ensure_ascii=False)
     return "a value as the input schema describes"
 
 
@@ -224,8 +231,6 @@ def _scalar_looks(inner: mi.Type, c: dict[str, Any]) -> str | None:
 
 
 def _closed_looks(values: list[str]) -> str:
-    if set(values) == KEY_VOCABULARY:
-        return "a key name such as `Enter`, `C-c`, `Escape`, `Up` or `F1`"
     shown = ", ".join(f"`{v}`" for v in values[:_MAX_LISTED])
     more = f" and {len(values) - _MAX_LISTED} more" if len(values) > _MAX_LISTED else ""
     return f"one of {shown}{more}"
@@ -271,9 +276,6 @@ def _suggestion(t: mi.Type, value: Any) -> str | None:
         return _id_suggestion(kind, value)
     values = closed_values(t)
     if values is not None and isinstance(value, str):
-        if set(values) == KEY_VOCABULARY:
-            key = suggest_key(value)
-            return f"did you mean `{key}`?" if key else "send free text with send_text"
         folded = {v.lower().replace("_", "-"): v for v in values}
         match = folded.get(value.strip().lower().replace("_", "-"))
         return f"did you mean `{match}`?" if match else None

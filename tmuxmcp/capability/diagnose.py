@@ -149,6 +149,7 @@ _KIND_OF_TYPE: dict[type[mi.Type], JsonKind] = {
     mi.FloatType: "a number",
     mi.StrType: "a string",
     mi.ListType: "a list",
+    mi.StructType: "an object",
 }
 
 
@@ -245,6 +246,19 @@ def _check_list(t: Any, value: list[Any], path: str) -> Problem | None:
     return None
 
 
+def _check_object(t: Any, value: dict[str, Any], path: str) -> Problem | None:
+    """An object inside a parameter (a ``send_keys`` text part): its keys are exactly
+    the declared fields' and each value checks; any problem is the object's own."""
+    fields = {f.encode_name: f for f in t.fields}
+    required = {name for name, f in fields.items() if f.required}
+    if not set(value) <= set(fields) or not required <= set(value):
+        return NotAccepted(path=path, declared=t)
+    for name, item in value.items():
+        if check(fields[name].type, item, path) is not None:
+            return NotAccepted(path=path, declared=t)
+    return None
+
+
 _WITHIN_KIND: dict[type[mi.Type], Callable[[Any, Any, str], Problem | None]] = {
     mi.IntType: _check_bounds,
     mi.FloatType: _check_bounds,
@@ -252,5 +266,6 @@ _WITHIN_KIND: dict[type[mi.Type], Callable[[Any, Any, str], Problem | None]] = {
     mi.ListType: _check_list,
     mi.EnumType: _check_closed,
     mi.LiteralType: _check_closed,
+    mi.StructType: _check_object,
 }
 """The checks inside a value of the right JSON kind, by declared type."""

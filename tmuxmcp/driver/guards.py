@@ -4,13 +4,16 @@ A guard is a ``show-options`` whose option name is a format tmux expands in
 the very invocation that acts: to an option that exists while its condition
 holds, and to a ``Refusal`` name otherwise. No option has that name, so
 ``show-options`` fails ("invalid option: <name>") and tmux drops the rest of
-the command list; nothing after the guard runs. tmuxmcp has five guards,
+the command list; nothing after the guard runs. tmuxmcp has six guards,
 all told apart here and all but the last built here:
 
 * the **gate** of every call (``driver.client.gate_name``): the bound server,
   its aliases and hooks (``SERVER_REPLACED``, ``ALIAS_CHANGED``, ``HOOK_SET``);
 * the **typing guard** of ``run_command`` (``guard_name`` below): the pane is
   still what readiness saw, its cursor where the prompt ends (``PANE_CHANGED``);
+* the **mode guard** of ``send_keys``' text (``mode_guard_name`` below,
+  ``tools.keystrokes``): the pane is in no tmux mode, so a paste cannot land
+  in the program behind a mode the screen shows (``PANE_IN_MODE``);
 * the **zoom guard** of ``kill_session`` on tmux 3.4 (``tools.teardown``): no
   window of the session is zoomed (``WINDOW_ZOOMED``);
 * the **geometry guard** of a capture into history (``geometry_guard_name``
@@ -65,6 +68,7 @@ class Refusal(StrEnum):
     ALIAS_CHANGED = "tmuxmcp-alias-changed"
     HOOK_SET = "tmuxmcp-hook-set"
     PANE_CHANGED = "tmuxmcp-pane-changed"
+    PANE_IN_MODE = "tmuxmcp-pane-in-mode"
     WINDOW_ZOOMED = "tmuxmcp-window-zoomed"
     GEOMETRY_CHANGED = "tmuxmcp-geometry-changed"
     SERVER_IN_USE = "tmuxmcp-server-in-use"
@@ -150,6 +154,21 @@ def guard_name(
         seen += ".#{cursor_x}"
         want += f".{int(cursor_x)}"
     return choose(f"#{{==:{seen},{want}}}", marker, Refusal.PANE_CHANGED)
+
+
+def mode_guard_name(marker: str, pane: str) -> str:
+    """The mode guard: a ``show-options`` option name that is ``Refusal.PANE_IN_MODE``
+    while ``pane`` is in a tmux mode (``pane_in_mode`` 1), otherwise ``marker`` (Rule 3:
+    an id and constants). Expanded by tmux in the pane's context (``show-options -t
+    pane``) at its place in the invocation, so it sees what the keys before it did (a
+    ``q`` that left copy mode; claim ``key-printable``). An unknown pane expands to
+    empty fields and passes: the command after it that names the pane fails there,
+    as ``object-not-found``, rather than as a mode the pane cannot be in."""
+    if not _PANE_ID.fullmatch(pane) or not marker.startswith("@tmuxmcp_"):
+        raise ValueError("mode_guard_name takes a pane id and tmuxmcp's marker option")
+    return refuse_if(
+        f"#{{==:#{{pane_id}}.#{{pane_in_mode}},{pane}.1}}", Refusal.PANE_IN_MODE, marker
+    )
 
 
 def geometry_guard_name(marker: str, pane: str, width: int, height: int) -> str:

@@ -53,8 +53,6 @@ class Encoding(StrEnum):
     """``format-escape`` plus ``%`` doubled, where strftime runs before expansion."""
     ARGV_ONLY = "argv-only"
     """Only the argv-layer rules (trailing ``;``, ``--``) apply."""
-    KEY_VOCABULARY = "key-vocabulary"
-    """Drawn from a closed list of key names; free text never reaches the key parser."""
     SHELL_QUOTE = "shell-quote"
     """Quoted for a POSIX shell running in a pane."""
     NAME_RULE = "name-rule+format-escape"
@@ -64,10 +62,11 @@ class Encoding(StrEnum):
     the host, ``driver.host``), then format-escaped."""
     CLOSED_VOCABULARY = "closed-vocabulary"
     """One of a fixed list of values defined by tmuxmcp."""
-    PASTE_BUFFER = "paste-buffer"
-    """Sent on stdin to ``load-buffer -`` and written to the pane by ``paste-buffer``:
-    raw bytes to the program, no key-name parsing, no mode key bindings, no argv
-    size limit; control characters are refused."""
+    KEYS_OR_TEXT = "keys-or-text"
+    """Each item a key from a closed list (names, or one printable character), sent by
+    ``send-keys``; or ``{"text"}``, stored in a paste buffer and written to the pane by
+    ``paste-buffer``: no key-name parsing, no mode key bindings, refused while the pane
+    is in a mode; control characters other than tab and newline are refused."""
     PANE_SHELL_TEXT = "pane-shell-text"
     """Typed verbatim into the pane's own shell (through a paste buffer) inside a
     generated wrapper; it is a command and does whatever it says."""

@@ -100,12 +100,15 @@ def _argv_text(value: str, rule: Rule) -> str:
     return encode_literal(value, rule.param)
 
 
-def _key(value: Any, rule: Rule) -> str:
-    return encode_key_name(value.value if isinstance(value, Enum) else value, rule.param)
-
-
-def _paste_text(value: str, rule: Rule) -> str:
-    encode_text(value, rule.param, newlines=True)  # refuses what cannot be pasted as text
+def _key_or_text(value: Any, rule: Rule) -> Any:
+    """A key name (``sinks.keys``), or a text part (an object with ``text``) for a paste."""
+    if isinstance(value, str | Enum):
+        return encode_key_name(value.value if isinstance(value, Enum) else value, rule.param)
+    text = getattr(value, "text", None)
+    if not isinstance(text, str):
+        raise UnsafeValue(f'`{rule.param}` items are key names or {{"text": ...}} objects')
+    # Refuses what cannot be pasted as text; the part itself goes on unchanged.
+    encode_text(text, rule.param, newlines=True, tabs=True)
     return value
 
 
@@ -117,12 +120,11 @@ ENCODERS: Mapping[Encoding, Encoder] = {
     Encoding.FORMAT_ESCAPE: lambda value, rule: encode_format(value, rule.param),
     Encoding.FORMAT_TIME_ESCAPE: lambda value, rule: encode_time_format(value, rule.param),
     Encoding.ARGV_ONLY: _argv_text,
-    Encoding.KEY_VOCABULARY: _key,
     Encoding.SHELL_QUOTE: lambda value, rule: quote_word(value, rule.param),
     Encoding.NAME_RULE: _name,
     Encoding.DIRECTORY: lambda value, rule: encode_directory(value, rule.param),
     Encoding.CLOSED_VOCABULARY: _unchanged,  # the decoder confined it to a Literal
-    Encoding.PASTE_BUFFER: _paste_text,
+    Encoding.KEYS_OR_TEXT: _key_or_text,
     Encoding.PANE_SHELL_TEXT: lambda value, rule: encode_command(value, rule.param),
 }
 

@@ -7,10 +7,22 @@ With ``-l`` the text is split into UTF-8 characters, each injected as a key;
 bytes reach the program exactly unless the pane is in a mode (copy or view
 mode), where every character is a mode key binding that can run commands.
 
+A word of one printable ASCII character (`` `` to ``~``) is that character's
+key (key-string.c ``key_string_lookup_string``: a one-byte string of 32 or
+more is its own key code; ``^`` needs a second character to mean Ctrl, and a
+modifier needs its ``-`` and a key after it). Sent to a pane in a mode, it is
+that mode's binding (``q`` leaves copy mode), run before the next command of
+the same invocation (``key_bindings_dispatch`` inserts it right after
+send-keys). Two words need the argv layer: ``;`` alone would end the command,
+so ``driver.argv`` escapes it (Rule 1 there), and ``-`` alone follows
+``--``. Claim ``key-printable`` proves each one arrives as its byte and that
+``q`` has left copy mode for the command after it (``tmuxmcp verify``).
+
 Rules:
-* Key names come only from the closed vocabulary below, never from free text.
-* Literal text never goes through ``send-keys``: ``send_text`` and
-  ``run_command`` deliver it through a tmux buffer (see ``sinks.text``).
+* Key names come only from the closed vocabulary below, never from free text:
+  a name from the table, or one printable ASCII character.
+* Literal text never goes through ``send-keys``: ``send_keys``' text parts
+  and ``run_command`` deliver it through a tmux buffer (see ``sinks.text``).
 """
 
 from __future__ import annotations
@@ -39,7 +51,13 @@ _FUNCTION = tuple(f"F{n}" for n in range(1, 13))
 _CONTROL = tuple(f"C-{c}" for c in "abcdefghijklmnopqrstuvwxyz")
 _META = tuple(f"M-{c}" for c in "abcdefghijklmnopqrstuvwxyz0123456789")
 
-KEY_VOCABULARY: frozenset[str] = frozenset(_NAMED + _FUNCTION + _CONTROL + _META)
+PRINTABLE_KEYS = tuple(chr(code) for code in range(0x20, 0x7F))
+"""One printable ASCII character each, space to ``~``: a key press of that character."""
+
+KEY_NAMES: frozenset[str] = frozenset(_NAMED + _FUNCTION + _CONTROL + _META)
+"""The named keys (``Enter``, ``C-c``, ...): tmux key names, claim ``key-names``."""
+
+KEY_VOCABULARY: frozenset[str] = KEY_NAMES | frozenset(PRINTABLE_KEYS)
 
 # tmux rejects a command whose packed argv exceeds 16364 bytes (client.c,
 # MAX_IMSGSIZE); keep a margin for the command name, flags and target.
@@ -76,7 +94,7 @@ def suggest_key(value: str) -> str | None:
     member of ``KEY_VOCABULARY``.
     """
     text = value.strip()
-    folded = {key.lower(): key for key in KEY_VOCABULARY}
+    folded = {key.lower(): key for key in KEY_NAMES}
     if text.lower() in folded:
         return folded[text.lower()]
     lowered = text.lower()
@@ -95,7 +113,23 @@ def suggest_key(value: str) -> str | None:
 
 
 def encode_key_name(value: str, param: str) -> str:
-    """Return ``value`` if it is in the key vocabulary, else raise."""
+    """Return ``value`` if it is in the key vocabulary, else raise saying what to send."""
     if value not in KEY_VOCABULARY:
-        raise UnsafeValue(f"`{param}` must be a key name from the documented vocabulary")
+        raise UnsafeValue(f"`{param}` {key_advice(value)}")
     return value
+
+
+def key_advice(value: str) -> str:
+    """Why ``value`` is no key, and what to send instead (for an error message)."""
+    key = suggest_key(value)
+    if key is not None:
+        return f"is not a key name; did you mean `{key}`?"
+    if len(value) == 1:
+        return (
+            "is a character that is no key here (keys are printable ASCII or names); "
+            'send it as text: {"text": "…"}'
+        )
+    return (
+        "is not a key name (Enter, Escape, Tab, C-c, M-x, F1, Up, or one printable "
+        'character); send text as {"text": "…"}'
+    )

@@ -1,18 +1,26 @@
-"""Text for pane programs: what ``send_text`` and ``run_command`` deliver.
+"""Text for pane programs: what ``send_keys``' text parts and ``run_command`` deliver.
 
 Delivery path (research/tmux-sinks.md §4, "arbitrary text, safe path"): the
 text goes on stdin to ``load-buffer -b <unique> -`` and is written to the pane
-by ``paste-buffer -d -r``. That path has no argv size limit, never reaches the
-key-name parser, and skips mode key tables: a pane in copy or view mode does
-not read the text as key bindings (the program underneath receives it).
+by ``paste-buffer -d -r`` (a short text of ``send_keys`` may be stored by
+``set-buffer`` in argv instead, byte for byte; ``tools.keystrokes`` Rule 3).
+That path has no argv size limit, never reaches the key-name parser, and
+skips mode key tables: a pane in copy or view mode does not read the text as
+key bindings, the program underneath receives it unseen, which is why
+``send_keys`` refuses text while the pane is in a mode (``tools.keystrokes``
+Rule 2).
 
 What can never be made safe here, and is refused:
-* control characters (C0 such as ESC, TAB and CR; DEL; C1): they are keys,
-  not text. ESC could close a bracketed paste early on tmux <= 3.6, and tmux
-  >= 3.7 rewrites controls in pastes. Send them with ``send_keys``;
+* control characters (C0 such as ESC and CR; DEL; C1) other than TAB and LF:
+  they are keys, not text. ESC could close a bracketed paste early on tmux
+  <= 3.6, and tmux >= 3.7 rewrites controls in pastes (``VIS_SAFE``, which
+  leaves TAB alone). Send them as keys (``send_keys``' key parts);
 * NUL and lone surrogates (not text at all).
 
-Line breaks. ``send_text`` accepts LF (``newlines=True``) and pastes without
+Tabs. ``send_keys``' text parts accept TAB (``tabs=True``): it is pasted as
+it is, a tab in an editor's buffer or a TSV line (claim ``paste-exact``).
+
+Line breaks. ``send_keys``' text accepts LF (``newlines=True``) and pastes without
 ``-r``: tmux's paste-buffer then replaces each LF with its separator, CR, the
 byte the Enter key sends, so each line break arrives as Enter within the
 one paste (inside the brackets when bracketed paste is asked for and the
@@ -44,18 +52,18 @@ def _controls(value: str, allowed: str) -> list[str]:
     return [ch for ch in value if (ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F) and ch not in allowed]
 
 
-def encode_text(value: str, param: str, *, newlines: bool = False) -> bytes:
+def encode_text(value: str, param: str, *, newlines: bool = False, tabs: bool = False) -> bytes:
     """Validate text for a pane program; return the bytes to paste.
 
-    With ``newlines``, LF is allowed (the caller pastes it as CR, Enter).
+    With ``newlines``, LF is allowed (the caller pastes it as CR, Enter); with
+    ``tabs``, TAB is pasted as it is (a tab typed into an editor, TSV data).
     """
     require_argv_text(value, param)
-    found = _controls(value, "\n" if newlines else "")
+    found = _controls(value, ("\n" if newlines else "") + ("\t" if tabs else ""))
     if found:
-        keys = "Tab, Escape or a carriage return" if newlines else "Enter, Tab or Escape"
         raise UnsafeValue(
-            f"`{param}` contains control character U+{ord(found[0]):04X}; "
-            f"send keys such as {keys} with send_keys"
+            f"`{param}` text contains control character U+{ord(found[0]):04X}, which is a key, "
+            'not text: put the key\'s name between text parts, e.g. ["Escape"] or ["Enter"]'
         )
     data = value.encode("utf-8")
     if len(data) > MAX_TEXT_BYTES:

@@ -4,14 +4,16 @@ These tools carry real authority: whatever they deliver runs with the tmux
 user's authority (CM-7). They never start a host-side shell (CM-6): a command
 runs in the shell already running in the pane.
 
-* ``send_keys``: key names from a closed vocabulary only (``sinks.keys``).
-* ``send_text`` and ``paste_buffer``: written to the pane through a tmux paste
-  buffer (``sinks.text``), so the text never reaches the key-name parser or a
-  mode's key bindings, and has no argv size limit. send_text's newlines
-  arrive as Enter (CR), in the same paste.
-* ``send_keys`` and ``send_text`` read a cursor (``since``) in the same tmux
-  invocation, before the input, and return it: wait_for_text ``since`` that
-  cursor cannot miss a reply printed before the wait begins.
+* ``send_keys``: keys and text in one call, in order (issue 28.4): keys from
+  a closed vocabulary (names, or one printable character; ``sinks.keys``),
+  text written to the pane through a tmux paste buffer (``sinks.text``), so
+  it never reaches the key-name parser or a mode's key bindings; its
+  newlines arrive as Enter (CR), its tabs as tabs. Text is refused while the
+  pane is in a tmux mode, naming the key that leaves it (``keystrokes``).
+* ``paste_buffer``: a buffer written to the pane the same way.
+* ``send_keys`` reads a cursor (``since``) in the same tmux invocation,
+  before the input, and returns it: wait_for_text ``since`` that cursor
+  cannot miss a reply printed before the wait begins.
 * ``run_command``: see ``commands``; it shares the paste path.
 * ``respawn_pane``: restarts the pane's configured process; the
   self-teardown guard applies because the old process dies.
@@ -19,9 +21,7 @@ runs in the shell already running in the pane.
 
 from __future__ import annotations
 
-import secrets
-from enum import Enum
-from typing import Annotated, cast
+from typing import Annotated, NoReturn
 
 import msgspec
 from msgspec import Meta
@@ -30,49 +30,20 @@ from tmuxmcp.capability.arguments import Arguments, conflict
 from tmuxmcp.capability.environment import with_environment
 from tmuxmcp.capability.params import BufferName, PaneId, flag, sink
 from tmuxmcp.capability.results import Own, TmuxId
-from tmuxmcp.driver.argv import Command, cmd
+from tmuxmcp.driver.argv import cmd
+from tmuxmcp.driver.guards import GuardRefused, Refusal, guard, mode_guard_name
+from tmuxmcp.errors import PaneNotReady
 from tmuxmcp.sinks import Encoding, Sink
-from tmuxmcp.sinks.keys import KEY_VOCABULARY
 from tmuxmcp.sinks.target import IdKind
 from tmuxmcp.sinks.text import MAX_TEXT_BYTES
+from tmuxmcp.tools import keystrokes
 from tmuxmcp.tools.context import ToolContext
+from tmuxmcp.tools.keystrokes import Part, TextPart
 from tmuxmcp.tools.pane_reading import note_secret_input
 from tmuxmcp.tools.since import cursor_commands, cursor_from
 from tmuxmcp.tools.teardown import refuse_self_teardown
 
-KeyName = Enum("KeyName", {name: name for name in sorted(KEY_VOCABULARY)}, type=str)  # type: ignore[misc]
-"""The closed key vocabulary as a JSON-schema enum."""
-
 MAX_KEYS = 200
-
-
-def buffer_name() -> str:
-    """A paste-buffer name no other client will pick."""
-    return f"tmuxmcp-{secrets.token_hex(8)}"
-
-
-def paste_commands(
-    pane: str, *, bracketed: bool, enter: bool, name: str, lines: bool = False
-) -> list[Command]:
-    """Paste the buffer ``name`` (already loaded) into ``pane``, then maybe Enter.
-
-    ``-d`` deletes the buffer after pasting; ``-r`` keeps bytes as they are.
-    With ``lines``, ``-r`` is left out: tmux then replaces each LF with its
-    default separator, CR, which is what the Enter key sends, so every line
-    break arrives as Enter within the one paste (and inside the brackets of a
-    bracketed paste, as a terminal pastes copied lines).
-    Enter is a CR pasted on its own, outside any bracket, so it is a key press
-    for the program even after a bracketed paste, and never a mode binding.
-    """
-    flags = [*([] if lines else ["-r"]), *(["-p"] if bracketed else [])]
-    commands = [cmd("paste-buffer", "-d", *flags, b=name, t=pane)]
-    if enter:
-        cr = name + "-enter"
-        commands += [
-            cmd("set-buffer", b=cr, args=["\r"]),
-            cmd("paste-buffer", "-d", "-r", b=cr, t=pane),
-        ]
-    return commands
 
 
 class Delivered(msgspec.Struct, frozen=True, kw_only=True):
@@ -107,12 +78,17 @@ class SendKeysArgs(Arguments):
 
     pane_id: PaneId
     keys: Annotated[
-        list[KeyName],
+        list[Part],
         Meta(
             min_length=1,
             max_length=MAX_KEYS,
-            description=("Key names, sent in order."),
-            extra=sink(Sink.KEYS, Encoding.KEY_VOCABULARY),
+            description=(
+                "In order. A string is one key: a name (Enter, Escape, Tab, BSpace, Space, Up, "
+                "PageDown, Home, F1..F12, C-a..C-z, M-a..M-z, M-0..M-9) or one printable "
+                'character (q, :, y). {"text": "..."} is typed byte for byte (tabs too, newline '
+                "as Enter); refused in a tmux mode."
+            ),
+            extra=sink(Sink.KEYS, Encoding.KEYS_OR_TEXT),
         ),
     ]
     repeat: Annotated[
@@ -124,6 +100,10 @@ class SendKeysArgs(Arguments):
             extra=sink(Sink.LOCAL, Encoding.NONE),
         ),
     ] = 1
+    bracketed_paste: Annotated[
+        bool,
+        flag("Text as a bracketed paste, if the program enabled it (tmux -p)."),
+    ] = False
 
     def __post_init__(self) -> None:
         if len(self.keys) * self.repeat > MAX_KEYS:
@@ -133,81 +113,80 @@ class SendKeysArgs(Arguments):
                 "repeat",
                 "keys",
             )
+        size = sum(len(p.text.encode("utf-8", "surrogatepass")) for p in self.keys
+                   if isinstance(p, TextPart))  # fmt: skip
+        if size * self.repeat > MAX_TEXT_BYTES:
+            conflict(
+                f"`keys`: text parts (times repeat) must be at most {MAX_TEXT_BYTES} bytes "
+                f"together (got {size * self.repeat}); send the rest in another call",
+                "keys",
+                "repeat",
+            )
 
 
 async def send_keys(ctx: ToolContext, args: SendKeysArgs) -> Sent:
-    """Handler for send_keys; keys pass through the pane's mode key table if it is in a mode."""
-    pane = args.pane_id
-    # The key-vocabulary encoder turned each KeyName into its plain key name.
-    names = cast(list[str], args.keys) * args.repeat
-    await note_secret_input(ctx, pane, "keys")
-    frame, reads = cursor_commands(pane)
-    out = await ctx.client.run(*reads, cmd("send-keys", t=pane, args=names))
-    ctx.runs.input_handled(pane)
-    cursor = cursor_from(ctx, pane, frame, out.stdout)
-    return Sent(pane_id=pane, delivered=f"{len(names)} keys", cursor=cursor)
+    """Handler for send_keys: keys and text in order, in as few tmux invocations as fit.
 
-
-# -- send_text -------------------------------------------------------------------
-
-
-Text = Annotated[
-    str,
-    Meta(
-        max_length=MAX_TEXT_BYTES,
-        description=(
-            f"Text to type, up to {MAX_TEXT_BYTES} bytes; each newline arrives as Enter, other "
-            "control characters are refused (use send_keys)."
-        ),
-        extra=sink(Sink.KEYS, Encoding.PASTE_BUFFER),
-    ),
-]
-
-
-class SendTextArgs(Arguments):
-    """Arguments of send_text."""
-
-    pane_id: PaneId
-    text: Text
-    enter: Annotated[bool, flag("Press Enter after the text.")] = False
-    bracketed_paste: Annotated[
-        bool,
-        flag("Bracketed paste, if the program enabled it (tmux -p)."),
-    ] = False
-
-
-async def send_text(ctx: ToolContext, args: SendTextArgs) -> Sent:
-    """Handler for send_text: one tmux invocation, the text on its stdin.
-
-    Even with nothing to send, the cursor is read (one tmux call), so a caller
-    can always wait ``since`` the result.
+    The cursor is read in the first invocation, before any part (``since``).
+    Keys act on a tmux mode the pane is in; text is refused there before it is
+    pasted (``keystrokes`` Rule 2), and the error says what was delivered.
     """
     pane = args.pane_id
-    await note_secret_input(ctx, pane, "text")
-    data = args.text.encode("utf-8")
-    name = buffer_name()
+    # The encoder kept each part as it was: a key name, or a TextPart it checked.
+    parts = list(args.keys) * args.repeat
+    await note_secret_input(ctx, pane, "keys")
     frame, reads = cursor_commands(pane)
-    breaks = data.count(b"\n")
-    lines = breaks > 0
-    if data:
-        load = [cmd("load-buffer", b=name, args=["-"])]
-        pastes = paste_commands(
-            pane, bracketed=args.bracketed_paste, enter=args.enter, name=name, lines=lines
-        )
-    elif args.enter:
-        # load-buffer of no bytes makes no buffer (found by the fuzz suite): Enter alone.
-        load, pastes = [], paste_commands(pane, bracketed=False, enter=True, name=name)[1:]
-    else:
-        load, pastes = [], []
-    out = await ctx.client.run(*reads, *load, *pastes, stdin=data if data else None)
-    if data or args.enter:
+    steps = keystrokes.plan(
+        pane, parts, marker=ctx.client.marker, bracketed=args.bracketed_paste, lead=reads
+    )
+    first = ""
+    for number, step in enumerate(steps):
+        try:
+            out = await ctx.client.run(*step.commands, stdin=step.stdin)
+        except GuardRefused as refused:
+            if refused.refusal is not Refusal.PANE_IN_MODE or step.guarded_part is None:
+                raise
+            await _refuse_in_mode(ctx, pane, step.guarded_part, len(args.keys))
+        if number == 0:
+            first = out.stdout
+            if step.guarded_part is not None:
+                # The mode guard that passed printed the marker's value last.
+                first = first.removesuffix("\n").rpartition("\n")[0] + "\n"
+    ctx.runs.input_handled(pane)
+    cursor = cursor_from(ctx, pane, frame, first)
+    return Sent(pane_id=pane, delivered=_delivered(parts), cursor=cursor)
+
+
+def _delivered(parts: list[keystrokes.Part]) -> str:
+    texts = [p.text.encode("utf-8") for p in parts if isinstance(p, TextPart)]
+    said = f"{len(parts) - len(texts)} keys"
+    if texts:
+        breaks = sum(t.count(b"\n") for t in texts)
+        said += f", {sum(len(t) for t in texts)} bytes of text"
+        said += f" ({breaks} line breaks as Enter)" if breaks else ""
+    return said
+
+
+async def _refuse_in_mode(
+    ctx: ToolContext, pane: str, part: int | None, given: int = 0
+) -> NoReturn:
+    """Text (send_keys' part ``part`` of the repeated list of ``given`` parts, or a
+    paste) met a tmux mode: say which mode, what was sent, and the key that leaves it."""
+    mode = (
+        await ctx.client.run(cmd("display-message", "-p", t=pane, args=["#{pane_mode}"]))
+    ).stdout.strip()
+    if part:
         ctx.runs.input_handled(pane)
-    cursor = cursor_from(ctx, pane, frame, out.stdout)
-    said = f"{len(data)} bytes"
-    if lines:
-        said += f" ({breaks} line breaks as Enter)"
-    said += " and Enter" if args.enter else ""
-    return Sent(pane_id=pane, delivered=said, cursor=cursor)
+    sent = f"the {part} parts before it were sent" if part else "nothing was sent"
+    what = "the paste"
+    if part is not None:
+        again = f", repeat {part // given + 1}" if part >= given else ""
+        what = f"keys[{part % given}] (text{again})"
+    raise PaneNotReady(
+        f"pane {pane} is in {mode or 'a tmux mode'}, where text would reach the program "
+        f"behind the mode unseen; {what} was refused and {sent}. Leave the mode first "
+        'with the key q (send_keys keys ["q", ...]), then send the text'
+    )
 
 
 # -- paste_buffer ----------------------------------------------------------------
@@ -224,11 +203,20 @@ class PasteBufferArgs(Arguments):
 
 
 async def paste_buffer(ctx: ToolContext, args: PasteBufferArgs) -> Delivered:
-    """Handler for paste_buffer: the buffer is kept; line feeds become carriage returns."""
+    """Handler for paste_buffer: the buffer is kept; line feeds become carriage returns.
+
+    Refused in a tmux mode, as send_keys' text is: the mode guard stands before the
+    paste in the same invocation (``keystrokes`` Rule 2)."""
     pane = args.pane_id
     name = args.buffer
     flags = ["-p"] if args.bracketed_paste else []
-    await ctx.client.run(cmd("paste-buffer", *flags, b=name, t=pane))
+    mode = guard(mode_guard_name(ctx.client.marker, pane), pane)
+    try:
+        await ctx.client.run(mode, cmd("paste-buffer", *flags, b=name, t=pane))
+    except GuardRefused as refused:
+        if refused.refusal is not Refusal.PANE_IN_MODE:
+            raise
+        await _refuse_in_mode(ctx, pane, None)
     ctx.runs.input_handled(pane)
     return Delivered(pane_id=pane, delivered=f"buffer {name}")
 

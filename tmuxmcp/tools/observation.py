@@ -78,7 +78,7 @@ PAUSE_EVERY = 0.005
 
 
 def cursor_param(description: str) -> Meta:
-    """A cursor a tool returned (send_text, send_keys, capture_since), read by tmuxmcp alone."""
+    """A cursor a tool returned (send_keys, capture_since), read by tmuxmcp alone."""
     return Meta(
         min_length=1,
         max_length=MAX_CURSOR_CHARS,

@@ -106,11 +106,11 @@ default ``> `` (sh, dash, bash, ksh) or zsh's ``%_> `` (its parser contexts)."""
 
 PAGERS: Final = frozenset({"less", "more", "most", "pager", "pg", "w3m", "lv"})
 EDITORS: Final = {
-    "vim": ("Escape", ":q!", "Enter"),
-    "vim.basic": ("Escape", ":q!", "Enter"),
-    "vim.tiny": ("Escape", ":q!", "Enter"),
-    "vi": ("Escape", ":q!", "Enter"),
-    "nvim": ("Escape", ":q!", "Enter"),
+    "vim": ("Escape", ":", "q", "!", "Enter"),
+    "vim.basic": ("Escape", ":", "q", "!", "Enter"),
+    "vim.tiny": ("Escape", ":", "q", "!", "Enter"),
+    "vi": ("Escape", ":", "q", "!", "Enter"),
+    "nvim": ("Escape", ":", "q", "!", "Enter"),
     "nano": ("C-x",),
     "emacs": ("C-x", "C-c"),
 }
@@ -157,8 +157,9 @@ class PaneState(msgspec.Struct, frozen=True, kw_only=True):
     mode: TmuxReport | None = None
     """The tmux mode the pane is in (``copy-mode``, ``view-mode``, ...)."""
     leave_keys: list[Own] | None = None
-    """Keys (tmux key names, or text) that usually leave this state; a suggestion,
-    never pressed by tmuxmcp. An editor's discard its unsaved changes."""
+    """Keys that usually leave this state, each one ``send_keys`` sends as a key (a tmux
+    key name or one character); a suggestion, never pressed by tmuxmcp but for
+    ``recover_pane``. An editor's discard its unsaved changes."""
 
 
 class TmuxFacts(msgspec.Struct, frozen=True, kw_only=True):

@@ -419,7 +419,7 @@ def decode_cursor(text: str, server: tuple[int, int], pane_id: str, param: str =
     """
     not_ours = (
         f"`{param}` is not a cursor this tmuxmcp process returned (from capture_since, "
-        f"send_text or send_keys), or it was edited; {_START_OVER}"
+        f"send_keys), or it was edited; {_START_OVER}"
     )
     try:
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))

@@ -129,7 +129,7 @@ def _server_of(ctx: ToolContext) -> tuple[int, int]:
     return bound.pid, bound.start_time
 
 
-# -- cursors for send_text and send_keys ---------------------------------------------
+# -- cursors for send_keys ---------------------------------------------------------
 
 
 def cursor_commands(pane: str) -> tuple[RecordFormat, list[Command]]:

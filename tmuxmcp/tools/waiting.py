@@ -38,7 +38,7 @@ than ``DONE`` for ``echo DONE``). Output the program printed before the call
 started does not count either: use ``since`` or scope ``screen`` for that.
 Scope ``screen`` matches the whole visible screen at every poll.
 
-Send, then wait (``since``). send_text and send_keys return a cursor read in
+Send, then wait (``since``). send_keys returns a cursor read in
 the same tmux invocation just before the input was delivered. With ``since``
 the anchor is that cursor instead of the first poll: rows below its row, and
 on its row the text after its column, count, including text that appeared
@@ -152,7 +152,7 @@ class WaitForTextArgs(Arguments):
         Annotated[
             str,
             cursor_param(
-                "Cursor from send_text, send_keys or capture_since (scope new): only text after "
+                "Cursor from send_keys or capture_since (scope new): only text after "
                 "it counts, even text printed before this call. If its place is gone, all text "
                 "counts and gap says why."
             ),

@@ -72,6 +72,7 @@ class ClaimId(StrEnum):
     PASTE_EXACT = "paste-exact"
     PASTE_LINES = "paste-lines"
     KEY_NAMES = "key-names"
+    KEY_PRINTABLE = "key-printable"
     IDS_EXACT = "ids-exact"
     NO_SERVER_START = "no-server-start"
     GATE_FOREIGN = "gate-foreign"

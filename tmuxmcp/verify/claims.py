@@ -103,6 +103,12 @@ CLAIMS: tuple[Claim, ...] = (
         pane_input.probe_key_names,
     ),
     Claim(
+        ClaimId.KEY_PRINTABLE,
+        "every printable send_keys key arrives as its byte and text parts keep their tabs; "
+        "the mode guard refuses a pane in copy mode and passes once a q before it left it",
+        pane_input.probe_key_printable,
+    ),
+    Claim(
         ClaimId.IDS_EXACT,
         "ids address exactly their object; unknown ids fail; '%01' aliases '%1'",
         objects.probe_ids_exact,

@@ -63,7 +63,7 @@ class Encoders(msgspec.Struct, frozen=True, kw_only=True):
     """``sinks.names.encode_name``: the name rule, then the format escape."""
     directory: Callable[[str, str], str]
     """``sinks.path.encode_directory``: an existing directory, format-escaped."""
-    text: Callable[[str, str], bytes]
+    text: Callable[..., bytes]
     """``sinks.text.encode_text``: the bytes pasted for a pane program."""
     target: Callable[[str, Any, str], str]
     """``sinks.target.encode_id``: an exact id or an error."""

@@ -128,7 +128,7 @@ class RunCommandResult(msgspec.Struct, frozen=True, kw_only=True):
             answer = (
                 f"ask a person to type it ({self.attach_command})"
                 if self.attach_command
-                else "answer it (send_text, send_keys)"
+                else "answer it (send_keys)"
             )
             head = (
                 f"still running after {self.duration_seconds:.3f} s, {self.waiting_for}: "

@@ -20,12 +20,12 @@ Rule 2: only what no person can have typed is discarded: no client is
   typed (``#{session_activity}``, whole seconds, so a key in the second the
   run was typed counts as typed). Otherwise the input stays, and the next
   run finds it at the prompt.
-Rule 3: a complete line waiting (someone pressed Enter, or ``send_text``
+Rule 3: a complete line waiting (someone pressed Enter, or ``send_keys``' text
   ended in a newline) is never discarded, nor anything of a terminal left in
   raw mode (``driver.tty`` Rule 2): that is input someone meant to enter.
 
 Rule 4: text waiting at the prompt when a run is to be typed (typed there
-  by a person or by ``send_text`` without Enter, or input Rule 2 kept) is
+  by a person or by ``send_keys``' text without Enter, or input Rule 2 kept) is
   never typed after, nor discarded: the run is refused (``InputPending``),
   naming the text and how to clear it. The prompt is known from the last
   line this process typed into the pane (``Prompt``, the text left of the

@@ -175,7 +175,7 @@ def refuse_unseen(pane: str, unseen: Unseen) -> NoReturn:
     raise PaneNotReady(
         f"pane {pane}: tmuxmcp cannot see which process is in the foreground of its "
         "terminal (it may belong to another user), so it does not type into it; use "
-        "send_text or send_keys"
+        "send_keys (keys and text) instead"
     )
 
 
@@ -189,23 +189,23 @@ def refuse_foreground(pane: str, pane_pid: int, fg: Foreground, uid: int) -> Non
         raise ProgramInForeground(
             f"pane {pane} is running {program!r}{faked} in the foreground, not a shell at its "
             "prompt; run_command only types into a POSIX shell waiting for a command. Use "
-            "send_text or send_keys to talk to that program, or send_keys C-c to stop it"
+            "send_keys (keys and text) to talk to that program, or send_keys C-c to stop it"
         )
     if fg.uid != uid:
         raise PaneNotReady(
             f"pane {pane}'s foreground shell runs as another user (uid {fg.uid}); run_command "
-            "types only into shells of the user tmuxmcp runs as. Use send_text instead"
+            "types only into shells of the user tmuxmcp runs as. Use send_keys instead"
         )
     if fg.pid != pane_pid and not interactive_arguments(fg.argv):
         raise ScriptInForeground(
             f"pane {pane} is running a shell script ({' '.join(fg.argv)[:80]!r}) in the "
             "foreground, which may be waiting for an answer; run_command does not type into "
-            "it. Answer it with send_text, or stop it with send_keys C-c"
+            "it. Answer it with send_keys (its text, then Enter), or stop it with send_keys C-c"
         )
     if not interactive_arguments(fg.argv):
         raise ScriptInForeground(
             f"pane {pane}'s shell runs a script or a -c command, not an interactive prompt; "
-            "use send_text or send_keys"
+            "use send_keys (keys and text) instead"
         )
     if fg.state not in ("S", "I"):
         raise ShellBusy(
@@ -220,8 +220,8 @@ def refuse_by_name(pane: str, state: PaneState) -> None:
     if program not in POSIX_SHELLS:
         raise PaneNotReady(
             f"pane {pane} is running {program or 'an unknown program'!r}, not a shell at its "
-            "prompt; run_command only types into POSIX shells (use send_text or send_keys "
-            "for other programs)"
+            "prompt; run_command only types into POSIX shells (use send_keys for other "
+            "programs)"
         )
 
 
@@ -231,12 +231,14 @@ def refuse_state(pane: str, state: PaneState) -> None:
         raise PaneNotReady(f"pane {pane} is dead; respawn it or use another pane")
     if state.in_mode:
         raise PaneNotReady(
-            f"pane {pane} is in copy or view mode; leave it (send_keys q or Escape) first"
+            f"pane {pane} is in a tmux mode (copy or view mode); leave it first with the "
+            'key q (send_keys keys ["q"]), then retry'
         )
     if state.alternate:
         raise PaneNotReady(
             f"pane {pane} shows a full-screen program (the alternate screen is on), not a "
-            "shell prompt; use send_text or send_keys, or quit that program first"
+            "shell prompt; use send_keys, or quit that program first (get_pane_info's "
+            "state.leave_keys)"
         )
 
 
@@ -312,7 +314,7 @@ def refuse_shell_reading(pane: str, pane_pid: int, shell_pid: int, proc: Path = 
     raise ShellReadsInput(
         f"pane {pane}'s shell is not at its prompt: it runs its own read builtin and waits "
         f"for {what} (state {verdict.state}); a typed command would become that answer. "
-        "Answer it with send_text, or stop it with send_keys C-c"
+        "Answer it with send_keys (its text, then Enter), or stop it with send_keys C-c"
     )
 
 

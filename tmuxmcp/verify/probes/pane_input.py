@@ -1,9 +1,12 @@
 """Probes of pane input: pasted text and key names.
 
-Claims ``paste-exact``, ``paste-lines`` and ``key-names``: text encoded by
-``sinks.text`` reaches the pane program byte for byte through a paste buffer
-(newlines as Enter without ``-r``), and every ``send_keys`` name is a tmux key
-name. The reading pane signals a tmux channel, so nothing polls.
+Claims ``paste-exact``, ``paste-lines``, ``key-names`` and ``key-printable``:
+text encoded by ``sinks.text`` reaches the pane program byte for byte through
+a paste buffer (newlines as Enter without ``-r``), every named ``send_keys``
+key is a tmux key name, and every one-character key arrives as its byte, a
+text part's tabs too, with the mode guard seeing a mode the key ``q`` left
+earlier in the same invocation (issue 28.4). The reading pane signals a tmux
+channel, so nothing polls.
 """
 
 from __future__ import annotations
@@ -13,7 +16,9 @@ import shlex
 
 import trio
 
-from tmuxmcp.sinks.keys import KEY_VOCABULARY
+from tmuxmcp.driver.argv import cmd, render
+from tmuxmcp.driver.guards import mode_guard_name
+from tmuxmcp.sinks.keys import KEY_NAMES, PRINTABLE_KEYS
 from tmuxmcp.verify.lab import ClaimFailed, Lab, fill_argv
 
 PASTE_UNIT = "#{pane_id}#(touch S);\\;$(id)`id`%H'\"q é☺日😀 -t -- {last} ~ "
@@ -49,7 +54,7 @@ async def probe_paste_exact(lab: Lab) -> None:
 async def probe_paste_lines(lab: Lab) -> None:
     """paste-buffer without -r delivers each LF as CR (Enter) and changes nothing else.
 
-    send_text relies on it for multi-line text: tmux's default separator is CR.
+    send_keys relies on it for a text part with newlines: tmux's default separator is CR.
     """
     lines = ["first;#{pane_id}", "", "  indented é☺", "last"]
     data = b"\n".join(lab.encoders.text(line, "text") for line in lines)
@@ -72,12 +77,13 @@ async def probe_paste_lines(lab: Lab) -> None:
 
 
 async def probe_key_names(lab: Lab) -> None:
-    """Every name in the send_keys vocabulary is a key name to tmux, not text.
+    """Every named key of the send_keys vocabulary is a key name to tmux, not text
+    (its one-character keys are claim ``key-printable``).
 
     bind-key parses key names as send-keys does; no count is compared because
     tmux folds aliases into one binding (C-i is Tab, C-m is Enter).
     """
-    keys = sorted(KEY_VOCABULARY)
+    keys = sorted(KEY_NAMES)
     argv: list[str] = []
     for key in keys:
         argv += [";"] if argv else []
@@ -85,3 +91,73 @@ async def probe_key_names(lab: Lab) -> None:
     done = await lab.tmux(argv)  # an unknown name fails with "unknown key: NAME"
     if done.returncode != 0:
         raise ClaimFailed(done.stderr.decode("utf-8", "replace").strip()[:200])
+
+
+TAB_TEXT = "col1\tcol2\t#{pane_id};\t$(id) é;"
+"""Text with tabs, format syntax and a final ``;``, as a ``send_keys`` text part."""
+MODE_MARKER = "@tmuxmcp_verify_mode"
+MODE_AFTER = "@tmuxmcp_verify_mode_after"
+
+
+async def _mode_guard_passes(lab: Lab, pane: str, before: list[str]) -> bool:
+    """Whether the mode guard after ``before`` (commands of the same invocation) passes;
+    ClaimFailed if a refused guard let the command after it run."""
+    await lab.ok(["set-option", "-s", "-u", MODE_AFTER])
+    name = mode_guard_name(MODE_MARKER, pane)
+    done = await lab.tmux(
+        [*before, *([";"] if before else []), "show-options", "-s", "-v", "-t", pane, name,
+         ";", "set-option", "-s", MODE_AFTER, "1"]
+    )  # fmt: skip
+    after = (await lab.ok(["show-options", "-s", "-v", "-q", MODE_AFTER])).strip()
+    if (done.returncode == 0) != bool(after):
+        raise ClaimFailed(f"the mode guard's outcome and the command after it disagree on {pane}")
+    return done.returncode == 0
+
+
+async def probe_key_printable(lab: Lab) -> None:
+    """Each printable key reaches the program as its byte; text parts keep their tabs.
+
+    Every printable ASCII character is sent as a key through ``driver.argv``
+    (which escapes a lone ``;``), then a text part with tabs stored by
+    ``set-buffer`` in argv and pasted with ``-r``; a raw reader must get exactly
+    those bytes. Then the mode guard: it refuses a pane in copy mode (and the
+    command after it does not run), and passes once ``q``, sent as a key in the
+    same invocation before it, has left the mode; it passes an unknown pane, which
+    the command after it refuses by its id.
+    """
+    text = lab.encoders.text(TAB_TEXT, "keys", newlines=True, tabs=True)
+    expected = "".join(PRINTABLE_KEYS).encode() + text
+    received = os.path.join(lab.directory, "keys-received")
+    script = (
+        f"stty raw -echo; {lab.signal_from_shell('keys-ready')}; "
+        f"head -c {len(expected)} > {shlex.quote(received)}; "
+        f"{lab.signal_from_shell('keys-received')}; exec sleep 600"
+    )
+    _, _, pane = await lab.new_session("keys", "sh", "-c", script)
+    await lab.ok(["wait-for", "keys-ready"])
+    await lab.ok(
+        render(
+            [
+                cmd("send-keys", t=pane, args=list(PRINTABLE_KEYS)),
+                cmd("set-buffer", b="keys-text", args=[text.decode()]),
+                cmd("paste-buffer", "-d", "-r", b="keys-text", t=pane),
+            ]
+        )
+    )
+    await lab.ok(["wait-for", "keys-received"])
+    got = await trio.Path(received).read_bytes()
+    if got != expected:
+        at = next((i for i, (a, b) in enumerate(zip(got, expected, strict=False)) if a != b), None)
+        raise ClaimFailed(f"{got[:120]!r} arrived for {expected[:120]!r}; first difference at {at}")
+    await lab.ok(["set-option", "-s", MODE_MARKER, "1"])
+    _, _, moded = await lab.new_session("keys-mode", "sh", "-c", "seq 1 50; exec sleep 600")
+    await lab.ok(["copy-mode", "-t", moded])
+    if await _mode_guard_passes(lab, moded, []):
+        raise ClaimFailed("the mode guard passed for a pane in copy mode")
+    if not await _mode_guard_passes(lab, moded, render([cmd("send-keys", t=moded, args=["q"])])):
+        raise ClaimFailed("after the key q in the same invocation the pane was still in a mode")
+    if not await _mode_guard_passes(lab, moded, []):
+        raise ClaimFailed("the mode guard refused a pane in no mode")
+    if not await _mode_guard_passes(lab, "%999999", []):
+        # An unknown pane is for the command after the guard to refuse, by its id.
+        raise ClaimFailed("the mode guard refused an unknown pane")
