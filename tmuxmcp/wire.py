@@ -67,7 +67,7 @@ from tmuxmcp.protocol.codes import INVALID_REQUEST, PARSE_ERROR
 
 MAX_LINE_BYTES = 8 * 1024 * 1024
 """The longest request line accepted: room for the largest text argument
-(``send_text``, 1 MiB of UTF-8) even when JSON escapes every byte (6 bytes each)."""
+(``send_keys``' text, 1 MiB of UTF-8) even when JSON escapes every byte (6 bytes each)."""
 
 MAX_LINE_VALUES = 262_144
 """The most ``[``, ``{`` and ``,`` bytes a line may hold (an upper bound on the
@@ -199,7 +199,11 @@ class Splitter:
                 self._after_cr = False  # the LF of a CRLF whose CR ended the line
             else:
                 line = bytes(self._pending)
-                out.append(self._checked(line[:-1] if line.endswith(b"\r") else line))
+                # One CR before the LF is the CRLF's: taken off above when it came in the
+                # same read, here when it ended an earlier one; never a second (a CR
+                # inside brackets is the line's own whitespace, however chunked).
+                ends_crlf = not crlf and line.endswith(b"\r")
+                out.append(self._checked(line[:-1] if ends_crlf else line))
                 self._end_line()
             start = newline + 1
 
