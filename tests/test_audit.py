@@ -76,8 +76,8 @@ async def test_audit_log_redacts_patterns_and_unknown_keys(private_tmux: Private
 
 
 async def _state(session: Any, pane: str) -> str:
-    info = structured(await session.call_tool("get_pane_info", {"pane_id": pane}))
-    state: str = info["pane"]["state"]["state"]
+    info = structured(await session.call_tool("list_panes", {"pane_id": pane}))
+    state: str = info["panes"][0]["state"]["state"]
     return state
 
 
