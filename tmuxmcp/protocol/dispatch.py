@@ -203,9 +203,9 @@ class Dispatcher:
         *,
         on_ready: Callable[[Callable[[bytes], None]], None] | None = None,
     ) -> None:
-        """``on_ready``, if given, is called once, when a handshake-era connection's
-        gate opens, with a function that puts a line: what the server sends unasked
-        in that era goes through it (``listen``, Rule 7)."""
+        """``on_ready``, if given, is called once, at a handshake-era connection's
+        ``notifications/initialized``, with a function that puts a line: what the
+        server sends unasked in that era goes through it (``listen``, Rule 7)."""
         self._on_ready = on_ready
         self._methods = {**core_methods(description), **methods}
         self._info = description.info

@@ -15,8 +15,10 @@ SEP-2575). In short:
   support are omitted), and every message of the stream carries
   ``_meta["io.modelcontextprotocol/subscriptionId"]``, the listen request's
   id. The request stays open; its result (``SubscriptionsListenResult``) is
-  sent only when the server ends the stream; a client ends it with
-  ``notifications/cancelled`` and gets nothing (dispatch Rule 1).
+  sent only when the server ends the stream, which tmuxmcp does only when
+  the connection ends (dispatch Rule 4), where nothing more can be said, so
+  it never sends one; a client ends a stream with ``notifications/cancelled``
+  and gets nothing (dispatch Rule 1).
 * the handshake era: the server declares ``resources.listChanged: true``
   and sends ``notifications/resources/list_changed`` (no params) unasked,
   once the handshake is done (``dispatch`` Rule 7: from the client's
