@@ -110,7 +110,7 @@ def test_manifest_prints_the_whole_definition(private_tmux: PrivateTmux) -> None
     printed = json.loads(done.stdout)
     assert printed == json.loads(json.dumps(definition_manifest(DEFINITION, RESOURCES)))
     assert [t["name"] for t in printed["tools"]] == [s.name for s in DEFINITION]
-    assert [r["uri_template"] for r in printed["resources"]] == ["tmux://pane/{n}"]
+    assert [r["uri_template"] for r in printed["resources"]] == ["tmux://panes", "tmux://pane/{n}"]
     assert "host-command" in printed["vocabulary"]["prohibited_process_reach"]
 
 
@@ -264,7 +264,8 @@ def test_a_serving_process_loads_no_sdk_module(private_tmux: PrivateTmux) -> Non
     )
     assert {t["name"] for t in replies[2]["result"]["tools"]} >= {"list_panes", "capture_pane"}
     assert replies[3]["result"]["isError"] is False
-    assert replies[4]["result"]["resources"] == []
+    # An empty server lists the pane index only (issue 29.3).
+    assert [r["uri"] for r in replies[4]["result"]["resources"]] == ["tmux://panes"]
     imported = {
         line.rpartition("|")[2].strip() for line in stderr.splitlines() if "import time:" in line
     }

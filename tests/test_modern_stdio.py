@@ -52,8 +52,9 @@ async def test_a_2026_client_discovers_lists_calls_and_reads(private_tmux: Priva
         sessions = structured(await session.call_tool("list_sessions", {}))["sessions"]
         assert [s["session_id"] for s in sessions] == [ids["session_id"]]
         uris = [r.uri for r in (await session.list_resources()).resources]
-        assert uris == [f"tmux://pane/{ids['pane_id'].removeprefix('%')}"]
-        (read,) = (await session.read_resource(uris[0])).contents
+        # The pane index first, always listed (issue 29.3), then the pane.
+        assert uris == ["tmux://panes", f"tmux://pane/{ids['pane_id'].removeprefix('%')}"]
+        (read,) = (await session.read_resource(uris[1])).contents
         visible = private_tmux.bare("capture-pane", "-p", "-t", ids["pane_id"]).stdout
         assert isinstance(read, TextResourceContents)
         assert "from-the-pane" in read.text

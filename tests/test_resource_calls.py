@@ -19,7 +19,7 @@ from tmuxmcp.capability.model import ListedResource
 from tmuxmcp.definition import RESOURCES
 from tmuxmcp.errors import InternalError, InvalidArguments
 
-(PANE,) = RESOURCES
+(INDEX, PANE) = RESOURCES
 
 
 def _records(path: Path) -> list[dict[str, object]]:

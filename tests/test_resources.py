@@ -34,7 +34,7 @@ def pane_of_uri(uri: str) -> str:
     return encode_arguments(args_of_uri(uri)).n
 
 
-(PANE,) = RESOURCES
+(INDEX, PANE) = RESOURCES
 
 
 def test_the_pane_resource_is_declared_with_a_tools_honesty() -> None:
@@ -49,6 +49,19 @@ def test_the_pane_resource_is_declared_with_a_tools_honesty() -> None:
     text = describe(PANE)
     assert text.startswith("Reach none (")
     assert "untrusted content" in text.lower() and "secrets" in text
+
+
+def test_the_pane_index_is_declared_like_the_panes_it_leads_to() -> None:
+    """CM-3, CM-7 (issue 29.3): the index is served exactly where the pane resources are,
+    observes only, and declares its names and commands untrusted."""
+    assert INDEX.uri_template == "tmux://panes" and not INDEX.is_template
+    assert INDEX.requires == PANE.requires
+    assert INDEX.reach is Reach.NONE and INDEX.effects == {Effect.OBSERVE}
+    assert INDEX.returns_untrusted_content and INDEX.may_expose_secrets
+    assert params_of(INDEX) == ()
+    assert INDEX.names("tmux://panes") and not INDEX.names("tmux://panes/1")
+    with pytest.raises(InvalidArguments, match="tmux://panes exactly"):
+        INDEX.variables("tmux://panes/")
 
 
 @pytest.mark.parametrize(
@@ -111,8 +124,8 @@ async def test_panes_are_listed_offered_as_a_template_and_read(private_tmux: Pri
     (template,) = templates
     assert template.uri_template == "tmux://pane/{n}"
     assert template.description == describe(PANE)
-    assert [str(r.uri) for r in listed] == [uri]
-    assert listed[0].name == ids["pane_id"]
+    assert [str(r.uri) for r in listed] == ["tmux://panes", uri]  # the index first (29.3)
+    assert listed[1].name == ids["pane_id"]
     (content,) = read.contents
     assert str(content.uri) == uri
     assert "resource-marker-42" in getattr(content, "text", "")
@@ -148,7 +161,7 @@ def test_resources_follow_the_surface(private_tmux: PrivateTmux) -> None:
     assert "resources" in served[1]["result"]["capabilities"]
     assert "result" in served[2] and "result" in served[4]
     surface = served[6]["result"]["structuredContent"]["info"]["surface"]
-    assert surface["resources"] == ["tmux://pane/{n}"]
+    assert surface["resources"] == ["tmux://panes", "tmux://pane/{n}"]
 
     hidden = _raw_resources(private_tmux, "--exclude-tools", "capture_pane")
     assert "resources" not in hidden[1]["result"]["capabilities"]
@@ -183,8 +196,9 @@ async def test_resource_listings_are_audited_like_tool_calls(private_tmux: Priva
     log = os.path.join(private_tmux.directory, "audit.jsonl")
     async with serve(private_tmux, "--audit-log", log) as session:
         listed = (await session.list_resources()).resources
-    assert [str(r.uri) for r in listed] == [f"tmux://pane/{ids['pane_id'][1:]}"]
+    assert [str(r.uri) for r in listed] == ["tmux://panes", f"tmux://pane/{ids['pane_id'][1:]}"]
     with open(log, encoding="utf-8") as f:
         records = [json.loads(line) for line in f.read().splitlines()]
-    listings = [r for r in records if r["tool"] == "resource:pane/list"]
-    assert [(r["outcome"], r["arguments"]) for r in listings] == [("ok", {})]
+    for name in ("resource:panes/list", "resource:pane/list"):
+        listings = [r for r in records if r["tool"] == name]
+        assert [(r["outcome"], r["arguments"]) for r in listings] == [("ok", {})], name

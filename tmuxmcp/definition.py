@@ -547,6 +547,28 @@ BY_NAME: dict[str, ToolSpec[Any, Any]] = {spec.name: spec for spec in DEFINITION
 RESOURCES: tuple[ResourceSpec[Any, Any], ...] = ()
 RESOURCES += (
     ResourceSpec(
+        name="panes",
+        title="Pane index",
+        toolset=Toolset.INSPECT,
+        reach=Reach.NONE,
+        effects=OBSERVE,
+        outputs=METADATA,
+        summary=(
+            "Every pane on the socket at the moment it is read, one line each: its "
+            "resource URI, session:window.pane, command and state; listed also when "
+            "there is no pane yet."
+        ),
+        args=resources.PaneIndexArgs,
+        handler=resources.read_pane_index,
+        result=resources.PaneIndex,
+        uri_template=resources.INDEX_URI,
+        variables=resources.index_args_of_uri,
+        lister=resources.list_pane_index,
+        # Served exactly where the pane resources it leads to are (issue 29.3).
+        requires=("capture_pane", "list_panes"),
+        repeat_safe=True,
+    ),
+    ResourceSpec(
         name="pane",
         title="Pane screen",
         toolset=Toolset.INSPECT,

@@ -53,9 +53,11 @@ from tmuxmcp.capability.schema import input_schema, output_schema
 from tmuxmcp.capability.surface import served_resources
 from tmuxmcp.definition import BY_NAME, RESOURCES
 from tmuxmcp.errors import InternalError, InvalidArguments, TmuxMcpError
+from tmuxmcp.pane_changes import changes_panes, watch_panes
 from tmuxmcp.protocol import params
 from tmuxmcp.protocol.codes import INTERNAL_ERROR, INVALID_PARAMS, RpcError
 from tmuxmcp.protocol.dispatch import Description, Dispatcher, Method, RequestContext, Send
+from tmuxmcp.protocol.listen import ListChanges, listen_methods
 from tmuxmcp.protocol.results import (
     CallToolResult,
     Implementation,
@@ -442,48 +444,65 @@ def _resource_error(exc: TmuxMcpError) -> RpcError:
     return RpcError(code, exc.for_client())
 
 
-def _resource_methods(runtime: Runtime) -> dict[str, Method]:
+def _resource_methods(runtime: Runtime, changes: ListChanges | None = None) -> dict[str, Method]:
     """The resource methods when the surface serves pane resources, else none (CM-3).
 
     With none in the table the server advertises no resources capability and
     answers every resources/* request as an unknown method, the same for a
     resource the operator's selection removed as for one that never existed.
+    ``resources/list`` lists every served spec's resources in definition
+    order (the pane index first, issue 29.3); ``resources/templates/list``
+    only the templates; a read goes to the spec whose URI it names, or else
+    to the last template, whose refusal says what a valid URI looks like.
     """
     served = served_resources(RESOURCES, runtime.surface)
     if not served:
         return {}
-    (spec,) = served  # the definition holds one resource template: panes
-    template = ResourceTemplate(
-        name=spec.name,
-        title=spec.title,
-        uri_template=spec.uri_template,
-        description=describe(spec),
-        mime_type=spec.mime_type,
-    )
+    templates = [
+        ResourceTemplate(
+            name=spec.name,
+            title=spec.title,
+            uri_template=spec.uri_template,
+            description=describe(spec),
+            mime_type=spec.mime_type,
+        )
+        for spec in served
+        if spec.is_template
+    ]
+    fallback = [spec for spec in served if spec.is_template][-1]
 
     async def list_templates(ctx: RequestContext, p: params.PageParams) -> Result:
-        return ListResourceTemplatesResult(resource_templates=[template])
+        return ListResourceTemplatesResult(resource_templates=templates)
 
     async def list_resources(ctx: RequestContext, p: params.PageParams) -> Result:
-        try:
-            listed = await resource_calls.listing(spec, runtime.context, runtime.audit)
-        except TmuxMcpError as exc:
-            raise _resource_error(exc) from None
-        return ListResourcesResult(
-            resources=[
+        listed: list[Resource] = []
+        for spec in served:
+            try:
+                found = await resource_calls.listing(spec, runtime.context, runtime.audit)
+            except TmuxMcpError as exc:
+                raise _resource_error(exc) from None
+            listed += [
                 Resource(
                     uri=r.uri,
                     name=r.name,
                     title=r.title,
-                    description=r.description,
+                    # A fixed resource is its declaration: described as declared.
+                    description=r.description if spec.is_template else describe(spec),
                     mime_type=spec.mime_type,
                 )
-                for r in listed
+                for r in found
             ]
-        )
+        return ListResourcesResult(resources=listed)
 
     async def read(ctx: RequestContext, p: params.ReadResourceParams) -> Result:
-        return await read_resource(runtime, spec, p.uri)
+        spec = next((spec for spec in served if spec.names(p.uri)), fallback)
+        try:
+            return await read_resource(runtime, spec, p.uri)
+        finally:
+            if changes is not None and not spec.is_template:
+                # The client now knows the panes of this moment: the watcher looks
+                # too, so a pane that goes next is told against what it saw.
+                changes.poke()
 
     return {
         "resources/list": Method(params=params.PageParams, handler=list_resources),
@@ -498,12 +517,24 @@ def continues_as_task(runtime: Runtime) -> bool:
     return any(BY_NAME[name].continues is not None for name in runtime.surface.tools)
 
 
-def build_methods(runtime: Runtime, tasks: TaskStore | None = None) -> dict[str, Method]:
+def serves_resources(runtime: Runtime) -> bool:
+    """Whether the surface serves the pane resources (CM-3): the resources capability,
+    ``listChanged`` and ``subscriptions/listen`` are declared and served only then."""
+    return bool(served_resources(RESOURCES, runtime.surface))
+
+
+def build_methods(
+    runtime: Runtime, tasks: TaskStore | None = None, changes: ListChanges | None = None
+) -> dict[str, Method]:
     """The tool and resource rows of the method table for a frozen runtime, and the
     Tasks extension's rows when ``tasks`` is given and a served tool can continue as
-    one; without them, ``tasks/*`` is an unknown method, as on a server without Tasks."""
+    one; without them, ``tasks/*`` is an unknown method, as on a server without Tasks.
+    With ``changes`` and served resources, ``subscriptions/listen`` is served, and a
+    call that can add or remove panes pokes it when it ends (``pane_changes`` Rule 1)."""
     if not continues_as_task(runtime):
         tasks = None
+    if not serves_resources(runtime):
+        changes = None
     listed = ListToolsResult(tools=mcp_tools(runtime))
 
     async def list_tools(ctx: RequestContext, p: params.PageParams) -> Result:
@@ -511,32 +542,41 @@ def build_methods(runtime: Runtime, tasks: TaskStore | None = None) -> dict[str,
 
     async def call_tool(ctx: RequestContext, p: params.CallToolParams) -> Result:
         altered = (p.meta or {}).get(ALTERED_META)
-        return await call_or_continue(
-            runtime,
-            p.name,
-            p.arguments,
-            altered=altered if isinstance(altered, str) else None,
-            progress=ctx.progress if ctx.progress_token is not None else None,
-            # This request's own opt-in, never an earlier one (protocol.tasks Rule 1).
-            tasks=tasks if opted_in(ctx.admission.modern, p.meta) else None,
-        )
+        try:
+            return await call_or_continue(
+                runtime,
+                p.name,
+                p.arguments,
+                altered=altered if isinstance(altered, str) else None,
+                progress=ctx.progress if ctx.progress_token is not None else None,
+                # This request's own opt-in, never an earlier one (protocol.tasks Rule 1).
+                tasks=tasks if opted_in(ctx.admission.modern, p.meta) else None,
+            )
+        finally:
+            # Also after an error: a call may have ended panes before it failed.
+            known = changes is not None and p.name in runtime.surface.tools
+            if known and changes_panes(BY_NAME[p.name]):
+                assert changes is not None
+                changes.poke()
 
     return {
         "tools/list": Method(params=params.PageParams, handler=list_tools),
         "tools/call": Method(params=params.CallToolParams, handler=call_tool),
-        **_resource_methods(runtime),
+        **_resource_methods(runtime, changes),
         **(task_methods(tasks, SERVER_INFO) if tasks is not None else {}),
+        **(listen_methods(changes) if changes is not None else {}),
     }
 
 
 def description(runtime: Runtime) -> Description:
     """What ``initialize`` and ``server/discover`` say of this server."""
-    serves_resources = bool(served_resources(RESOURCES, runtime.surface))
     return Description(
         info=SERVER_INFO,
         instructions=instructions(runtime),
         capabilities=ServerCapabilities(
-            resources=ResourcesCapability() if serves_resources else None
+            # listChanged: told in both eras where resources are served
+            # (protocol.listen, pane_changes; issue 29.3).
+            resources=ResourcesCapability(list_changed=True) if serves_resources(runtime) else None
         ),
         # Declared only where a served tool can continue as a task: a client
         # that opted in must be able to get one (issue 27 N7).
@@ -544,17 +584,33 @@ def description(runtime: Runtime) -> Description:
     )
 
 
-def connection(runtime: Runtime, tasks: TaskStore, send: Send) -> Dispatcher:
+def connection(
+    runtime: Runtime, tasks: TaskStore, send: Send, changes: ListChanges | None = None
+) -> Dispatcher:
     """The protocol dispatcher of one connection to this server: its description and its
     method table, writing each line with ``send``. ``serve_stdio`` hands it the lines
-    of stdin; the fast tier's in-memory path (``tests/memory_session.py``) a channel."""
-    return Dispatcher(description(runtime), build_methods(runtime, tasks), send)
+    of stdin; the fast tier's in-memory path (``tests/memory_session.py``) a channel.
+    With ``changes``, the pane list's changes are told to listeners, and to a
+    handshake-era client once it is ready (``protocol.listen``)."""
+    return Dispatcher(
+        description(runtime),
+        build_methods(runtime, tasks, changes),
+        send,
+        on_ready=None if changes is None else changes.open_plain,
+    )
+
+
+async def _watch(
+    runtime: Runtime, changes: ListChanges, *, task_status: trio.TaskStatus[None]
+) -> None:
+    await watch_panes(runtime.context, changes, started=task_status.started)
 
 
 async def serve_stdio(runtime: Runtime) -> None:
     """Serve MCP over stdio until stdin closes."""
     # The tasks live in this process: a server that exits takes them with it.
     tasks = TaskStore(ttl_ms=round(runtime.config.task_ttl * 1000))
+    changes = ListChanges() if serves_resources(runtime) else None
     runs = runtime.runs
     # Directories of run files that killed or outlived tmuxmcp processes left.
     runs.sweep()
@@ -565,7 +621,10 @@ async def serve_stdio(runtime: Runtime) -> None:
             # happen (protocol.tasks Rule 7).
             runs.attach(watchers)
             tasks.attach(watchers)
-            await connection(runtime, tasks, out.write_line).serve(inbound)
+            if changes is not None:
+                # The pane ids are read before anyone can listen (pane_changes Rule 3).
+                await watchers.start(_watch, runtime, changes)
+            await connection(runtime, tasks, out.write_line, changes).serve(inbound)
             watchers.cancel_scope.cancel()
     finally:
         tasks.attach(None)

@@ -29,7 +29,8 @@ async def _assert_empty(session: ClientSession) -> None:
         result = structured(await session.call_tool(tool, arguments))
         assert result[key] == [], tool
     assert structured(await session.call_tool("snapshot", {}))["sessions"] == []
-    assert (await session.list_resources()).resources == []
+    # Only the pane index, which is there before any pane is (issue 29.3).
+    assert [str(r.uri) for r in (await session.list_resources()).resources] == ["tmux://panes"]
     assert structured(await session.call_tool("server_info", {}))
     missing = error_text(await session.call_tool("capture_pane", {"pane_id": "%0"}))
     assert "[object-not-found]" in missing

@@ -122,7 +122,7 @@ class ListedResource(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ResourceSpec(ToolSpec[A, R], frozen=True, kw_only=True):
-    """An MCP resource template, declared with a tool's honesty (CM-5, CM-7).
+    """An MCP resource template or fixed resource, declared with a tool's honesty (CM-5, CM-7).
 
     ``args`` declares the URI template's variables with their sinks, ``result``
     the content read (its ``Content`` classes derive the disclosures), and
@@ -144,6 +144,21 @@ class ResourceSpec(ToolSpec[A, R], frozen=True, kw_only=True):
     lister: Callable[[Any], Awaitable[list[ListedResource]]]
     """Every resource of the template that exists now: ``lister(context)``."""
     mime_type: str = "text/plain"
+
+    @property
+    def is_template(self) -> bool:
+        """Whether ``uri_template`` has variables: a template is offered in
+        ``resources/templates/list``; a fixed resource (no variables, such as the
+        pane index) only in ``resources/list``, where its ``lister`` lists it."""
+        return "{" in self.uri_template
+
+    def names(self, uri: str) -> bool:
+        """Whether ``uri`` is one of this spec's: the fixed URI itself, or for a
+        template any URI that starts as its text before the first variable (whose
+        ``variables`` then says what is wrong with the rest)."""
+        if not self.is_template:
+            return uri == self.uri_template
+        return uri.startswith(self.uri_template.partition("{")[0])
 
 
 class ParamSpec(msgspec.Struct, frozen=True, kw_only=True):

@@ -150,10 +150,12 @@ def tool_sections(tools: Sequence[ToolSpec[Any, Any]]) -> str:
 
 
 def resource_sections(resources: Sequence[ResourceSpec[Any, Any]]) -> str:
-    """One section per resource template, with the same declared properties as a tool."""
+    """One section per resource (a fixed one or a template), with the same declared
+    properties as a tool."""
     out: list[str] = []
     for spec in resources:
         required = ", ".join(f"[`{name}`](#{name})" for name in spec.requires)
+        where = "resources/templates/list" if spec.is_template else "resources/list"
         out += [
             f"### `{spec.uri_template}`",
             "",
@@ -162,26 +164,38 @@ def resource_sections(resources: Sequence[ResourceSpec[Any, Any]]) -> str:
             f"**{yes(spec.may_expose_secrets)}** · may return untrusted content: "
             f"**{yes(spec.returns_untrusted_content)}** · MIME type `{spec.mime_type}`",
             "",
-            "Description, as advertised in `resources/templates/list`:",
+            f"Description, as advertised in `{where}`:",
             "",
             "> " + describe(spec),
             "",
-            "| URI variable | sink | encoding | meaning |",
-            "|---|---|---|---|",
         ]
-        out += [
-            f"| `{p.name}` | `{p.sink.value}` | `{p.encoding.value}` | {cell(p.description)} |"
-            for p in params_of(spec)
-        ]
+        if spec.is_template:
+            out += [
+                "| URI variable | sink | encoding | meaning |",
+                "|---|---|---|---|",
+            ]
+            out += [
+                f"| `{p.name}` | `{p.sink.value}` | `{p.encoding.value}` | {cell(p.description)} |"
+                for p in params_of(spec)
+            ]
+            listed = (
+                "`resources/list` lists every pane on the socket by id and size only; an "
+                "invalid URI or a missing pane is a JSON-RPC invalid-params error that says "
+                "what a valid URI looks like."
+            )
+        else:
+            out += ["A fixed URI with no variables."]
+            listed = (
+                "`resources/list` always lists it first, also on a server with no pane; "
+                "every read lists the panes of that moment."
+            )
         out += [
             "",
             f"**Exists only while {required} are on the effective surface** (CM-3): the "
             "resource is read through them, so excluding either (or leaving out the inspect "
             "toolset) removes it from `resources/list`, `resources/templates/list` and "
             "`resources/read` alike, and the server then declares no resources capability. "
-            "`resources/list` lists every pane on the socket by id and size only; an invalid "
-            "URI or a missing pane is a JSON-RPC invalid-params error that says what a valid "
-            "URI looks like.",
+            + listed,
             "",
         ]
     return "\n".join(out).rstrip("\n")

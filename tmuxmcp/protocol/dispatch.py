@@ -25,6 +25,11 @@ Rule 6: what the connection holds for the client is bounded (issue 27 N3):
   not yet written; past its bounds the reader stops reading until the
   client reads. A ``notifications/cancelled`` read while under the bounds
   cancels its request at once.
+Rule 7: what the server sends unasked in the handshake era (a list change,
+  ``listen``) is put only once the client said ``notifications/initialized``
+  on a handshake-era connection whose gate is open: ``on_ready`` is handed
+  the way to put it then, and never on a 2026-07-28 connection, where
+  nothing goes out unasked.
 Rule 5: the table of methods is data: each ``Method`` names its params
   Struct and its handler, and whether it is served before the handshake or
   in each era. ``initialize``, ``server/discover`` and ``ping`` are the
@@ -59,7 +64,7 @@ from tmuxmcp.protocol.results import (
     Result,
     ServerCapabilities,
 )
-from tmuxmcp.protocol.session import Admission, Event, Session
+from tmuxmcp.protocol.session import Admission, Event, Session, State
 from tmuxmcp.protocol.versions import MODERN_VERSIONS, negotiate, stamp
 
 log = logging.getLogger("tmuxmcp")
@@ -113,6 +118,18 @@ class RequestContext:
         )
         self._outbox.put_progress(self, messages.encode(note))
         await trio.lowlevel.checkpoint()
+
+    def notify(self, line: bytes, *, replaceable: bool = False) -> None:
+        """Put a notification of this request's own (a listen stream's, ``listen``).
+
+        A ``replaceable`` one takes the place of this request's previous
+        replaceable one while that is still unwritten (``outbox`` Rule 3): a
+        level such as "the list changed" need not be said twice.
+        """
+        if replaceable:
+            self._outbox.put_progress((self, "notify"), line)
+        else:
+            self._outbox.put(line)
 
 
 Handler = Callable[[RequestContext, Any], Awaitable[Result]]
@@ -178,7 +195,18 @@ def core_methods(description: Description) -> dict[str, Method]:
 class Dispatcher:
     """Serves one connection: see the module docstring."""
 
-    def __init__(self, description: Description, methods: Mapping[str, Method], send: Send) -> None:
+    def __init__(
+        self,
+        description: Description,
+        methods: Mapping[str, Method],
+        send: Send,
+        *,
+        on_ready: Callable[[Callable[[bytes], None]], None] | None = None,
+    ) -> None:
+        """``on_ready``, if given, is called once, at a handshake-era connection's
+        ``notifications/initialized``, with a function that puts a line: what the
+        server sends unasked in that era goes through it (``listen``, Rule 7)."""
+        self._on_ready = on_ready
         self._methods = {**core_methods(description), **methods}
         self._info = description.info
         self._outbox = Outbox(send)
@@ -284,9 +312,17 @@ class Dispatcher:
                 messages.error_response(ctx.request_id, INTERNAL_ERROR, INTERNAL_ERROR_MESSAGE)
             )
 
+    def _check_ready(self) -> None:
+        """Call ``on_ready`` once, at the handshake era's ``notifications/initialized``
+        (Rule 7): the lifecycle's end, so nothing unasked precedes ``initialize``'s answer."""
+        if self._on_ready is not None and self._session.state is State.READY:
+            on_ready, self._on_ready = self._on_ready, None
+            on_ready(self._outbox.put)
+
     def _notification(self, note: messages.Notification) -> None:
         if note.method == "notifications/initialized":
             self._session.observe(Event.INITIALIZED)
+            self._check_ready()
         elif note.method == "notifications/cancelled":
             named = (note.params or {}).get("requestId")
             if isinstance(named, messages.RawId):

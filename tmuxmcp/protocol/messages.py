@@ -141,11 +141,14 @@ class ErrorResponse(msgspec.Struct, frozen=True, tag_field="jsonrpc", tag="2.0")
     error: ErrorObject
 
 
-class OutgoingNotification(msgspec.Struct, frozen=True, tag_field="jsonrpc", tag="2.0"):
-    """A notification from the server (progress)."""
+class OutgoingNotification(
+    msgspec.Struct, frozen=True, tag_field="jsonrpc", tag="2.0", omit_defaults=True
+):
+    """A notification from the server (progress, a list change); ``params`` left out
+    when None (a handshake-era ``list_changed`` has none)."""
 
     method: str
-    params: Any
+    params: Any = None
 
 
 Outgoing = Response | ErrorResponse | OutgoingNotification

@@ -1,0 +1,139 @@
+"""Noticing that panes came or went, so the client can be told (issue 29.3).
+
+The resource list is the pane index and one resource per pane
+(``tools.resources``), so it changes exactly when the set of pane ids
+changes. ``watch_panes`` reads that set (one ``list-panes -a`` invocation,
+ids only) and calls ``ListChanges.changed`` (``protocol.listen``) when it
+differs from the set it read before.
+
+Why this way and not an event from tmux: the events tmux offers were weighed
+for the waits already (``tools.waiting``, ``tools.activity``): a control-mode
+client attaches to a session, which changes tmux state and runs
+``client-attached`` hooks, and a hook (``after-new-window``,
+``pane-exited``) runs a command on the tmux server (ADR CM-6, and an effect
+the definition does not declare). So:
+
+Rule 1: a call that can change the set is the event. After every tool call
+  whose declaration starts panes (``starts_panes``) or deletes
+  (``Effect.DELETE``), the server pokes (``ListChanges.poke``), and the set is
+  read at once: a change made through this server is told as soon as the
+  call ended, whoever is listening.
+  A read of the pane index pokes too: the client then knows the panes of
+  that moment, and the set a later change is told against should be as new.
+Rule 2: what no call here did is polled, bounded, on the kernel first.
+  Panes also go by themselves (a shell that exits) and come from other
+  clients of the socket. A pane's process is a child of the tmux server: a
+  pane that comes forks one, a pane that goes has its process reaped. So
+  while anyone would be told (a listen stream that asked, or a ready
+  handshake-era connection: ``protocol.listen`` Rule 6) the server's
+  children are read from ``/proc`` every ``POLL_S`` seconds (one small
+  file, no process started), and the pane ids are read from tmux only when
+  they changed, and at least every ``SAFETY_S`` seconds (a dead pane kept by
+  ``remain-on-exit`` goes with no child reaped). The children a read of the
+  ids is compared with later are those read just before and just after it,
+  and only when the two agree: a pane made and killed while the ids were
+  read, between two looks, would otherwise leave the same children behind
+  and never be told. Where ``/proc`` cannot
+  tell (another OS, a server in another pid namespace, not the bound
+  server's start time) the ids are read from tmux every ``NO_HINT_S``
+  seconds instead: one tmux client each, about 1-2 ms of CPU. While nobody
+  would be told, nothing is polled.
+Rule 3: a change is told only while someone would be told, and when in
+  doubt it is told. The first set is read before anyone can listen; every
+  read replaces it (a read while nobody would be told tells nothing); a read
+  that fails (the server is gone) tells nothing and keeps the set it had. A
+  new listener pokes, so the set is read at once; a difference that came
+  while nobody listened may then be told to it: a spurious "the list
+  changed" costs a client one listing, a missed one leaves it a stale list.
+Rule 4: these reads are the server's own, not a client's request: they are
+  not audited, and they run in the server's nursery, ended with it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any, Final
+
+import trio
+
+from tmuxmcp.capability.model import ToolSpec
+from tmuxmcp.capability.vocabulary import Effect
+from tmuxmcp.driver import proc
+from tmuxmcp.errors import TmuxMcpError
+from tmuxmcp.protocol.listen import ListChanges
+from tmuxmcp.tools.context import ToolContext
+from tmuxmcp.tools.resources import pane_ids
+
+log = logging.getLogger("tmuxmcp")
+
+POLL_S: Final = 0.5
+"""Seconds between two reads of the tmux server's children while someone would be told."""
+SAFETY_S: Final = 30.0
+"""The longest time between two reads of the pane ids from tmux while someone would be told."""
+NO_HINT_S: Final = 2.0
+"""Seconds between two reads of the pane ids from tmux when ``/proc`` cannot tell."""
+_START_TOLERANCE_S: Final = 2
+
+
+def changes_panes(spec: ToolSpec[Any, Any]) -> bool:
+    """Whether a call of ``spec`` can add or remove panes, from its declaration (Rule 1)."""
+    return spec.starts_panes or Effect.DELETE in spec.effects
+
+
+def server_children(pid: int, start_time: int) -> Callable[[], frozenset[int]] | None:
+    """A reader of the bound server's children (its pane processes), or None when
+    ``/proc`` cannot tell: not this server's start time, or nothing to read (Rule 2)."""
+    started = proc.start_epoch(pid)
+    if started is None or abs(started - start_time) > _START_TOLERANCE_S:
+        return None
+    return lambda: frozenset(proc.thread_children(pid, pid))
+
+
+async def _read(context: ToolContext) -> frozenset[str] | None:
+    try:
+        return await pane_ids(context)
+    except TmuxMcpError as exc:
+        log.debug("pane ids not read for list changes: %s", exc.reference)
+        return None
+
+
+async def watch_panes(
+    context: ToolContext, changes: ListChanges, *, started: Callable[[], None] = lambda: None
+) -> None:
+    """Tell ``changes`` whenever the set of pane ids changes, until cancelled (Rules 1-3);
+    ``started`` is called once the first set is read."""
+    identity = context.facts.identity
+    children = server_children(identity.pid, identity.start_time)
+    period = POLL_S if children is not None else NO_HINT_S
+    known, forked = await _read_with(context, children)
+    read_at = trio.current_time()
+    started()
+    while True:
+        poked = await changes.wait_poked(period)
+        if not poked and not changes.wanted:
+            continue
+        if not poked and children is not None:
+            due = trio.current_time() - read_at >= SAFETY_S
+            if children() == forked and not due:
+                continue
+        now, forked = await _read_with(context, children)
+        read_at = trio.current_time()
+        if now is None:
+            continue
+        if known is not None and now != known and changes.wanted:
+            changes.changed()
+        known = now
+
+
+async def _read_with(
+    context: ToolContext, children: Callable[[], frozenset[int]] | None
+) -> tuple[frozenset[str] | None, frozenset[int] | None]:
+    """The pane ids, and the server's children they go with: read before and after the
+    ids, or None when they moved meanwhile (or the ids were not read), so the next
+    look reads the ids again (Rule 2: a pane made or killed during a read is never
+    taken as seen)."""
+    before = children() if children is not None else None
+    now = await _read(context)
+    after = children() if children is not None else None
+    return now, (after if now is not None and before == after else None)
