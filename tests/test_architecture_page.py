@@ -24,6 +24,7 @@ Rule 4: the claims the page makes about the import graph hold on the graph
 
 from __future__ import annotations
 
+import functools
 import importlib
 import re
 import tomllib
@@ -46,6 +47,7 @@ _PATH = re.compile(r"^[A-Za-z0-9_./-]+(\.py|/)$")
 _NOT_MODULE_SUFFIXES = (".py", ".md", ".json", ".toml", ".txt", ".html")
 
 
+@functools.cache
 def _page() -> str:
     return PAGE.read_text()
 
@@ -59,6 +61,7 @@ def _ticked(text: str) -> list[str]:
     return _TICKED.findall(text)
 
 
+@functools.cache
 def _modules() -> dict[str, Path]:
     """Every module of the package, dotted name to file; a package is its directory."""
     found: dict[str, Path] = {}
