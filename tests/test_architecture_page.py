@@ -5,21 +5,25 @@ every claim on it that a machine can check is checked here, from the page
 and the code as they are (nothing below lists a module or a contract by
 hand; a page that moves with the code keeps passing):
 
-Rule 1: every module or package the page names exists: a path
-  (``tmuxmcp/tools/run/``, ``driver/client.py``, ``tests/...``), a dotted
-  name (``tmuxmcp.verify.cache``, ``protocol.tasks.opted_in``,
-  ``runner.spawn``), and the names a path is followed by in parentheses
-  (``capability/params.py`` (``PaneId``, ...)) are attributes of it.
+Rule 1: every module, file and name the page gives exists where it says: a
+  path (``tmuxmcp/tools/run/``, ``driver/client.py``, ``tests/...``), a
+  dotted name (``tmuxmcp.verify.cache``, ``protocol.tasks.opted_in``,
+  ``runner.spawn``, ``Runtime.runs``), the names a path is followed by in
+  parentheses (``capability/params.py`` (``PaneId``, ...)), and a function
+  or class a row of a module table names (``| `state.py` | ... |``), which
+  that module defines unless the row says whose it is.
 Rule 2: every module of the package is named on the page: by its path, or
-  by its name in a table row (or the run wing's table) that names its
-  package. A new module without a line fails here.
-Rule 3: the page's table of import contracts lists exactly the contracts of
-  ``pyproject.toml``, by their ``name``.
+  by its name in a table row that names its package (or whose table's
+  lead does, as the run wing's). A new module without a line fails here.
+Rule 3: the page's table of import contracts (``| contract |``) lists
+  exactly the contracts of ``pyproject.toml``, by their ``name``.
 Rule 4: the claims the page makes about the import graph hold on the graph
   grimp builds (the graph ``lint-imports`` checks): no import circle
   anywhere in the package, the protocol package imports nothing else of
-  tmuxmcp, capability knows no tool, the definition or the runtime, and
-  no contract ignores an import.
+  tmuxmcp, capability knows no tool, the definition or the runtime, no
+  contract ignores an import, and each order "layered `a` > `b` | `c`" the
+  page gives is a layers contract's. Each check first asserts that the page
+  still makes its claim, so the two change together.
 """
 
 from __future__ import annotations
@@ -55,6 +59,14 @@ def _page() -> str:
 def _says(claim: str) -> bool:
     """The page makes ``claim``, however its lines are broken."""
     return " ".join(claim.split()) in " ".join(_page().split())
+
+
+def _claims(claim: str) -> None:
+    """The page still makes ``claim``, the one the test after it checks."""
+    assert _says(claim), (
+        f"docs/architecture.md no longer says {claim!r}: say it again, or change "
+        "the claim and this test together"
+    )
 
 
 def _ticked(text: str) -> list[str]:
@@ -127,7 +139,7 @@ def _module_paths() -> Iterator[str]:
     file (checked by ``test_every_path_the_page_names_exists``).
     """
     for token in _ticked(_page()):
-        if "<" in token or not _PATH.match(token) or token.startswith((*_OTHER_TREES, ".")):
+        if "<" in token or not _PATH.match(token) or token.startswith((*_OTHER_TREES, ".", "/")):
             continue
         if token in ("__init__.py", "__main__.py") or token.startswith("test_"):
             continue
@@ -337,7 +349,7 @@ def _circles(graph: grimp.ImportGraph) -> list[list[str]]:
 
 def test_no_import_circle_anywhere_in_the_package() -> None:
     """Rule 4: the page says there is no circle; there is none, at any depth."""
-    assert _says("No module of tmuxmcp imports itself back")
+    _claims("No module of tmuxmcp imports itself back")
     assert _circles(_graph()) == []
 
 
@@ -354,13 +366,13 @@ def _imports_of(graph: grimp.ImportGraph, package: str) -> set[str]:
 
 def test_the_protocol_package_imports_nothing_else_of_tmuxmcp() -> None:
     """Rule 4: "it imports no other module of tmuxmcp"."""
-    assert _says("it imports no other module of tmuxmcp")
+    _claims("it imports no other module of tmuxmcp")
     assert _imports_of(_graph(), "tmuxmcp.protocol") <= {"tmuxmcp"}
 
 
 def test_capability_knows_no_tool() -> None:
     """Rule 4: "Nothing here knows which tools exist" (the capability row)."""
-    assert _says("Nothing here knows which tools exist")
+    _claims("Nothing here knows which tools exist")
     graph = _graph()
     above = ("tmuxmcp.tools", "tmuxmcp.definition", "tmuxmcp.runtime", "tmuxmcp.server")
     knows = {m for m in _imports_of(graph, "tmuxmcp.capability") if m.startswith(above)}
@@ -369,7 +381,7 @@ def test_capability_knows_no_tool() -> None:
 
 def test_no_contract_ignores_an_import_as_the_page_says() -> None:
     """Rule 4: "No contract ignores an import"."""
-    assert _says("No contract ignores an import")
+    _claims("No contract ignores an import")
     assert [c["name"] for c in _contracts() if c.get("ignore_imports")] == []
 
 
