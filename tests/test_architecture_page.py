@@ -24,6 +24,8 @@ Rule 4: the claims the page makes about the import graph hold on the graph
   contract ignores an import, and each order "layered `a` > `b` | `c`" the
   page gives is a layers contract's. Each check first asserts that the page
   still makes its claim, so the two change together.
+Rule 5: a state table the page draws (after "as `state.TRANSITIONS` has
+  it") shows every move of that table in the code, and no other.
 """
 
 from __future__ import annotations
@@ -437,3 +439,58 @@ def test_each_order_the_page_gives_is_a_layers_contract() -> None:
     declared = [_layers(c["layers"]) for c in _contracts() if c["type"] == "layers"]
     wrong = [order for order in stated if order not in declared]
     assert wrong == [], f"orders on the page no layers contract has: {wrong}"
+
+
+_TABLE_NAME = re.compile(rf"`((?:{_IDENT}\.)+TRANSITIONS)`")
+_SOURCES = re.compile(r"^([A-Z_]+(?:,\s*[A-Z_]+)*)\s+(--.*)$")
+_MOVE = re.compile(r"--(\w+)-->\s+(the same phase|[A-Z_]+)")
+
+
+def _drawn_moves(drawing: str) -> set[tuple[str, str, str]]:
+    """The moves a drawn table shows: ``A, B --Event--> C --Next--> D; --Other--> E``.
+
+    A chain goes on from where its last move led; after ``;`` the line's
+    first phases start again; "the same phase" leads each phase to itself.
+    """
+    moves: set[tuple[str, str, str]] = set()
+    for line in drawing.splitlines():
+        match = _SOURCES.match(line.strip())
+        if match is None:
+            continue
+        first = [phase.strip() for phase in match[1].split(",")]
+        for chain in match[2].split(";"):
+            sources = first
+            for event, target in _MOVE.findall(chain):
+                for source in sources:
+                    moves.add((source, event, source if target == "the same phase" else target))
+                if target != "the same phase":
+                    sources = [target]
+    return moves
+
+
+def test_each_drawn_state_table_is_the_code_s() -> None:
+    """Rule 5: a drawing led by "as `x.TRANSITIONS` has it" shows every move of
+    that table and no other."""
+    page = _page()
+    drawn = 0
+    for lead, drawing in re.findall(r"((?:[^\n]+\n)+)\n```text\n(.*?)```", page, re.DOTALL):
+        names = _TABLE_NAME.findall(lead)
+        if not names:
+            continue
+        (name,) = names
+        module, _, table = name.rpartition(".")
+        candidates = [m for m in _modules_ending(module) if _resolve(f"{m}.{table}") is not None]
+        assert candidates, f"the page draws {name}, which no module of tmuxmcp has"
+        transitions = getattr(importlib.import_module(candidates[0]), table)
+        code = {
+            (phase.name, event.__name__, target.name)
+            for phase, moves in transitions.items()
+            for event, target in moves.items()
+        }
+        shown = _drawn_moves(drawing)
+        assert shown == code, (
+            f"the drawing of {name} differs from the code: only drawn {sorted(shown - code)}, "
+            f"not drawn {sorted(code - shown)}"
+        )
+        drawn += 1
+    assert drawn, "the page draws no state table"
