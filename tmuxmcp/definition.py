@@ -11,7 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from tmuxmcp.capability.model import ResourceSpec, ToolSpec, Waits
+from tmuxmcp.capability.model import (
+    DeclaredResource,
+    DeclaredTool,
+    ToolSpec,
+    Waits,
+    declare_resource,
+    declare_tool,
+)
 from tmuxmcp.capability.vocabulary import Effect, OutputClass, Reach, Toolset
 from tmuxmcp.tools import (
     capture,
@@ -37,14 +44,12 @@ DELETE = frozenset({Effect.DELETE})
 METADATA = frozenset({OutputClass.TMUX_METADATA})
 ENDS_PROCESSES = ("Processes in deleted panes get SIGHUP and usually exit.",)
 
-# Each block is added to an empty tuple rather than assigned to the annotated
-# name: under the annotation mypy would solve every spec's argument and result
-# types from it (``Any``) and accept a spec whose handler belongs to another
-# tool; added, each spec's types are solved from its own args, result and
-# handler, which must agree (issue 21.3).
-DEFINITION: tuple[ToolSpec[Any, Any], ...] = ()
+# Each entry is made by ``declare_tool``, which mypy checks on its own: its args,
+# result and handler must agree (issue 21.3), however the table is written
+# (issue 30.4). The blocks are added to an empty tuple only to group them.
+DEFINITION: tuple[DeclaredTool, ...] = ()
 DEFINITION += (
-    ToolSpec(
+    declare_tool(
         name="list_sessions",
         title="List sessions",
         toolset=Toolset.INSPECT,
@@ -56,7 +61,7 @@ DEFINITION += (
         handler=inspect.list_sessions,
         result=inspect.ListSessionsResult,
     ),
-    ToolSpec(
+    declare_tool(
         name="list_windows",
         title="List windows",
         toolset=Toolset.INSPECT,
@@ -68,7 +73,7 @@ DEFINITION += (
         handler=inspect.list_windows,
         result=inspect.ListWindowsResult,
     ),
-    ToolSpec(
+    declare_tool(
         name="list_panes",
         title="List panes",
         toolset=Toolset.INSPECT,
@@ -83,7 +88,7 @@ DEFINITION += (
         handler=inspect.list_panes,
         result=inspect.ListPanesResult,
     ),
-    ToolSpec(
+    declare_tool(
         name="capture_pane",
         title="Capture pane",
         toolset=Toolset.INSPECT,
@@ -98,7 +103,7 @@ DEFINITION += (
         handler=capture.capture_pane,
         result=capture.CapturePaneResult,
     ),
-    ToolSpec(
+    declare_tool(
         name="list_buffers",
         title="List paste buffers",
         toolset=Toolset.INSPECT,
@@ -110,7 +115,7 @@ DEFINITION += (
         handler=inspect.list_buffers,
         result=inspect.ListBuffersResult,
     ),
-    ToolSpec(
+    declare_tool(
         name="snapshot",
         title="Snapshot",
         toolset=Toolset.INSPECT,
@@ -127,7 +132,7 @@ DEFINITION += (
         result=snapshot.SnapshotResult,
         nested=snapshot.LEVELS,
     ),
-    ToolSpec(
+    declare_tool(
         name="server_info",
         title="Server info",
         toolset=Toolset.INSPECT,
@@ -145,7 +150,7 @@ DEFINITION += (
 )
 
 DEFINITION += (
-    ToolSpec(
+    declare_tool(
         name="create_session",
         title="Create session",
         toolset=Toolset.MANAGE,
@@ -159,7 +164,7 @@ DEFINITION += (
         additive=True,
         starts_panes=True,
     ),
-    ToolSpec(
+    declare_tool(
         name="create_window",
         title="Create window",
         toolset=Toolset.MANAGE,
@@ -173,7 +178,7 @@ DEFINITION += (
         additive=True,
         starts_panes=True,
     ),
-    ToolSpec(
+    declare_tool(
         name="split_pane",
         title="Split pane",
         toolset=Toolset.MANAGE,
@@ -187,7 +192,7 @@ DEFINITION += (
         additive=True,
         starts_panes=True,
     ),
-    ToolSpec(
+    declare_tool(
         name="rename",
         title="Rename session or window",
         toolset=Toolset.MANAGE,
@@ -200,7 +205,7 @@ DEFINITION += (
         result=manage.Named,
         repeat_safe=True,
     ),
-    ToolSpec(
+    declare_tool(
         name="set_pane_title",
         title="Set pane title",
         toolset=Toolset.MANAGE,
@@ -213,7 +218,7 @@ DEFINITION += (
         result=manage.Named,
         repeat_safe=True,
     ),
-    ToolSpec(
+    declare_tool(
         name="select",
         title="Select window or pane",
         toolset=Toolset.MANAGE,
@@ -228,7 +233,7 @@ DEFINITION += (
         result=manage.Done,
         repeat_safe=True,
     ),
-    ToolSpec(
+    declare_tool(
         name="select_layout",
         title="Select layout",
         toolset=Toolset.MANAGE,
@@ -241,7 +246,7 @@ DEFINITION += (
         result=manage.WindowResult,
         repeat_safe=True,
     ),
-    ToolSpec(
+    declare_tool(
         name="resize_pane",
         title="Resize pane",
         toolset=Toolset.MANAGE,
@@ -253,7 +258,7 @@ DEFINITION += (
         handler=manage.resize_pane,
         result=manage.PaneResult,
     ),
-    ToolSpec(
+    declare_tool(
         name="swap_pane",
         title="Swap panes",
         toolset=Toolset.MANAGE,
@@ -265,7 +270,7 @@ DEFINITION += (
         handler=manage.swap_pane,
         result=manage.Done,
     ),
-    ToolSpec(
+    declare_tool(
         name="move_window",
         title="Move window",
         toolset=Toolset.MANAGE,
@@ -280,7 +285,7 @@ DEFINITION += (
         handler=manage.move_window,
         result=manage.WindowResult,
     ),
-    ToolSpec(
+    declare_tool(
         name="set_option",
         title="Set option",
         toolset=Toolset.MANAGE,
@@ -296,7 +301,7 @@ DEFINITION += (
         result=options.OptionSet,
         repeat_safe=True,
     ),
-    ToolSpec(
+    declare_tool(
         name="kill_session",
         title="Kill session",
         toolset=Toolset.TEARDOWN,
@@ -313,7 +318,7 @@ DEFINITION += (
         repeat_safe=True,
         disclosures=ENDS_PROCESSES,
     ),
-    ToolSpec(
+    declare_tool(
         name="kill_window",
         title="Kill window",
         toolset=Toolset.TEARDOWN,
@@ -330,7 +335,7 @@ DEFINITION += (
         repeat_safe=True,
         disclosures=ENDS_PROCESSES,
     ),
-    ToolSpec(
+    declare_tool(
         name="kill_pane",
         title="Kill pane",
         toolset=Toolset.TEARDOWN,
@@ -347,7 +352,7 @@ DEFINITION += (
         repeat_safe=True,
         disclosures=ENDS_PROCESSES,
     ),
-    ToolSpec(
+    declare_tool(
         name="clear_history",
         title="Clear history",
         toolset=Toolset.TEARDOWN,
@@ -360,7 +365,7 @@ DEFINITION += (
         result=teardown.Deleted,
         repeat_safe=True,
     ),
-    ToolSpec(
+    declare_tool(
         name="delete_buffer",
         title="Delete paste buffer",
         toolset=Toolset.TEARDOWN,
@@ -379,7 +384,7 @@ DEFINITION += (
 TERMINAL = frozenset({OutputClass.TERMINAL_CONTENT})
 
 DEFINITION += (
-    ToolSpec(
+    declare_tool(
         name="send_keys",
         title="Send keys and text",
         toolset=Toolset.EXECUTE,
@@ -394,7 +399,7 @@ DEFINITION += (
         handler=execute.send_keys,
         result=execute.Sent,
     ),
-    ToolSpec(
+    declare_tool(
         name="run_command",
         title="Run command",
         toolset=Toolset.EXECUTE,
@@ -411,7 +416,7 @@ DEFINITION += (
         continues=run.continue_as_task,
         disclosures=("Cancelling the task interrupts it (C-c).",),
     ),
-    ToolSpec(
+    declare_tool(
         name="wait_for_command",
         title="Wait for command",
         toolset=Toolset.EXECUTE,
@@ -424,7 +429,7 @@ DEFINITION += (
         result=run.RunCommandResult,
         continues=Waits(),
     ),
-    ToolSpec(
+    declare_tool(
         name="paste_buffer",
         title="Paste buffer",
         toolset=Toolset.EXECUTE,
@@ -436,7 +441,7 @@ DEFINITION += (
         handler=execute.paste_buffer,
         result=execute.Delivered,
     ),
-    ToolSpec(
+    declare_tool(
         name="respawn_pane",
         title="Respawn pane",
         toolset=Toolset.EXECUTE,
@@ -453,7 +458,7 @@ DEFINITION += (
         disclosures=ENDS_PROCESSES,
         starts_panes=True,
     ),
-    ToolSpec(
+    declare_tool(
         name="recover_pane",
         title="Recover pane",
         toolset=Toolset.EXECUTE,
@@ -478,7 +483,7 @@ BOUNDED = (
 )
 
 DEFINITION += (
-    ToolSpec(
+    declare_tool(
         name="wait_for_text",
         title="Wait for text",
         toolset=Toolset.INSPECT,
@@ -494,7 +499,7 @@ DEFINITION += (
         disclosures=BOUNDED,
         continues=Waits(),
     ),
-    ToolSpec(
+    declare_tool(
         name="wait_for_state",
         title="Wait for state",
         toolset=Toolset.INSPECT,
@@ -507,7 +512,7 @@ DEFINITION += (
         result=waiting_state.WaitForStateResult,
         continues=Waits(),
     ),
-    ToolSpec(
+    declare_tool(
         name="search_panes",
         title="Search panes",
         toolset=Toolset.INSPECT,
@@ -523,7 +528,7 @@ DEFINITION += (
         result=search.SearchPanesResult,
         disclosures=BOUNDED,
     ),
-    ToolSpec(
+    declare_tool(
         name="capture_since",
         title="Capture since",
         toolset=Toolset.INSPECT,
@@ -544,9 +549,9 @@ BY_NAME: dict[str, ToolSpec[Any, Any]] = {spec.name: spec for spec in DEFINITION
 
 # -- resources ---------------------------------------------------------------------
 
-RESOURCES: tuple[ResourceSpec[Any, Any], ...] = ()
+RESOURCES: tuple[DeclaredResource, ...] = ()
 RESOURCES += (
-    ResourceSpec(
+    declare_resource(
         name="panes",
         title="Pane index",
         toolset=Toolset.INSPECT,
@@ -568,7 +573,7 @@ RESOURCES += (
         requires=("capture_pane", "list_panes"),
         repeat_safe=True,
     ),
-    ResourceSpec(
+    declare_resource(
         name="pane",
         title="Pane screen",
         toolset=Toolset.INSPECT,

@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import inspect
 import re
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
 import pytest
 
 from tmuxmcp.capability.describe import describe, reach_and_effect
-from tmuxmcp.capability.model import ToolSpec, Waits, params_of
+from tmuxmcp.capability.model import (
+    ResourceSpec,
+    ToolSpec,
+    Waits,
+    declare_resource,
+    declare_tool,
+    params_of,
+)
 from tmuxmcp.capability.schema import input_schema
 from tmuxmcp.capability.vocabulary import Effect, OutputClass, Reach, Toolset
-from tmuxmcp.definition import BY_NAME, DEFINITION
+from tmuxmcp.definition import BY_NAME, DEFINITION, RESOURCES
 from tmuxmcp.sinks import Sink
 
 
@@ -92,3 +101,32 @@ def test_a_wait_that_continues_as_a_task_names_its_deadline_argument() -> None:
         assert isinstance(wait.continues, Waits)
         names = [field.name for field in msgspec.structs.fields(wait.args)]
         assert wait.continues.deadline in names, wait.name
+
+
+@pytest.mark.parametrize(
+    ("declare", "spec_class"),
+    [(declare_tool, ToolSpec), (declare_resource, ResourceSpec)],
+    ids=["declare_tool", "declare_resource"],
+)
+def test_the_declaring_functions_take_exactly_the_spec_fields(
+    declare: Callable[..., ToolSpec[Any, Any]], spec_class: type[ToolSpec[Any, Any]]
+) -> None:
+    """``declare_tool`` and ``declare_resource`` (issue 30.4) restate the spec's fields so
+    mypy can check each entry alone: a field added to the spec, or a changed default,
+    must be added to them too, keyword-only."""
+    fields = {
+        f.name: inspect.Parameter.empty if f.default is msgspec.NODEFAULT else f.default
+        for f in msgspec.structs.fields(spec_class)
+    }
+    parameters = inspect.signature(declare).parameters
+    assert {name: p.default for name, p in parameters.items()} == fields
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in parameters.values())
+
+
+def test_every_entry_is_the_spec_it_declares() -> None:
+    """The declaring functions change nothing at run time: each entry is the spec class
+    itself, equal to the spec built from its own fields."""
+    for spec in (*DEFINITION, *RESOURCES):
+        assert type(spec) in (ToolSpec, ResourceSpec)
+        rebuilt = type(spec)(**msgspec.structs.asdict(spec))
+        assert rebuilt == spec

@@ -9,13 +9,27 @@ error, its ignore would be unused and ``mypy tests`` would fail. The first
 function is the control: a matching spec that needs no ignore.
 
 The specs are built in functions that nothing calls: the check is mypy's.
+
+A table of specs (``definition.DEFINITION``) holds ``DeclaredTool``, made by
+``declare_tool`` (issue 30.4): under a plain annotated tuple of ``ToolSpec(...)``
+mypy solved each entry's types from the annotation (``Any``) and accepted a
+handler of another tool. The last functions write such a table the plain way
+(annotated, a list, a dict) and must still be refused, and a ``ToolSpec(...)``
+entry that skips ``declare_tool`` must not fit the table.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from tmuxmcp.capability.model import ResourceSpec, ToolSpec
+from tmuxmcp.capability.model import (
+    DeclaredResource,
+    DeclaredTool,
+    ResourceSpec,
+    ToolSpec,
+    declare_resource,
+    declare_tool,
+)
 from tmuxmcp.capability.vocabulary import Effect, OutputClass, Reach, Toolset
 from tmuxmcp.tools import capture, inspect, manage, resources
 
@@ -110,4 +124,92 @@ def resource_whose_uri_decodes_to_other_arguments() -> object:
         variables=_swap_variables,  # type: ignore[arg-type]
         lister=resources.list_pane_resources,
         requires=("capture_pane",),
+    )
+
+
+def a_plainly_annotated_table() -> tuple[DeclaredTool, ...]:
+    # The way that let a mismatch through before issue 30.4: the annotation is the
+    # entries' only context. declare_tool solves each entry's types from itself.
+    specs: tuple[DeclaredTool, ...] = (
+        declare_tool(
+            name="list_sessions",
+            **_SHARED,
+            summary="control: a matching entry",
+            args=inspect.ListSessionsArgs,
+            result=inspect.ListSessionsResult,
+            handler=inspect.list_sessions,
+        ),
+        declare_tool(
+            name="swap_pane",
+            **_SHARED,
+            summary="takes SelectArgs, declares SwapPaneArgs",
+            args=manage.SwapPaneArgs,
+            result=manage.Done,
+            handler=manage.select,  # type: ignore[arg-type]
+        ),
+        declare_tool(
+            name="list_sessions",
+            **_SHARED,
+            summary="returns ListSessionsResult, declares ListWindowsResult",
+            args=inspect.ListSessionsArgs,
+            result=inspect.ListWindowsResult,
+            handler=inspect.list_sessions,  # type: ignore[arg-type]
+        ),
+    )
+    return specs
+
+
+def a_table_as_a_list_or_a_dict() -> list[DeclaredTool]:
+    by_name: dict[str, DeclaredTool] = {
+        "swap_pane": declare_tool(
+            name="swap_pane",
+            **_SHARED,
+            summary="in a dict, still checked",
+            args=manage.SwapPaneArgs,
+            result=manage.Done,
+            handler=manage.select,  # type: ignore[arg-type]
+        )
+    }
+    return [
+        *by_name.values(),
+        declare_tool(
+            name="swap_pane",
+            **_SHARED,
+            summary="in a list, still checked",
+            args=manage.SwapPaneArgs,
+            result=manage.Done,
+            handler=manage.select,  # type: ignore[arg-type]
+        ),
+    ]
+
+
+def a_resource_table() -> tuple[DeclaredResource, ...]:
+    return (
+        declare_resource(
+            name="pane",
+            **_SHARED,
+            summary="returns PaneScreen, declares CapturePaneResult",
+            args=resources.PaneResourceArgs,
+            result=capture.CapturePaneResult,
+            handler=resources.read_pane_resource,  # type: ignore[arg-type]
+            uri_template=resources.PANE_TEMPLATE,
+            variables=resources.args_of_uri,
+            lister=resources.list_pane_resources,
+            requires=("capture_pane",),
+        ),
+    )
+
+
+def an_entry_that_skips_declare_tool() -> tuple[DeclaredTool, ...]:
+    # A bare ToolSpec, even a matching one, is not a DeclaredTool: every entry of a
+    # table goes through declare_tool, so none is solved from the table's type.
+    return (
+        ToolSpec(  # type: ignore[return-value]
+            name="swap_pane",
+            **_SHARED,
+            summary="matching, but not declared",
+            args=manage.SwapPaneArgs,
+            result=manage.Done,
+            handler=manage.swap_pane,
+        ),
     )

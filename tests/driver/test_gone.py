@@ -92,13 +92,13 @@ def _child_until_stdin_closes() -> Iterator[subprocess.Popen[bytes]]:
 
 async def test_liveness_sees_an_exited_process_and_a_running_one() -> None:
     with _child_until_stdin_closes() as child:
-        assert await liveness.server_exited(child.pid, grace=0.05) is False
+        assert await liveness.wait_server_exited(child.pid, grace=0.05) is False
         assert child.stdin is not None
         child.stdin.close()
         with trio.fail_after(20):
             # The exit is awaited on the pidfd, within the grace.
-            assert await liveness.server_exited(child.pid, grace=10) is True
-    assert await liveness.server_exited(child.pid, grace=0.05) is True  # reaped: no such pid
+            assert await liveness.wait_server_exited(child.pid, grace=10) is True
+    assert await liveness.wait_server_exited(child.pid, grace=0.05) is True  # reaped: no such pid
 
 
 async def test_liveness_without_pidfds_asks_the_process_table(
@@ -109,10 +109,10 @@ async def test_liveness_without_pidfds_asks_the_process_table(
 
     monkeypatch.setattr(os, "pidfd_open", no_pidfd)
     with _child_until_stdin_closes() as child:
-        assert await liveness.server_exited(child.pid, grace=0.05) is False
+        assert await liveness.wait_server_exited(child.pid, grace=0.05) is False
         assert child.stdin is not None
         child.stdin.close()
         with trio.fail_after(20):
-            while not await liveness.server_exited(child.pid, grace=0.05):
+            while not await liveness.wait_server_exited(child.pid, grace=0.05):
                 pass  # a zombie until reaped: seen as exited
-    assert await liveness.server_exited(child.pid, grace=0.05) is True
+    assert await liveness.wait_server_exited(child.pid, grace=0.05) is True

@@ -50,6 +50,7 @@ from tmuxmcp.capability.diagnose import (
 )
 from tmuxmcp.errors import ArgumentConflict, InvalidArguments
 from tmuxmcp.sinks.target import ID_PATTERNS, ID_PREFIX, IdKind
+from tmuxmcp.wire import has_lone_surrogate
 
 _KIND_BY_PATTERN = {pattern: kind for kind, pattern in ID_PATTERNS.items()}
 _LISTER = {
@@ -94,8 +95,6 @@ def lone_surrogate_error() -> InvalidArguments:
 
 def has_surrogate(value: object) -> bool:
     """Whether ``value`` holds a lone surrogate anywhere (the transport's one scanner)."""
-    from tmuxmcp.wire import has_lone_surrogate
-
     return has_lone_surrogate(value)
 
 

@@ -14,7 +14,7 @@ they may be claimed for the whole call is decided in ``annotations``.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 import msgspec
 from msgspec import inspect as mi
@@ -54,9 +54,9 @@ class ToolSpec(msgspec.Struct, Generic[A, R], frozen=True, kw_only=True):
     Generic in its argument and result Structs: ``args``, ``result`` and
     ``handler`` must agree, so a spec naming another tool's handler (or
     result) does not type-check (issue 21.3;
-    ``tests/capability/typecheck_toolspec.py`` keeps that true). A collection
-    of specs is ``ToolSpec[Any, Any]``; build it from specs whose types were
-    solved on their own (see ``definition``).
+    ``tests/capability/typecheck_toolspec.py`` keeps that true). A table of
+    specs holds ``DeclaredTool``: each entry is made by ``declare_tool``, whose
+    types are solved from that entry alone (issue 30.4).
     """
 
     name: str
@@ -159,6 +159,125 @@ class ResourceSpec(ToolSpec[A, R], frozen=True, kw_only=True):
         if not self.is_template:
             return uri == self.uri_template
         return uri.startswith(self.uri_template.partition("{")[0])
+
+
+if TYPE_CHECKING:
+    # Marks for mypy alone (at run time both are the spec classes themselves):
+    # a ``DeclaredTool`` is a ToolSpec whose args, result and handler were checked
+    # against each other, the element type of a table of tools
+    # (``definition.DEFINITION``). Only ``declare_tool`` makes one, so a table
+    # cannot hold an unchecked ``ToolSpec(...)`` however it is written.
+    # (``typing.NewType`` would say the same, but crashes mypy's dataclass
+    # plugin on a msgspec Struct.)
+    class DeclaredTool(ToolSpec[Any, Any], frozen=True, kw_only=True):
+        pass
+
+    class DeclaredResource(ResourceSpec[Any, Any], frozen=True, kw_only=True):
+        pass
+
+else:
+    DeclaredTool = ToolSpec
+    DeclaredResource = ResourceSpec
+
+
+# Why functions, not a table annotated ``tuple[ToolSpec[Any, Any], ...]`` of
+# ``ToolSpec(...)`` entries (issue 30.4): mypy solves a constructor's type
+# variables from the type its value is assigned to first, so under that
+# annotation every entry's A and R became ``Any`` and a handler of another tool
+# type-checked. These functions return a type without A and R, so mypy solves
+# them from each call's own arguments, and a mismatch is an error wherever the
+# call stands. Their parameters are ToolSpec's and ResourceSpec's fields
+# (``tests/capability/test_definition.py`` keeps them the same).
+def declare_tool(
+    *,
+    name: str,
+    title: str,
+    toolset: Toolset,
+    reach: Reach,
+    effects: frozenset[Effect],
+    outputs: frozenset[OutputClass],
+    summary: str,
+    args: type[A],
+    result: type[R],
+    handler: Callable[[Any, A], Awaitable[R]],
+    nested: tuple[str, ...] = (),
+    repeat_safe: bool = False,
+    additive: bool = False,
+    disclosures: tuple[str, ...] = (),
+    starts_panes: bool = False,
+    continues: Callable[[Any, A, R], Any] | Waits | None = None,
+) -> DeclaredTool:
+    """One tool's ToolSpec, its args, result and handler checked against each other."""
+    spec: ToolSpec[A, R] = ToolSpec(
+        name=name,
+        title=title,
+        toolset=toolset,
+        reach=reach,
+        effects=effects,
+        outputs=outputs,
+        summary=summary,
+        args=args,
+        result=result,
+        handler=handler,
+        nested=nested,
+        repeat_safe=repeat_safe,
+        additive=additive,
+        disclosures=disclosures,
+        starts_panes=starts_panes,
+        continues=continues,
+    )
+    return cast("DeclaredTool", spec)
+
+
+def declare_resource(
+    *,
+    name: str,
+    title: str,
+    toolset: Toolset,
+    reach: Reach,
+    effects: frozenset[Effect],
+    outputs: frozenset[OutputClass],
+    summary: str,
+    args: type[A],
+    result: type[R],
+    handler: Callable[[Any, A], Awaitable[R]],
+    uri_template: str,
+    requires: tuple[str, ...],
+    variables: Callable[[str], A],
+    lister: Callable[[Any], Awaitable[list[ListedResource]]],
+    mime_type: str = "text/plain",
+    nested: tuple[str, ...] = (),
+    repeat_safe: bool = False,
+    additive: bool = False,
+    disclosures: tuple[str, ...] = (),
+    starts_panes: bool = False,
+    continues: Callable[[Any, A, R], Any] | Waits | None = None,
+) -> DeclaredResource:
+    """One resource's ResourceSpec, checked as ``declare_tool`` checks a tool's."""
+    spec: ResourceSpec[A, R] = ResourceSpec(
+        name=name,
+        title=title,
+        toolset=toolset,
+        reach=reach,
+        effects=effects,
+        outputs=outputs,
+        summary=summary,
+        args=args,
+        result=result,
+        handler=handler,
+        uri_template=uri_template,
+        requires=requires,
+        variables=variables,
+        lister=lister,
+        mime_type=mime_type,
+        nested=nested,
+        repeat_safe=repeat_safe,
+        additive=additive,
+        disclosures=disclosures,
+        starts_panes=starts_panes,
+        continues=continues,
+    )
+    return cast("DeclaredResource", spec)
 
 
 class ParamSpec(msgspec.Struct, frozen=True, kw_only=True):

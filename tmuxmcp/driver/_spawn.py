@@ -262,7 +262,7 @@ def _collect(pid: int, *, block: bool = True) -> int | None:
     return os.waitstatus_to_exitcode(status) if reaped else None
 
 
-async def _reap(pid: int, pidfd: int) -> int:
+async def _wait_reaped(pid: int, pidfd: int) -> int:
     """Wait for the child to exit, then reap it; its exit code."""
     # By the time its pipes report EOF the child has usually exited already.
     code = _collect(pid, block=False)
@@ -338,7 +338,7 @@ async def _run_spawned(
                 if stdin is not None:
                     nursery.start_soon(_feed, child.stdin, stdin, fds)
                 await _drain(child.stdout, out)
-            returncode = await _reap(child.pid, child.pidfd)
+            returncode = await _wait_reaped(child.pid, child.pidfd)
         finally:
             if returncode is None:
                 # Timeout, cancellation or an error: kill, and reap before leaving.
@@ -347,7 +347,7 @@ async def _run_spawned(
                 with contextlib.suppress(ProcessLookupError):
                     signal.pidfd_send_signal(child.pidfd, signal.SIGKILL)
                 with trio.CancelScope(shield=True), contextlib.suppress(ChildProcessError):
-                    await _reap(child.pid, child.pidfd)
+                    await _wait_reaped(child.pid, child.pidfd)
     finally:
         fds.close_all()
     return Completed(returncode, b"".join(out), b"".join(err))

@@ -369,7 +369,7 @@ class TmuxClient:
         refusal = guards.refusal_in(stderr)
         if refusal is not None:
             return GuardRefused(refusal)
-        if not stderr.strip() and await liveness.server_exited(bound.pid):
+        if not stderr.strip() and await liveness.wait_server_exited(bound.pid):
             return self._lose("gone", _LOST["gone"])
         return classify_failure(stderr, self.socket)
 

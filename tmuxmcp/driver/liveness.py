@@ -35,7 +35,7 @@ _POLL = 0.01
 """Where there is no pidfd: how often the process table is asked."""
 
 
-async def server_exited(pid: int, grace: float = EXIT_GRACE) -> bool:
+async def wait_server_exited(pid: int, grace: float = EXIT_GRACE) -> bool:
     """True if the server process ``pid`` has exited, or exits within ``grace`` seconds."""
     if pid <= 0:
         return False

@@ -442,7 +442,7 @@ def foreground_leader(pane_pid: int, proc: Path = PROC) -> Leader | Unseen:
     return Leader(tpgid, exe.removesuffix(" (deleted)"), argv, uid, leader[0])
 
 
-def waits_for_group_child(shell_pid: int, proc: Path = PROC) -> bool:
+def has_group_child(shell_pid: int, proc: Path = PROC) -> bool:
     """True when ``shell_pid`` has a child, not exited, in its own process group.
 
     Read from ``<pid>/task/<pid>/children``; where that file is missing (a

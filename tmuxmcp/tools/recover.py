@@ -237,7 +237,7 @@ class _Recovery:
         """Rule 5: what was typed, the state now, and what goes on."""
         return PaneNotReady(f"pane {self.pane} is {_said(state)}: {why} {self._history()}")
 
-    async def settle(self, before: PaneState) -> PaneWithState:
+    async def wait_settled(self, before: PaneState) -> PaneWithState:
         """Rule 3: the state once it changed from ``before`` (or the step's time is up)."""
         deadline = trio.current_time() + STEP_SECONDS
         extended = False
@@ -267,7 +267,7 @@ class _Recovery:
         pid = before.foreground_pid
         return pid is not None and not proc.running(pid)
 
-    async def run_done(self) -> PaneWithState | None:
+    async def wait_run_done(self) -> PaneWithState | None:
         """Rule 4: the state once this process's run in the pane is done (or its time is up)."""
         if self.run is None:
             return None
@@ -279,7 +279,7 @@ class _Recovery:
         """Type one step and wait for its effect."""
         await self.ctx.client.run(*_send(self.pane, step.keys))
         self.ctx.runs.input_handled(self.pane)
-        after = await self.settle(pane.state)
+        after = await self.wait_settled(pane.state)
         self.steps.append(RecoverStep(sent=list(step.keys), state=after.state.state))
         return after
 
@@ -317,7 +317,7 @@ class _Recovery:
             state = pane.state
             typed = state.state == "shell-ready" and await self.typed(pane)
             if state.state == "shell-ready" and not typed:
-                done = await self.run_done()
+                done = await self.wait_run_done()
                 if done is None or done.state.state == "shell-ready":
                     return self._result(done or pane)
                 pane = done
@@ -332,7 +332,7 @@ class _Recovery:
                     # Rule 4: a step ended the run's command (a pager's q); its script
                     # still holds the shell until the watcher has read the status.
                     waited = True
-                    pane = await self.run_done() or pane
+                    pane = await self.wait_run_done() or pane
                     continue
                 if state.foreground_pid is None:
                     raise self._stuck(state)

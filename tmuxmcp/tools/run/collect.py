@@ -218,7 +218,7 @@ async def _read_long(
     return head, tail, max(0, hi - lo + 1)
 
 
-async def _await_fence(ctx: ToolContext, run: Run) -> tuple[PathFrame, list[str], list[str]]:
+async def _wait_for_fence(ctx: ToolContext, run: Run) -> tuple[PathFrame, list[str], list[str]]:
     deadline = trio.current_time() + FENCE_WAIT
     delay = 0.001
     while True:
@@ -231,7 +231,7 @@ async def _await_fence(ctx: ToolContext, run: Run) -> tuple[PathFrame, list[str]
 
 async def collect(ctx: ToolContext, run: Run) -> Outcome:
     """Read the output once tmux has drawn all of it; the shell is still held."""
-    found, phys, joined = await _await_fence(ctx, run)
+    found, phys, joined = await _wait_for_fence(ctx, run)
     if found.frame.pane_id == run.pane and not found.frame.dead:
         registry.of(ctx.runs).saw_pane_pid(run.pane, found.frame.pid)
         if run.shell_pid is not None:

@@ -86,7 +86,7 @@ async def _report(ctx: ToolContext, run: Run, total: float, since: float) -> Non
     )
 
 
-async def _await(
+async def _wait_for_end(
     ctx: ToolContext, run: Run, seconds: float, budget: int, *, since: float | None = None
 ) -> RunCommandResult:
     """Wait ``seconds`` for ``run``'s end; progress counts from ``since`` (the call's start).
@@ -183,10 +183,10 @@ async def run_command(ctx: ToolContext, args: RunCommandArgs) -> RunCommandResul
             ),
         )
         turn.doing = "waiting for the pane's shell to be ready"
-        ready = await settle.ready_shell(ctx, pane)
+        ready = await settle.wait_shell_ready(ctx, pane)
         run = runs.new_run(pane, budget=args.max_output_bytes, lock_fd=lock, turn=turn)
         lock = -1  # the run holds it now, and closes it with its files
-        await type_line.type_until_typed(
+        await type_line.wait_line_typed(
             ctx, run, args.command, suppress_history=args.suppress_history, ready=ready
         )
     except BaseException:
@@ -206,12 +206,12 @@ async def run_command(ctx: ToolContext, args: RunCommandArgs) -> RunCommandResul
     seconds = args.timeout if ctx.hand_over is None else min(args.timeout, ctx.hand_over)
     if runs.nursery is not None:
         runs.nursery.start_soon(watch.watch, quiet, run)
-        return await _await(ctx, run, seconds, args.max_output_bytes, since=began)
+        return await _wait_for_end(ctx, run, seconds, args.max_output_bytes, since=began)
     # No server nursery (a direct handler call): the run cannot outlive the call.
     async with trio.open_nursery() as nursery:
         nursery.start_soon(watch.watch, quiet, run)
         try:
-            return await _await(ctx, run, seconds, args.max_output_bytes, since=began)
+            return await _wait_for_end(ctx, run, seconds, args.max_output_bytes, since=began)
         finally:
             run.cancel.cancel()
 
@@ -227,4 +227,4 @@ async def wait_for_command(ctx: ToolContext, args: WaitForCommandArgs) -> RunCom
         )
     if run.pane != pane:
         raise ObjectNotFound(f"run {args.run_id} ran in pane {run.pane}, not {pane}")
-    return await _await(ctx, run, args.timeout, args.max_output_bytes)
+    return await _wait_for_end(ctx, run, args.timeout, args.max_output_bytes)

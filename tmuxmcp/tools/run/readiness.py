@@ -142,16 +142,16 @@ def foreground_of(pane_pid: int, proc: Path = PROC) -> Foreground | Unseen:
     )
 
 
-def waits_for_foreground_child(shell_pid: int, proc: Path = PROC) -> bool:
+def busy_with_foreground_child(shell_pid: int, proc: Path = PROC) -> bool:
     """True when the shell sleeps waiting for a child in its own process group.
 
     A shell asleep is not always at its prompt: while it runs its startup
     files (``.bashrc`` calling ``pyenv``, ``nvm``, ``sleep``), or a command
     before job control is on, it waits for a child in its own process group,
     which holds the terminal (measured: ``do_wait``, the child's pgrp is the
-    shell's). Read by ``driver.proc.waits_for_group_child``.
+    shell's). Read by ``driver.proc.has_group_child``.
     """
-    return procfs.waits_for_group_child(shell_pid, proc)
+    return procfs.has_group_child(shell_pid, proc)
 
 
 def refuse_unseen(pane: str, unseen: Unseen) -> NoReturn:
@@ -285,7 +285,7 @@ def check_process(pane: str, pane_pid: int, *, proc: Path = PROC) -> Shell:
     if isinstance(fg, Unseen):
         refuse_unseen(pane, fg)
     refuse_foreground(pane, pane_pid, fg, os.getuid())
-    if waits_for_foreground_child(fg.pid, proc):
+    if busy_with_foreground_child(fg.pid, proc):
         raise ShellBusy(
             f"pane {pane}'s shell is running a command in the foreground (its startup files, "
             "or a command it waits for), not waiting at its prompt; wait for it "

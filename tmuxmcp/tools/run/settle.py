@@ -74,7 +74,7 @@ async def read_state(ctx: ToolContext, pane: str) -> tuple[readiness.PaneState, 
     return state, screen.rows(body)
 
 
-async def ready_shell(ctx: ToolContext, pane: str) -> Ready:
+async def wait_shell_ready(ctx: ToolContext, pane: str) -> Ready:
     """Wait, within the settle time, for the pane's shell to be at its prompt."""
     settle = trio.current_time() + SETTLE_SECONDS
     program_settle = trio.current_time() + SETTLE_PROGRAM_SECONDS

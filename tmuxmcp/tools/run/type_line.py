@@ -90,7 +90,7 @@ async def type_line(
     return True
 
 
-async def type_until_typed(
+async def wait_line_typed(
     ctx: ToolContext, run: Run, command: str, *, suppress_history: bool, ready: settle.Ready
 ) -> None:
     """Type the run's line; when tmux's guard finds the pane changed since the check,
@@ -102,7 +102,7 @@ async def type_until_typed(
             return
         registry.of(ctx.runs).forget_pane_pid(pane)
         if attempt < TYPING_ATTEMPTS - 1:
-            ready = await settle.ready_shell(ctx, pane)
+            ready = await settle.wait_shell_ready(ctx, pane)
     raise PaneNotReady(
         f"pane {pane} kept changing between tmuxmcp's readiness check and typing (a "
         "program starting or a mode opening?); nothing was typed. Retry, or look at it "

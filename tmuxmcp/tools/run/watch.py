@@ -227,7 +227,7 @@ async def _read_back(ctx: ToolContext, run: Run) -> None:
     ends interrupted, saying why.
     """
     try:
-        ready = await settle.ready_shell(ctx, run.pane)
+        ready = await settle.wait_shell_ready(ctx, run.pane)
     except PaneNotReady as exc:
         run.handle(Interrupted(_interrupted(run, _unprobed(exc))))
         return
@@ -253,7 +253,7 @@ async def _probe(ctx: ToolContext, run: Run, probe: Run, ready: settle.Ready) ->
     """Type and watch ``probe``, and release it: the status it read back, or None when
     it could not, the left ``run`` then ended ``Interrupted``, saying why."""
     try:
-        await type_line.type_until_typed(
+        await type_line.wait_line_typed(
             ctx, probe, "", suppress_history=run.typed.startswith(" "), ready=ready
         )
     except PaneNotReady as exc:
@@ -286,7 +286,7 @@ async def _prompt_after(ctx: ToolContext, probe: Run) -> list[str] | None:
     """The rows of the prompt the shell drew after ``probe``, once it is back at it; None
     when it is not (busy, a person typing) or the rows cannot be told."""
     try:
-        await settle.ready_shell(ctx, probe.pane)
+        await settle.wait_shell_ready(ctx, probe.pane)
         return await collect.prompt_after(ctx, probe)
     except TmuxMcpError:
         return None
