@@ -17,7 +17,7 @@ all told apart here and all but the last built here:
 * the **zoom guard** of ``kill_session`` on tmux 3.4 (``tools.teardown``): no
   window of the session is zoomed (``WINDOW_ZOOMED``);
 * the **geometry guard** of a capture into history (``geometry_guard_name``
-  below, ``tools.geometry``): the pane still has the width and height its
+  below, ``panetext.geometry``): the pane still has the width and height its
   first window was planned for (``GEOMETRY_CHANGED``);
 * the **empty guard** of an exit (``driver.tenancy``): the server tmuxmcp
   started holds no session, no other client and no other serving tmuxmcp,

@@ -13,7 +13,7 @@ import msgspec
 
 from tmuxmcp.driver.binding import ServerFacts
 from tmuxmcp.driver.client import TmuxClient
-from tmuxmcp.tools.geometry import PaneGeometry
+from tmuxmcp.panetext.geometry import PaneGeometry
 
 Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 

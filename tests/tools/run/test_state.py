@@ -18,9 +18,9 @@ import trio
 import trio.testing
 
 from tmuxmcp.errors import CommandInterrupted, InternalError, PaneNotReady, TmuxMcpError
+from tmuxmcp.panetext.scrollback import Mark
 from tmuxmcp.tools.run import state
 from tmuxmcp.tools.run.output import Outcome
-from tmuxmcp.tools.scrollback import Mark
 
 P = state.Phase
 EXPECTED: dict[tuple[state.Phase, type[state.Event]], state.Phase] = {
