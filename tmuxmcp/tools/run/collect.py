@@ -49,11 +49,12 @@ from tmuxmcp.driver.argv import cmd
 from tmuxmcp.errors import TmuxCommandFailed
 from tmuxmcp.panetext import windows
 from tmuxmcp.panetext.scrollback import Frame, Mark, View, explain_gap, fingerprint
+from tmuxmcp.runs import output, pending, registry
+from tmuxmcp.runs.output import HEAD_SHARE, Outcome
+from tmuxmcp.runs.state import Run
 from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.run import output, pending, registry, screen
-from tmuxmcp.tools.run.output import HEAD_SHARE, Outcome
+from tmuxmcp.tools.run import screen
 from tmuxmcp.tools.run.screen import PathFrame
-from tmuxmcp.tools.run.state import Run
 
 WINDOW_ROWS = 2000
 """Rows of the first window of a long output at most, before any row is measured

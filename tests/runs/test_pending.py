@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tmuxmcp.tools.run.pending import (
+from tmuxmcp.runs.pending import (
     Input,
     InputPending,
     Prompt,
@@ -16,7 +16,7 @@ from tmuxmcp.tools.run.pending import (
     refuse_unseen_input,
     typed_ahead,
 )
-from tmuxmcp.tools.run.registry import RunRegistry
+from tmuxmcp.runs.registry import RunRegistry
 
 TYPED_AT = 1_800_000_000.5
 

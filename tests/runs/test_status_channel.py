@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from tmuxmcp.errors import PaneNotReady
 from tmuxmcp.panetext.scrollback import Mark
-from tmuxmcp.tools.run import state, watch
+from tmuxmcp.runs import state
+from tmuxmcp.tools.run import watch
 
 _MARK = Mark(row=0, fingerprint="0" * 16, history_size=0, width=80, alternate=False)
 

@@ -53,8 +53,8 @@ import trio
 
 from tmuxmcp.errors import CommandInterrupted, InternalError, TmuxMcpError
 from tmuxmcp.panetext.scrollback import Mark
-from tmuxmcp.tools.run.files import RunFiles
-from tmuxmcp.tools.run.output import AtTyping, Outcome
+from tmuxmcp.runs.files import RunFiles
+from tmuxmcp.runs.output import AtTyping, Outcome
 
 
 class Phase(enum.Enum):
