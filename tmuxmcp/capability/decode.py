@@ -94,7 +94,7 @@ def lone_surrogate_error() -> InvalidArguments:
 
 def has_surrogate(value: object) -> bool:
     """Whether ``value`` holds a lone surrogate anywhere (the transport's one scanner)."""
-    from tmuxmcp.wire import has_lone_surrogate
+    from tmuxmcp.protocol.wire import has_lone_surrogate
 
     return has_lone_surrogate(value)
 
