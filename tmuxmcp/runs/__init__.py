@@ -9,8 +9,9 @@ it and the one transitions table), ``files`` (its files and FIFOs),
 the directories dead processes left), ``turns`` and ``panelock`` (one run per
 pane, in this process and across processes), ``registry`` (the runs of this
 process), ``runscript`` (the script the shell runs and the line typed, pure
-text), ``output`` (where the output starts and what is kept, pure) and
-``pending`` (input already waiting in a pane).
+text), ``output`` (where the output starts and what is kept, pure), ``screen``
+(what one tmux invocation printed, parsed) and ``pending`` (input already
+waiting in a pane).
 
 Rule: no module here imports the tools (``ToolContext`` included), the
 driver's tmux client (``client``, ``runner``, ``binding``, ``fake``,

@@ -35,11 +35,11 @@ from tmuxmcp.panetext.scrollback import (
     View,
     cells,
 )
+from tmuxmcp.panetext.typed_records import typed_record
 from tmuxmcp.panetext.windows import PaneRange, Window, rows_within
 from tmuxmcp.sinks import Encoding, Sink
 from tmuxmcp.tools.activity import ActivityHint
 from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.query import typed_record
 
 # -- bounds and timing -------------------------------------------------------------
 

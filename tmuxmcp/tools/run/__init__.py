@@ -24,7 +24,7 @@ How a run works, one module per phase:
 The engine below the phases, which knows no ``ToolContext`` and no tmux
 client, is its own package, ``tmuxmcp.runs`` (issue 30.1): ``state``,
 ``files``, ``directory``, ``sweep``, ``turns``, ``panelock``, ``registry``,
-``runscript``, ``output`` and ``pending`` live there; this package keeps the
+``runscript``, ``output``, ``screen`` and ``pending`` live there; this package keeps the
 handlers and the phases that talk to tmux.
 
 ``state`` owns a run's life (its phases, the typed events that move it and

@@ -49,12 +49,11 @@ from tmuxmcp.driver.argv import cmd
 from tmuxmcp.errors import TmuxCommandFailed
 from tmuxmcp.panetext import windows
 from tmuxmcp.panetext.scrollback import Frame, Mark, View, explain_gap, fingerprint
-from tmuxmcp.runs import output, pending, registry
+from tmuxmcp.runs import output, pending, registry, screen
 from tmuxmcp.runs.output import HEAD_SHARE, Outcome
+from tmuxmcp.runs.screen import PathFrame
 from tmuxmcp.runs.state import Run
 from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.run import screen
-from tmuxmcp.tools.run.screen import PathFrame
 
 WINDOW_ROWS = 2000
 """Rows of the first window of a long output at most, before any row is measured

@@ -17,10 +17,10 @@ from tmuxmcp.driver import guards, proc
 from tmuxmcp.driver.argv import cmd
 from tmuxmcp.errors import PaneNotReady
 from tmuxmcp.panetext.scrollback import View, mark_at
-from tmuxmcp.runs import output, pending, registry, runscript
+from tmuxmcp.runs import output, pending, registry, runscript, screen
 from tmuxmcp.runs.state import Checked, Run, Typed
 from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.run import screen, settle
+from tmuxmcp.tools.run import settle
 
 TYPING_ATTEMPTS = 3
 """Typings tried when tmux's guard keeps finding the pane changed since the check."""

@@ -15,8 +15,8 @@ import msgspec
 from tmuxmcp.driver.records import RecordFormat
 from tmuxmcp.errors import TmuxCommandFailed
 from tmuxmcp.panetext.scrollback import FRAME_FIELDS, Frame
+from tmuxmcp.panetext.typed_records import typed_record
 from tmuxmcp.runs import pending
-from tmuxmcp.tools.query import typed_record
 
 PATH_FRAME_FIELDS = {**FRAME_FIELDS, "path": "pane_path", **pending.INPUT_FIELDS}
 """The frame's variables plus ``#{pane_path}``, where the fence shows, and who could
