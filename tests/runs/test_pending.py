@@ -1,4 +1,4 @@
-"""tools.run.pending, pure: when nobody can have typed into a pane (Rule 2), the
+"""runs.pending, pure: when nobody can have typed into a pane (Rule 2), the
 text typed after a known prompt (Rule 4), and input a shell does not show (Rule 5)."""
 
 from __future__ import annotations

@@ -142,7 +142,7 @@ def guard_name(
     (``show-options -t pane``); an unknown pane expands to empty fields and fails.
 
     The column is where the shell's prompt ends when nothing is typed after it
-    (``tools.run.pending``): text waiting at the prompt moves the cursor past it."""
+    (``runs.pending``): text waiting at the prompt moves the cursor past it."""
     if not _PANE_ID.fullmatch(pane) or not marker.startswith("@tmuxmcp_"):
         raise ValueError("guard_name takes a pane id and tmuxmcp's marker option")
     seen = "#{pane_id}.#{pane_pid}.#{pane_dead}#{pane_in_mode}#{alternate_on}"
