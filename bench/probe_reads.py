@@ -96,7 +96,7 @@ def main() -> int:
                 before = _peak_mb(client)
                 _row(name, client, before, _call(client, tool, arguments))
         # Full rows behind short ones: the short rows predict a long window, which
-        # reaches the full rows (tools/windows.py Rule 1a, issue 31.1); twice, since
+        # reaches the full rows (panetext/windows.py Rule 1a, issue 31.1); twice, since
         # the second capture plans its first window from the first's rows.
         behind = _wide_pane(tmux, "behind")
         tmux.bare("send-keys", "-t", behind, "seq 1 3000; echo EN''D", "Enter")

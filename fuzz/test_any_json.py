@@ -36,7 +36,7 @@ from fuzz.strategies import hostile_text, huge_text, json_values
 from tests.raw_client import RawClient
 from tmuxmcp.capability.model import params_of
 from tmuxmcp.definition import BY_NAME, DEFINITION
-from tmuxmcp.wire import MAX_LINE_BYTES
+from tmuxmcp.protocol.wire import MAX_LINE_BYTES
 
 WAITING = ("run_command", "wait_for_command", "wait_for_text", "wait_for_state")
 SHAPES = (
@@ -125,7 +125,7 @@ def _over_the_line_limit(tool: str, arguments: Any) -> bool:
 
 def _check_reply(reply: dict[str, Any], tool: str, arguments: Any) -> None:
     if "error" in reply and _over_the_line_limit(tool, arguments):
-        # The wire refuses the whole line before it is a request (tmuxmcp.wire, Rule 1).
+        # The wire refuses the whole line before it is a request (tmuxmcp.protocol.wire, Rule 1).
         assert reply["error"]["code"] == -32600, reply
         assert "tmuxmcp reads lines of at most" in reply["error"]["message"], reply
         return

@@ -27,8 +27,8 @@ from tests.wire_oracle import Conversation
 from tmuxmcp import server
 from tmuxmcp.protocol.dispatch import Arrival
 from tmuxmcp.protocol.tasks import TaskStore
+from tmuxmcp.protocol.wire import triage
 from tmuxmcp.runtime import Runtime
-from tmuxmcp.wire import triage
 
 
 class MemorySession:

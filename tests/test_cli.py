@@ -269,7 +269,7 @@ def test_a_serving_process_loads_no_sdk_module(private_tmux: PrivateTmux) -> Non
     imported = {
         line.rpartition("|")[2].strip() for line in stderr.splitlines() if "import time:" in line
     }
-    assert {"trio", "msgspec", "tmuxmcp.wire"} <= imported, "the log is an import log"
+    assert {"trio", "msgspec", "tmuxmcp.protocol.wire"} <= imported, "the log is an import log"
     roots = {name.split(".")[0] for name in imported}
     assert roots.isdisjoint(SDK_MODULES), sorted(roots & set(SDK_MODULES))
 

@@ -30,8 +30,8 @@ import trio
 from tests.raw_client import PROTOCOL_VERSION, RawClient
 from tests.support import PrivateTmux, temporary_tmux
 from tests.test_tasks_stdio import CAPS, TASKS, ModernClient, _envelope, modern
+from tmuxmcp.runs import registry
 from tmuxmcp.tools import handover
-from tmuxmcp.tools.run import registry
 
 LONG = 600
 """A call's own timeout: far past the hand-over time, so only the hand-over makes a task."""

@@ -19,7 +19,7 @@ from tests.fake_support import fake_runtime, words
 from tests.memory_session import memory_session
 from tmuxmcp.driver.fake import ANY, FakeTmux
 from tmuxmcp.errors import InternalError
-from tmuxmcp.tools.run import registry
+from tmuxmcp.runs import registry
 
 SESSION_ROW = {
     "session_id": "$0",

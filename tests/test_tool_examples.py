@@ -35,7 +35,7 @@ import pytest
 
 from tests.support import PrivateTmux, error_text, serve, temporary_tmux
 from tmuxmcp.definition import DEFINITION
-from tmuxmcp.tools.run import directory as run_directory
+from tmuxmcp.runs import directory as run_directory
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "examples.md"

@@ -8,7 +8,7 @@ response is written whole even under cancellation; while serving, fd 0 reads
 /dev/null and fd 1 writes to stderr, so stray output never reaches the wire;
 both are restored, blocking, afterwards; a pipe, a socketpair (Node clients)
 and a regular file all work, the last through the thread-backed path. What
-each line becomes is ``tests/test_wire.py``.
+each line becomes is ``tests/protocol/test_wire.py``.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from hypothesis import strategies as st
 
 from tests.raw_client import handshake
 from tests.support import PrivateTmux
+from tmuxmcp.protocol.wire import Oversized, Splitter, split_lines
 from tmuxmcp.transport import StreamLines, StreamWriter
-from tmuxmcp.wire import Oversized, Splitter, split_lines
 
 # ------------------------------------------------------------------- pure parts
 

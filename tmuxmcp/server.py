@@ -75,11 +75,11 @@ from tmuxmcp.protocol.results import (
     Tool,
 )
 from tmuxmcp.protocol.tasks import EXTENSION, Ending, Stop, TaskStore, opted_in, task_methods
+from tmuxmcp.protocol.wire import ALTERED_META, LONE_SURROGATE
 from tmuxmcp.runtime import Runtime
 from tmuxmcp.tools import handover
 from tmuxmcp.tools.context import CallNotes, Continuation, Progress
 from tmuxmcp.transport import open_stdio
-from tmuxmcp.wire import ALTERED_META, LONE_SURROGATE
 
 log = logging.getLogger("tmuxmcp")
 

@@ -50,7 +50,7 @@ from collections.abc import AsyncIterator, Callable
 import trio
 
 from tmuxmcp.protocol.dispatch import Arrival, OutputClosed
-from tmuxmcp.wire import Inbound, Oversized, Splitter, triage
+from tmuxmcp.protocol.wire import Inbound, Oversized, Splitter, triage
 
 _RECEIVE_SIZE = 1 << 16
 

@@ -74,7 +74,7 @@ async def test_the_typing_guard_refuses_a_cursor_moved_off_the_prompts_end(
     private_tmux: PrivateTmux,
 ) -> None:
     """Rule 4 with ``cursor_x``: text typed after the prompt moves the cursor, and the
-    guard (tools.run.pending Rule 4) then stops the paste."""
+    guard (runs.pending Rule 4) then stops the paste."""
     client = await _bound(private_tmux)
     pane = private_tmux.new_session("c")["pane_id"]
     pid = int(private_tmux.bare("display-message", "-p", "-t", pane, "#{pane_pid}").stdout)

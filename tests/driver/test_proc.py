@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tmuxmcp.driver import proc
-from tmuxmcp.tools.run import directory
+from tmuxmcp.runs import directory
 
 pytestmark = pytest.mark.skipif(not proc.PROC.is_dir(), reason="needs Linux's /proc")
 

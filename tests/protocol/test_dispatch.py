@@ -26,8 +26,7 @@ from mcp_types.version import (
     MODERN_PROTOCOL_VERSIONS,
 )
 
-from tmuxmcp import wire
-from tmuxmcp.protocol import params
+from tmuxmcp.protocol import params, wire
 from tmuxmcp.protocol.dispatch import (
     Description,
     Dispatcher,

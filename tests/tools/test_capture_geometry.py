@@ -1,6 +1,6 @@
 """A capture into history reads its first window with the probe while the geometry holds.
 
-``tools.geometry`` Rule 1: the remembered width and height are a hint. A
+``panetext.geometry`` Rule 1: the remembered width and height are a hint. A
 second capture of an unchanged pane is one tmux invocation (the geometry
 guard, the history size and the first window); a pane resized since is
 refused by the guard, probed again and read within its new geometry, with

@@ -2,7 +2,7 @@
 
 Rows are planned as if full only before any is read; then their measured
 cost plans the next window, and the pane's last capture plans the first
-(``tools.windows`` Rule 1). So 10,000 short rows of a 200-column pane come
+(``panetext.windows`` Rule 1). So 10,000 short rows of a 200-column pane come
 back in one tmux invocation, where planning every row at full width took
 the probe and three windows. The number of invocations is a count, read
 from a ``--tmux`` wrapper that logs each one (``tests.bounds_support``). A
@@ -20,8 +20,8 @@ from tests.bounds_support import (
     new_long_pane,
 )
 from tests.support import PrivateTmux, serve, structured
+from tmuxmcp.panetext.windows import GROWTH
 from tmuxmcp.tools.capture import MAX_CAPTURE_BYTES, WINDOW_MARGIN
-from tmuxmcp.tools.windows import GROWTH
 
 LINES = 10_000
 ROW = "line %g lorem ipsum dolor sit amet"

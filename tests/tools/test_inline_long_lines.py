@@ -26,7 +26,7 @@ import trio
 from mcp import ClientSession
 
 from tests.support import PrivateTmux, serve, structured
-from tmuxmcp.tools.inline import INLINE_LIMIT
+from tmuxmcp.panetext.inline import INLINE_LIMIT
 
 _MARKER = re.compile(r"\[\.\.\. ([0-9,]+) of this line's ([0-9,]+) characters cut \.\.\.\]")
 WIDE = "\U0001d400"

@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.support import PrivateTmux, error_text, serve, structured
+from tmuxmcp.panetext.inline import lines_cost
 from tmuxmcp.tools import capture
-from tmuxmcp.tools.inline import lines_cost
 from tmuxmcp.verify import proven_in_ci
 
 

@@ -31,9 +31,10 @@ from tests.support import (
 )
 from tmuxmcp.driver import guards
 from tmuxmcp.errors import PaneNotReady
+from tmuxmcp.runs import directory as run_directory
+from tmuxmcp.runs import output
 from tmuxmcp.tools import pane_state
-from tmuxmcp.tools.run import directory as run_directory
-from tmuxmcp.tools.run import output, readiness
+from tmuxmcp.tools.run import readiness
 
 SHELLS = {
     "sh": ("sh",),

@@ -456,7 +456,7 @@ async def test_a_nested_shell_that_exits_leaves_the_pane_to_its_own_shell(
 async def test_a_shell_named_by_its_path_gets_the_posix_script(tmp_path: Any) -> None:
     """The script is written for the shell found: bash and zsh call `builtin`, every other
     shell POSIX `command` (zsh's `command` runs external programs only)."""
-    from tmuxmcp.tools.run import runscript
+    from tmuxmcp.runs import runscript
 
     files = {key: os.path.join(str(tmp_path), key) for key in "cesgt"}
     zsh = runscript.script(files=files, fence="f", shell="zsh", errexit_copy=True)

@@ -22,7 +22,7 @@ from mcp.types import CallToolResult
 
 from tests.raw_client import RawClient
 from tests.support import PrivateTmux, error_text, serve, structured
-from tmuxmcp.tools.run import registry
+from tmuxmcp.runs import registry
 
 DEADLINE = 60
 

@@ -15,7 +15,7 @@ from tests.bounds_support import (
     new_long_pane,
 )
 from tests.support import PrivateTmux, serve, structured
-from tmuxmcp.tools.windows import MIN_WINDOW_ROWS
+from tmuxmcp.panetext.windows import MIN_WINDOW_ROWS
 
 
 async def test_a_small_byte_cap_reads_a_small_window_of_a_wide_long_history(

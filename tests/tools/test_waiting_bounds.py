@@ -19,8 +19,8 @@ from tests.bounds_support import (
     new_long_pane,
 )
 from tests.support import PrivateTmux, serve, structured
+from tmuxmcp.panetext.windows import MIN_WINDOW_ROWS
 from tmuxmcp.tools.observation import MAX_RESULT_BYTES
-from tmuxmcp.tools.windows import MIN_WINDOW_ROWS
 
 
 async def test_a_since_cursor_before_a_wide_burst_reads_a_bounded_window(

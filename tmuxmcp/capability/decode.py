@@ -49,8 +49,8 @@ from tmuxmcp.capability.diagnose import (
     struct_info,
 )
 from tmuxmcp.errors import ArgumentConflict, InvalidArguments
+from tmuxmcp.protocol.wire import has_lone_surrogate
 from tmuxmcp.sinks.target import ID_PATTERNS, ID_PREFIX, IdKind
-from tmuxmcp.wire import has_lone_surrogate
 
 _KIND_BY_PATTERN = {pattern: kind for kind, pattern in ID_PATTERNS.items()}
 _LISTER = {

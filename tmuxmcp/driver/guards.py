@@ -17,7 +17,7 @@ all told apart here and all but the last built here:
 * the **zoom guard** of ``kill_session`` on tmux 3.4 (``tools.teardown``): no
   window of the session is zoomed (``WINDOW_ZOOMED``);
 * the **geometry guard** of a capture into history (``geometry_guard_name``
-  below, ``tools.geometry``): the pane still has the width and height its
+  below, ``panetext.geometry``): the pane still has the width and height its
   first window was planned for (``GEOMETRY_CHANGED``);
 * the **empty guard** of an exit (``driver.tenancy``): the server tmuxmcp
   started holds no session, no other client and no other serving tmuxmcp,
@@ -142,7 +142,7 @@ def guard_name(
     (``show-options -t pane``); an unknown pane expands to empty fields and fails.
 
     The column is where the shell's prompt ends when nothing is typed after it
-    (``tools.run.pending``): text waiting at the prompt moves the cursor past it."""
+    (``runs.pending``): text waiting at the prompt moves the cursor past it."""
     if not _PANE_ID.fullmatch(pane) or not marker.startswith("@tmuxmcp_"):
         raise ValueError("guard_name takes a pane id and tmuxmcp's marker option")
     seen = "#{pane_id}.#{pane_pid}.#{pane_dead}#{pane_in_mode}#{alternate_on}"

@@ -20,7 +20,7 @@ Rules kept here:
   canonical mode the kernel counts (``FIONREAD``) the complete lines
   waiting, not a partial one; a complete line (someone pressed Enter) or a
   terminal in raw mode (where every byte counts) is never discarded here.
-  The caller decides whether a partial line may go (``tools.run.pending``).
+  The caller decides whether a partial line may go (``runs.pending``).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 This package knows nothing of tmux, tools or the capability definition: it
 imports only the standard library, trio and msgspec (an import-linter
 contract keeps it so). ``tmuxmcp.server`` fills its method table with the
-definition's tools and resources; ``tmuxmcp.wire`` turns lines into its
+definition's tools and resources; ``wire`` (the framing) turns lines into its
 messages; ``tmuxmcp.transport`` moves the bytes.
 
     codes      the JSON-RPC error codes and ``RpcError``
@@ -14,4 +14,5 @@ messages; ``tmuxmcp.transport`` moves the bytes.
     session    the connection's era, as a transitions table
     dispatch   the method table, one task per request, cancellation
     tasks      the Tasks extension: the task store and the tasks/* methods
+    wire       the framing: an inbound line to a message, or the error that answers it
 """

@@ -22,9 +22,9 @@ from tmuxmcp.capability.results import Own, Terminal, TmuxId
 from tmuxmcp.driver.argv import cmd
 from tmuxmcp.driver.guards import GuardRefused, Refusal, geometry_guard_name, guard
 from tmuxmcp.errors import InvalidArguments
+from tmuxmcp.panetext.inline import CUT_ROOM, DEFAULT_INLINE_CHARS, cut_line, line_cost, lines_cost
+from tmuxmcp.panetext.windows import WindowSizer
 from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.inline import CUT_ROOM, DEFAULT_INLINE_CHARS, cut_line, line_cost, lines_cost
-from tmuxmcp.tools.windows import WindowSizer
 
 MAX_CAPTURE_BYTES = 1024 * 1024
 """The largest ``max_chars``: the most a capture returns, counted as JSON (``inline``);

@@ -13,7 +13,7 @@ import msgspec
 
 from tmuxmcp.driver.binding import ServerFacts
 from tmuxmcp.driver.client import TmuxClient
-from tmuxmcp.tools.geometry import PaneGeometry
+from tmuxmcp.panetext.geometry import PaneGeometry
 
 Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 
@@ -24,7 +24,7 @@ class PaneInputs(Protocol):
     The context sits below the run wing (the wing's modules take a
     ``ToolContext``), so it names only what the other tools tell the registry,
     and ``runtime`` hands it the registry at startup (issue 30.1: no import
-    circle). The wing reads its own registry back with ``run.registry.of``.
+    circle). The wing reads its own registry back with ``runs.registry.of``.
     """
 
     def input_handled(self, pane: str) -> None:

@@ -16,6 +16,7 @@ from tmuxmcp.capability.arguments import Arguments, not_together
 from tmuxmcp.capability.params import PaneId, SessionId, WindowId
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.errors import ObjectNotFound
+from tmuxmcp.panetext.render import record_lines
 from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.pane_reading import panes_with_state
 from tmuxmcp.tools.query import list_records, pane_listing
@@ -28,7 +29,6 @@ from tmuxmcp.tools.records import (
     SessionInfo,
     WindowInfo,
 )
-from tmuxmcp.tools.render import record_lines
 
 
 async def _list(

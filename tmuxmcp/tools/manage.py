@@ -43,11 +43,12 @@ from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.driver.records import RecordFormat
 from tmuxmcp.driver.versions import version_tuple
 from tmuxmcp.errors import TmuxCommandFailed
+from tmuxmcp.panetext.render import record_line
+from tmuxmcp.panetext.typed_records import typed_record
 from tmuxmcp.sinks import Sink
 from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.query import list_records, typed_record, with_format
+from tmuxmcp.tools.query import list_records, with_format
 from tmuxmcp.tools.records import PANE_FIELDS, WINDOW_FIELDS, PaneInfo, WindowInfo
-from tmuxmcp.tools.render import record_line
 
 R = TypeVar("R", bound=msgspec.Struct)
 

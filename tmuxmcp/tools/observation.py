@@ -21,25 +21,25 @@ from msgspec import Meta
 from tmuxmcp.capability.params import local_int, sink, switch
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.driver.records import RecordFormat, SectionMarker
-from tmuxmcp.sinks import Encoding, Sink
-from tmuxmcp.tools.activity import ActivityHint
-from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.matching import (
+from tmuxmcp.panetext.matching import (
     MAX_PATTERN_CHARS,
     BudgetSpent,
     Hit,
     Matcher,
     Meter,
 )
-from tmuxmcp.tools.query import typed_record
-from tmuxmcp.tools.scrollback import (
+from tmuxmcp.panetext.scrollback import (
     FRAME_FIELDS,
     MAX_CURSOR_CHARS,
     Frame,
     View,
     cells,
 )
-from tmuxmcp.tools.windows import PaneRange, rows_within
+from tmuxmcp.panetext.typed_records import typed_record
+from tmuxmcp.panetext.windows import PaneRange, Window, rows_within
+from tmuxmcp.sinks import Encoding, Sink
+from tmuxmcp.tools.activity import ActivityHint
+from tmuxmcp.tools.context import ToolContext
 
 # -- bounds and timing -------------------------------------------------------------
 
@@ -75,6 +75,18 @@ QUIET = 0.05
 PROGRESS_EVERY = 1.0
 PAUSE_EVERY = 0.005
 """Let other tasks run after this much continuous matching."""
+
+
+def window_commands(
+    pane: PaneRange, marker: SectionMarker, index: int, window: Window
+) -> list[Command]:
+    """``history_size`` and the window's rows of ``pane``, as section ``index`` of one
+    invocation (the commands of a ``windows.PaneRange`` read; the range itself is pure)."""
+    first, last = window
+    return [
+        cmd("display-message", "-p", t=pane.pane_id, args=[marker.line(index, "history_size")]),
+        cmd("capture-pane", "-p", t=pane.pane_id, S=first - pane.base, E=last - pane.base),
+    ]
 
 
 def cursor_param(description: str) -> Meta:
@@ -152,7 +164,7 @@ async def observe_bounded(
 
     The frame and the newest window are one invocation, as in ``observe``; the
     rest of the range is read newest first in bounded windows
-    (``tools.windows``), and reading stops once the rows held pass
+    (``panetext.windows``), and reading stops once the rows held pass
     ``max_bytes``: older rows would be cut by the same cap before matching
     anyway. ``width`` plans the first window (the pane's width as last seen).
     Returns the view and whether it stops short of ``back`` because of the cap.
@@ -172,7 +184,7 @@ async def observe_bounded(
     while not reader.done and held < max_bytes:
         marker = SectionMarker()
         window = reader.window(max_bytes - held)
-        out = await ctx.client.run(*reader.commands(marker, 0, window))
+        out = await ctx.client.run(*window_commands(reader, marker, 0, window))
         values, body = marker.split(out.stdout).get(0, ([], ""))
         older = [text for _, text in reader.take(window, values, body)]
         held = reader.sizer.cost_read
@@ -186,7 +198,7 @@ async def observe_history(
 ) -> View | None:
     """History rows ``top`` to ``bottom`` (absolute, as ``frame`` numbers them), as a view.
 
-    Read in bounded windows (``tools.windows``), so rows that scroll into
+    Read in bounded windows (``panetext.windows``), so rows that scroll into
     history meanwhile do not shift them; None if the history shrank between
     the reads (the numbering changed) or a row could not be read. The view's
     frame is ``frame`` with its height set so that the view ends after
@@ -201,7 +213,7 @@ async def observe_history(
     while not reader.done:
         marker = SectionMarker()
         window = reader.window(wanted)
-        out = await ctx.client.run(*reader.commands(marker, 0, window))
+        out = await ctx.client.run(*window_commands(reader, marker, 0, window))
         values, body = marker.split(out.stdout).get(0, ([], ""))
         rows = [text for _, text in reader.take(window, values, body)] + rows
     if reader.broken or len(rows) != bottom - top + 1:

@@ -23,9 +23,9 @@ from tmuxmcp.capability.params import (
 )
 from tmuxmcp.capability.results import TmuxId, TmuxReport
 from tmuxmcp.driver.argv import cmd
+from tmuxmcp.panetext.render import record_line
 from tmuxmcp.sinks import Sink
 from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.render import record_line
 
 
 class OptionRule(msgspec.Struct, frozen=True):

@@ -1,7 +1,7 @@
 """``search_panes`` (inspect): find a pattern across panes, capped and bounded.
 
 Each pane in scope is read newest row first in bounded windows
-(``tools.windows``): the first windows of as many panes as the byte cap can
+(``panetext.windows``): the first windows of as many panes as the byte cap can
 fill share one tmux invocation, a deeper range gets more windows, and reading
 stops once ``max_scan_bytes`` is spent or ``max_matches`` + 1 rows matched.
 The matches returned are the first that fit ``max_chars``, counted as JSON
@@ -23,15 +23,16 @@ from tmuxmcp.capability.params import SessionId, WindowId, local_int, number
 from tmuxmcp.capability.results import TmuxId
 from tmuxmcp.driver.records import SectionMarker
 from tmuxmcp.errors import ObjectNotFound
-from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.inline import DEFAULT_INLINE_CHARS, record_cost
-from tmuxmcp.tools.matches import Match
-from tmuxmcp.tools.matching import (
+from tmuxmcp.panetext.inline import DEFAULT_INLINE_CHARS, record_cost
+from tmuxmcp.panetext.matches import Match
+from tmuxmcp.panetext.matching import (
     EXCERPT_CHARS,
     Hit,
     Matcher,
     Meter,
 )
+from tmuxmcp.panetext.windows import PaneRange, Window
+from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.observation import (
     DEFAULT_MATCH_BUDGET_MS,
     DEFAULT_SCAN_BYTES,
@@ -42,9 +43,9 @@ from tmuxmcp.tools.observation import (
     ScanBytes,
     ScanLine,
     scan,
+    window_commands,
 )
 from tmuxmcp.tools.query import list_records, pane_listing
-from tmuxmcp.tools.windows import PaneRange, Window
 
 # -- search_panes ------------------------------------------------------------------
 
@@ -146,7 +147,7 @@ async def _read(
     read one by one and only the missing one is skipped.
     """
     marker = SectionMarker()
-    groups = [pane.commands(marker, index, window) for index, pane, window in reads]
+    groups = [window_commands(pane, marker, index, window) for index, pane, window in reads]
     try:
         out = await ctx.client.run_groups(groups)
     except ObjectNotFound:

@@ -22,17 +22,8 @@ from tmuxmcp.capability.params import PaneId, local_int
 from tmuxmcp.capability.results import Own, Terminal, TmuxId
 from tmuxmcp.driver.argv import Command
 from tmuxmcp.driver.records import RecordFormat
-from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.inline import DEFAULT_INLINE_CHARS, cut_line, line_cost
-from tmuxmcp.tools.observation import (
-    MAX_RESULT_BYTES,
-    cursor_param,
-    observe,
-    observe_commands,
-    observe_history,
-    parse_view,
-)
-from tmuxmcp.tools.scrollback import (
+from tmuxmcp.panetext.inline import DEFAULT_INLINE_CHARS, cut_line, line_cost
+from tmuxmcp.panetext.scrollback import (
     Frame,
     Gap,
     GapReason,
@@ -44,6 +35,15 @@ from tmuxmcp.tools.scrollback import (
     locate,
     locate_at,
     mark_at,
+)
+from tmuxmcp.tools.context import ToolContext
+from tmuxmcp.tools.observation import (
+    MAX_RESULT_BYTES,
+    cursor_param,
+    observe,
+    observe_commands,
+    observe_history,
+    parse_view,
 )
 
 # -- capture_since -----------------------------------------------------------------

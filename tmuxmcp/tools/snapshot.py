@@ -34,8 +34,8 @@ from tmuxmcp.capability.results import Name, Own, Process, Terminal, TmuxId, Tmu
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.driver.records import SectionMarker
 from tmuxmcp.errors import ObjectNotFound
+from tmuxmcp.panetext.inline import DEFAULT_INLINE_CHARS, line_cost, record_cost
 from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.inline import DEFAULT_INLINE_CHARS, line_cost, record_cost
 from tmuxmcp.tools.query import list_records
 from tmuxmcp.tools.records import PANE_RECORD_FIELDS, PaneRecord
 

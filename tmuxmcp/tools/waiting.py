@@ -89,15 +89,26 @@ from tmuxmcp.capability.arguments import Arguments, conflict
 from tmuxmcp.capability.params import PaneId, closed
 from tmuxmcp.capability.results import TmuxId
 from tmuxmcp.errors import ObjectNotFound
-from tmuxmcp.sinks import Sink
-from tmuxmcp.tools.activity import ActivityHint
-from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.matches import Match
-from tmuxmcp.tools.matching import (
+from tmuxmcp.panetext.matches import Match
+from tmuxmcp.panetext.matching import (
     Hit,
     Matcher,
     Meter,
 )
+from tmuxmcp.panetext.scrollback import (
+    Gap,
+    GapReason,
+    Mark,
+    View,
+    decode_cursor,
+    explain_gap,
+    locate,
+    mark_at,
+    unchanged_chars,
+)
+from tmuxmcp.sinks import Sink
+from tmuxmcp.tools.activity import ActivityHint
+from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.observation import (
     DEFAULT_MATCH_BUDGET_MS,
     DEFAULT_SCAN_BYTES,
@@ -114,17 +125,6 @@ from tmuxmcp.tools.observation import (
     observe_bounded,
     scan,
     shown,
-)
-from tmuxmcp.tools.scrollback import (
-    Gap,
-    GapReason,
-    Mark,
-    View,
-    decode_cursor,
-    explain_gap,
-    locate,
-    mark_at,
-    unchanged_chars,
 )
 
 SINCE_SLACK = 1024

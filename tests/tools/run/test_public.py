@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import types
 
+from tmuxmcp.runs import pending, registry
 from tmuxmcp.tools import run
-from tmuxmcp.tools.run import commands, continuation, handlers, pending, registry
+from tmuxmcp.tools.run import commands, continuation, handlers
 
 PUBLIC = {
     "RunCommandArgs": commands.RunCommandArgs,

@@ -21,6 +21,12 @@ How a run works, one module per phase:
    shell back from drawing its next prompt; ``output`` (pure) finds where it
    starts and shapes it to the budget, with its counts.
 
+The engine below the phases, which knows no ``ToolContext`` and no tmux
+client, is its own package, ``tmuxmcp.runs`` (issue 30.1): ``state``,
+``files``, ``directory``, ``sweep``, ``turns``, ``panelock``, ``registry``,
+``runscript``, ``output``, ``screen`` and ``pending`` live there; this package keeps the
+handlers and the phases that talk to tmux.
+
 ``state`` owns a run's life (its phases, the typed events that move it and
 the one transitions table); ``registry`` owns the runs of this process;
 ``sweep`` removes the private directories that dead processes left;
@@ -63,6 +69,9 @@ import-linter contract keeps it so, and ``tests/tools/run/test_public.py``
 pins the names).
 """
 
+from tmuxmcp.runs.pending import typed_ahead as typed_ahead
+from tmuxmcp.runs.registry import RunRegistry as RunRegistry
+from tmuxmcp.runs.registry import of as _registry_of
 from tmuxmcp.tools.run.commands import RunCommandArgs as RunCommandArgs
 from tmuxmcp.tools.run.commands import RunCommandResult as RunCommandResult
 from tmuxmcp.tools.run.commands import WaitForCommandArgs as WaitForCommandArgs
@@ -70,9 +79,6 @@ from tmuxmcp.tools.run.continuation import RunTask as RunTask
 from tmuxmcp.tools.run.continuation import continue_as_task as continue_as_task
 from tmuxmcp.tools.run.handlers import run_command as run_command
 from tmuxmcp.tools.run.handlers import wait_for_command as wait_for_command
-from tmuxmcp.tools.run.pending import typed_ahead as typed_ahead
-from tmuxmcp.tools.run.registry import RunRegistry as RunRegistry
-from tmuxmcp.tools.run.registry import of as _registry_of
 
 registry_of = _registry_of
 """The ``RunRegistry`` a ``ToolContext`` carries (``registry.of``), for the tools that

@@ -30,8 +30,8 @@ from typing import Final, Literal
 import trio
 
 from tmuxmcp.driver import foreground, proc
+from tmuxmcp.runs.state import Run
 from tmuxmcp.tools.pane_state import LIVE_PANE, classify
-from tmuxmcp.tools.run.state import Run
 
 Asking = Literal["awaiting-line", "awaiting-secret", "awaiting-keys"]
 ASKING: Final[frozenset[str]] = frozenset({"awaiting-line", "awaiting-secret", "awaiting-keys"})

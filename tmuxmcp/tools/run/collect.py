@@ -47,13 +47,13 @@ import trio
 
 from tmuxmcp.driver.argv import cmd
 from tmuxmcp.errors import TmuxCommandFailed
-from tmuxmcp.tools import windows
+from tmuxmcp.panetext import windows
+from tmuxmcp.panetext.scrollback import Frame, Mark, View, explain_gap, fingerprint
+from tmuxmcp.runs import output, pending, registry, screen
+from tmuxmcp.runs.output import HEAD_SHARE, Outcome
+from tmuxmcp.runs.screen import PathFrame
+from tmuxmcp.runs.state import Run
 from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.run import output, pending, registry, screen
-from tmuxmcp.tools.run.output import HEAD_SHARE, Outcome
-from tmuxmcp.tools.run.screen import PathFrame
-from tmuxmcp.tools.run.state import Run
-from tmuxmcp.tools.scrollback import Frame, Mark, View, explain_gap, fingerprint
 
 WINDOW_ROWS = 2000
 """Rows of the first window of a long output at most, before any row is measured

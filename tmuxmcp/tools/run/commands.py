@@ -2,7 +2,7 @@
 
 Declarations only: the argument and result Structs the capability
 definition names and their bounds; ``max_output_bytes`` is counted as the
-output is encoded in JSON (``tools.inline.line_cost``, shared by every tool's
+output is encoded in JSON (``panetext.inline.line_cost``, shared by every tool's
 inline budget). How a run works
 is the package's docstring (``tmuxmcp.tools.run``); the handlers are in
 ``handlers``.
@@ -18,14 +18,14 @@ from msgspec import Meta
 from tmuxmcp.capability.arguments import Arguments
 from tmuxmcp.capability.params import PaneId, flag, sink
 from tmuxmcp.capability.results import Own, Terminal, TmuxId
+from tmuxmcp.panetext.inline import DEFAULT_INLINE_CHARS
 from tmuxmcp.sinks import Encoding, Sink
 from tmuxmcp.sinks.text import MAX_COMMAND_BYTES
-from tmuxmcp.tools.inline import DEFAULT_INLINE_CHARS
 
 DEFAULT_TIMEOUT = 30.0
 MAX_TIMEOUT = 600.0
 DEFAULT_OUTPUT_BYTES = DEFAULT_INLINE_CHARS
-"""The shared inline budget (``tools.inline``): with it a default result's
+"""The shared inline budget (``panetext.inline``): with it a default result's
 structured JSON stays under 40,000 characters whatever the output holds (the
 other fields and the markers take well under 4,000), so a client such as
 Claude Code keeps it inline (issue 18)."""

@@ -49,11 +49,12 @@ import msgspec
 import trio
 
 from tmuxmcp.driver.argv import cmd
+from tmuxmcp.runs import registry
+from tmuxmcp.runs.state import Phase, Run, Stopped
 from tmuxmcp.tools.context import ToolContext, _no_progress
-from tmuxmcp.tools.run import asking, collect, registry
+from tmuxmcp.tools.run import asking, collect
 from tmuxmcp.tools.run.commands import RunCommandArgs, RunCommandResult
 from tmuxmcp.tools.run.handlers import asked, ended
-from tmuxmcp.tools.run.state import Phase, Run, Stopped
 
 STOP_WAIT = 3.0
 """Seconds to wait, after C-c, for the shell to leave the script (Rule 3): within the

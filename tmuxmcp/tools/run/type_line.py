@@ -16,10 +16,11 @@ import secrets
 from tmuxmcp.driver import guards, proc
 from tmuxmcp.driver.argv import cmd
 from tmuxmcp.errors import PaneNotReady
+from tmuxmcp.panetext.scrollback import View, mark_at
+from tmuxmcp.runs import output, pending, registry, runscript, screen
+from tmuxmcp.runs.state import Checked, Run, Typed
 from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.run import output, pending, registry, runscript, screen, settle
-from tmuxmcp.tools.run.state import Checked, Run, Typed
-from tmuxmcp.tools.scrollback import View, mark_at
+from tmuxmcp.tools.run import settle
 
 TYPING_ATTEMPTS = 3
 """Typings tried when tmux's guard keeps finding the pane changed since the check."""

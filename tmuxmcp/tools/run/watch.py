@@ -54,10 +54,9 @@ from tmuxmcp.errors import (
     PaneNotReady,
     TmuxMcpError,
 )
-from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.run import collect, output, readiness, registry, runscript, settle, type_line
-from tmuxmcp.tools.run.output import Outcome
-from tmuxmcp.tools.run.state import (
+from tmuxmcp.runs import output, registry, runscript
+from tmuxmcp.runs.output import Outcome
+from tmuxmcp.runs.state import (
     FINAL,
     Abandoned,
     Cancelled,
@@ -75,6 +74,8 @@ from tmuxmcp.tools.run.state import (
     ShellExited,
     Started,
 )
+from tmuxmcp.tools.context import ToolContext
+from tmuxmcp.tools.run import collect, readiness, settle, type_line
 
 START_GRACE = 2.0
 """Seconds after typing before a shell that has not started the script is examined."""

@@ -6,7 +6,7 @@ saw it, and names no option for each change the decision rested on: another
 ``pane_pid``, an unknown pane, copy mode, the alternate screen, a visible row
 beginning like a continuation prompt (on the top row too, where a search that
 counted rows from zero would miss it), a cursor off the column where the
-prompt ended (text typed after it, ``tools.run.pending``). After a refused guard, the command
+prompt ended (text typed after it, ``runs.pending``). After a refused guard, the command
 after it in the same invocation (the paste) never runs.
 """
 

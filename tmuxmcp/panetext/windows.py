@@ -5,7 +5,8 @@ the deep reads of the waiting tools) never ask tmux for the whole range at
 once: a history can hold 500,000 rows of 2,000 columns. They ask for one
 window of rows at a time, from the bottom of the range upwards, and stop as
 soon as their caps are met. Pure bookkeeping here; the caller runs the
-commands (several panes' windows may share one invocation). ``capture_pane``
+commands (``observation.window_commands``; several panes' windows may share
+one invocation). ``capture_pane``
 and a run's long output (``run.collect``) size their windows here too
 (``WindowSizer``, issue 30.3): one sizing for every history reader.
 
@@ -51,9 +52,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from tmuxmcp.driver.argv import Command, cmd
-from tmuxmcp.driver.records import SectionMarker
-from tmuxmcp.tools.inline import lines_cost
+from tmuxmcp.panetext.inline import lines_cost
 
 MIN_WINDOW_ROWS = 16
 """The smallest window: a small cap still reads a few rows per invocation."""
@@ -183,14 +182,6 @@ class PaneRange:
         """The next window to read, for a caller that may still take ``bytes_left`` bytes."""
         rows = self.sizer.rows(bytes_left)
         return max(self.top, self.next_bottom - rows + 1), self.next_bottom
-
-    def commands(self, marker: SectionMarker, index: int, window: Window) -> list[Command]:
-        """``history_size`` and the window's rows, as section ``index`` of one invocation."""
-        first, last = window
-        return [
-            cmd("display-message", "-p", t=self.pane_id, args=[marker.line(index, "history_size")]),
-            cmd("capture-pane", "-p", t=self.pane_id, S=first - self.base, E=last - self.base),
-        ]
 
     def take(self, window: Window, values: list[str], body: str) -> list[tuple[int, str]]:
         """The new rows of a read of ``window``, top to bottom, as (absolute row, text)."""

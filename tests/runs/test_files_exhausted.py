@@ -14,8 +14,8 @@ from pathlib import Path
 _OUT_OF_FILES = """
 import os, resource, sys
 from tmuxmcp.errors import TmuxMcpError
-from tmuxmcp.tools.run import panelock
-from tmuxmcp.tools.run.files import RunFiles
+from tmuxmcp.runs import panelock
+from tmuxmcp.runs.files import RunFiles
 resource.setrlimit(resource.RLIMIT_NOFILE, (64, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
 held = []
 try:

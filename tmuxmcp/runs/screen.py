@@ -14,9 +14,9 @@ import msgspec
 
 from tmuxmcp.driver.records import RecordFormat
 from tmuxmcp.errors import TmuxCommandFailed
-from tmuxmcp.tools.query import typed_record
-from tmuxmcp.tools.run import pending
-from tmuxmcp.tools.scrollback import FRAME_FIELDS, Frame
+from tmuxmcp.panetext.scrollback import FRAME_FIELDS, Frame
+from tmuxmcp.panetext.typed_records import typed_record
+from tmuxmcp.runs import pending
 
 PATH_FRAME_FIELDS = {**FRAME_FIELDS, "path": "pane_path", **pending.INPUT_FIELDS}
 """The frame's variables plus ``#{pane_path}``, where the fence shows, and who could

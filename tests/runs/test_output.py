@@ -1,6 +1,6 @@
 """The run wing's pure output module: where the output starts, what is kept, the counts.
 
-No tmux: rows in, text out (``tmuxmcp.tools.run.output``, Rules 1-3). The
+No tmux: rows in, text out (``tmuxmcp.runs.output``, Rules 1-3). The
 expected texts and counts are worked out by hand in each test from the
 budget rule (a line costs its length as a JSON string; the head keeps a
 quarter of the budget, the tail the rest).
@@ -8,8 +8,8 @@ quarter of the budget, the tail the rest).
 
 from __future__ import annotations
 
-from tmuxmcp.tools.run import output
-from tmuxmcp.tools.run.output import Outcome, TypedLine
+from tmuxmcp.runs import output
+from tmuxmcp.runs.output import Outcome, TypedLine
 
 
 def _outcome(

@@ -12,7 +12,7 @@ import trio
 import trio.testing
 
 from tmuxmcp.errors import PaneNotReady
-from tmuxmcp.tools.run.turns import PaneTurns, RunLimit, Turn
+from tmuxmcp.runs.turns import PaneTurns, RunLimit, Turn
 
 LIMIT = 100
 

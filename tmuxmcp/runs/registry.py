@@ -28,8 +28,8 @@ import shutil
 import trio
 
 from tmuxmcp.errors import InternalError
-from tmuxmcp.tools.run import directory, pending, sweep, turns
-from tmuxmcp.tools.run.state import Run
+from tmuxmcp.runs import directory, pending, sweep, turns
+from tmuxmcp.runs.state import Run
 
 KEEP_FINISHED = 64
 """Finished runs kept for ``wait_for_command`` to report again."""

@@ -1,4 +1,4 @@
-"""``tools.query``: tmux's strings read as a record Struct's field types.
+"""``panetext.typed_records``: tmux's strings read as a record Struct's field types.
 
 The readers are derived once per record type; these tests pin the conversion
 rules (bool, int, int | None, str) that every toolset relies on.
@@ -9,8 +9,8 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from tmuxmcp.tools import query
-from tmuxmcp.tools.query import typed_record
+from tmuxmcp.panetext import typed_records
+from tmuxmcp.panetext.typed_records import typed_record
 from tmuxmcp.tools.records import PANE_FIELDS, PaneInfo
 
 
@@ -39,8 +39,8 @@ def test_strings_become_the_field_types(raw: tuple[str, ...], expected: Sample) 
 
 
 def test_readers_are_derived_once_per_record_type() -> None:
-    assert query._readers(Sample) is query._readers(Sample)
-    assert set(query._readers(PaneInfo)) == set(PANE_FIELDS)
+    assert typed_records._readers(Sample) is typed_records._readers(Sample)
+    assert set(typed_records._readers(PaneInfo)) == set(PANE_FIELDS)
 
 
 def test_a_pane_record_reads_every_field() -> None:

@@ -9,8 +9,9 @@ change nothing and raise nothing: the watcher runs in the server's nursery.
 from __future__ import annotations
 
 from tmuxmcp.errors import PaneNotReady
-from tmuxmcp.tools.run import state, watch
-from tmuxmcp.tools.scrollback import Mark
+from tmuxmcp.panetext.scrollback import Mark
+from tmuxmcp.runs import state
+from tmuxmcp.tools.run import watch
 
 _MARK = Mark(row=0, fingerprint="0" * 16, history_size=0, width=80, alternate=False)
 

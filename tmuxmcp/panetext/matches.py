@@ -14,7 +14,7 @@ from typing import Self
 import msgspec
 
 from tmuxmcp.capability.results import Terminal
-from tmuxmcp.tools.matching import EXCERPT_CHARS, Hit, excerpt
+from tmuxmcp.panetext.matching import EXCERPT_CHARS, Hit, excerpt
 
 
 class Match(msgspec.Struct, frozen=True, kw_only=True):

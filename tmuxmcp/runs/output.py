@@ -61,8 +61,8 @@ import re
 
 import msgspec
 
-from tmuxmcp.tools.inline import CUT_ROOM, cut_line, end_within, line_cost
-from tmuxmcp.tools.scrollback import cells, trimmed_at_least
+from tmuxmcp.panetext.inline import CUT_ROOM, cut_line, end_within, line_cost
+from tmuxmcp.panetext.scrollback import cells, trimmed_at_least
 
 HEAD_SHARE = 4
 """The head keeps 1/HEAD_SHARE of an output budget, the tail the rest (Rule 2)."""

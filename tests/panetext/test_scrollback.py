@@ -1,4 +1,4 @@
-"""Row positions that survive trims and clears (tmuxmcp.tools.scrollback): pure, no tmux."""
+"""Row positions that survive trims and clears (tmuxmcp.panetext.scrollback): pure, no tmux."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import msgspec
 import pytest
 
 from tmuxmcp.errors import InvalidArguments
-from tmuxmcp.tools.scrollback import (
+from tmuxmcp.panetext.scrollback import (
     Frame,
     Mark,
     View,
@@ -221,7 +221,7 @@ def test_a_cursor_carries_no_terminal_text_and_no_testable_hash_of_it() -> None:
 def test_a_cursor_from_another_tmuxmcp_process_is_refused_clearly(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from tmuxmcp.tools import scrollback
+    from tmuxmcp.panetext import scrollback
 
     cursor = encode_cursor((1, 2), "%1", mark_at(_view(_lines(1, 10)), 5))
     # Another process: another key, so another key id and another tag.
@@ -255,7 +255,7 @@ def test_a_cursor_with_any_bit_changed_is_refused() -> None:
 
 def _signed(fields: list[object]) -> str:
     """A cursor of ``fields`` with a valid tag: as if the key had leaked (the second line)."""
-    from tmuxmcp.tools import scrollback
+    from tmuxmcp.panetext import scrollback
 
     payload = msgspec.msgpack.encode(fields)
     return _text(scrollback._tag(payload) + payload)
@@ -263,7 +263,7 @@ def _signed(fields: list[object]) -> str:
 
 def test_a_cursor_with_fields_no_pane_has_is_refused_even_with_a_valid_tag() -> None:
     """Every field is range-checked after the tag, before a handler uses it (issue 18 R1)."""
-    from tmuxmcp.tools import scrollback
+    from tmuxmcp.panetext import scrollback
 
     mark = mark_at(_view(_lines(1, 60)), 40)
     good: list[object] = [

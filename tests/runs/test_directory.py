@@ -27,10 +27,10 @@ import trio
 from tests.process_support import wait_exit
 from tests.raw_client import RawClient, initialize_params
 from tests.support import PrivateTmux
-from tmuxmcp.tools.run import directory as run_directory
-from tmuxmcp.tools.run import sweep as run_sweep
-from tmuxmcp.tools.run.directory import OWNER_FILE
-from tmuxmcp.tools.run.sweep import SHELL_GRACE, UNOWNED_GRACE
+from tmuxmcp.runs import directory as run_directory
+from tmuxmcp.runs import sweep as run_sweep
+from tmuxmcp.runs.directory import OWNER_FILE
+from tmuxmcp.runs.sweep import SHELL_GRACE, UNOWNED_GRACE
 
 HANG_DETECTOR = 20.0
 """Seconds a reply may take before the test calls the start hung (not a speed bound)."""
@@ -55,7 +55,7 @@ def _made_by_an_exited_process(base: str) -> str:
         [
             sys.executable,
             "-c",
-            "import sys; from tmuxmcp.tools.run import directory as r; print(r.make(sys.argv[1]))",
+            "import sys; from tmuxmcp.runs import directory as r; print(r.make(sys.argv[1]))",
             base,
         ],
         capture_output=True,

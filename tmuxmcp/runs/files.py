@@ -22,7 +22,7 @@ import contextlib
 import os
 
 from tmuxmcp.errors import EXHAUSTED, DescriptorsExhausted
-from tmuxmcp.tools.run import directory, runscript
+from tmuxmcp.runs import directory, runscript
 
 
 class RunFiles:

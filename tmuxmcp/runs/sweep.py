@@ -51,7 +51,7 @@ from pathlib import Path
 
 from tmuxmcp.driver import proc as procfs
 from tmuxmcp.driver.proc import PROC, Inode
-from tmuxmcp.tools.run.directory import (
+from tmuxmcp.runs.directory import (
     OWNER_FILE,
     PREFIX,
     SHELL_PREFIX,

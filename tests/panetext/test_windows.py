@@ -1,4 +1,4 @@
-"""The one window sizing of the history readers (``tools.windows`` Rules 1 and 1a, issue 31.1).
+"""The one window sizing of the history readers (``panetext.windows`` Rules 1 and 1a, issue 31.1).
 
 Pure: rows in, rows of the next window out. The readers (capture, a run's
 output, search, the waiting tools) are checked against tmux in their own
@@ -7,9 +7,9 @@ bounds tests; here the arithmetic that all of them share.
 
 from __future__ import annotations
 
-from tmuxmcp.tools.geometry import PaneGeometry
-from tmuxmcp.tools.inline import line_cost
-from tmuxmcp.tools.windows import (
+from tmuxmcp.panetext.geometry import PaneGeometry
+from tmuxmcp.panetext.inline import line_cost
+from tmuxmcp.panetext.windows import (
     COST_SLICE_BYTES,
     GROWTH,
     MAX_GROWN_BYTES,

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tmuxmcp.tools.run import runscript
-from tmuxmcp.tools.run.files import RunFiles
+from tmuxmcp.runs import runscript
+from tmuxmcp.runs.files import RunFiles
 
 SHELLS = {"sh": "dash", "dash": "dash", "bash": "bash", "zsh": "zsh"}
 

@@ -1,4 +1,4 @@
-"""The run's life as a table (``tmuxmcp.tools.run.state``, Rules 1-4).
+"""The run's life as a table (``tmuxmcp.runs.state``, Rules 1-4).
 
 No tmux and no files: a ``Run`` touches the file system only when its files
 are written, which these tests never do. The table below is written out
@@ -18,9 +18,9 @@ import trio
 import trio.testing
 
 from tmuxmcp.errors import CommandInterrupted, InternalError, PaneNotReady, TmuxMcpError
-from tmuxmcp.tools.run import state
-from tmuxmcp.tools.run.output import Outcome
-from tmuxmcp.tools.scrollback import Mark
+from tmuxmcp.panetext.scrollback import Mark
+from tmuxmcp.runs import state
+from tmuxmcp.runs.output import Outcome
 
 P = state.Phase
 EXPECTED: dict[tuple[state.Phase, type[state.Event]], state.Phase] = {

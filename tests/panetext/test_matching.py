@@ -1,4 +1,4 @@
-"""The bounded matcher (tmuxmcp.tools.matching): pure, no tmux."""
+"""The bounded matcher (tmuxmcp.panetext.matching): pure, no tmux."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from tmuxmcp.errors import InvalidArguments
-from tmuxmcp.tools.matching import (
+from tmuxmcp.panetext.matching import (
     MAX_PATTERN_CHARS,
     MAX_PROGRAM_SIZE,
     MAX_WINDOW,

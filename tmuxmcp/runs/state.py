@@ -52,9 +52,9 @@ import msgspec
 import trio
 
 from tmuxmcp.errors import CommandInterrupted, InternalError, TmuxMcpError
-from tmuxmcp.tools.run.files import RunFiles
-from tmuxmcp.tools.run.output import AtTyping, Outcome
-from tmuxmcp.tools.scrollback import Mark
+from tmuxmcp.panetext.scrollback import Mark
+from tmuxmcp.runs.files import RunFiles
+from tmuxmcp.runs.output import AtTyping, Outcome
 
 
 class Phase(enum.Enum):

@@ -1,11 +1,11 @@
-"""tools.run.pending, pure: when nobody can have typed into a pane (Rule 2), the
+"""runs.pending, pure: when nobody can have typed into a pane (Rule 2), the
 text typed after a known prompt (Rule 4), and input a shell does not show (Rule 5)."""
 
 from __future__ import annotations
 
 import pytest
 
-from tmuxmcp.tools.run.pending import (
+from tmuxmcp.runs.pending import (
     Input,
     InputPending,
     Prompt,
@@ -16,7 +16,7 @@ from tmuxmcp.tools.run.pending import (
     refuse_unseen_input,
     typed_ahead,
 )
-from tmuxmcp.tools.run.registry import RunRegistry
+from tmuxmcp.runs.registry import RunRegistry
 
 TYPED_AT = 1_800_000_000.5
 

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from tests.raw_client import RawClient, handshake
 from tests.support import PrivateTmux
 from tmuxmcp.protocol.messages import ErrorResponse, Notification, RawId, Request, Response, encode
-from tmuxmcp.wire import (
+from tmuxmcp.protocol.wire import (
     ALTERED_META,
     EDGE_BYTES,
     INVALID_UTF8,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from tmuxmcp.tools.run import runscript
+from tmuxmcp.runs import runscript
 
 COMPLETE = [
     "echo hi",

@@ -13,8 +13,8 @@ import pathlib
 
 import pytest
 
-from tmuxmcp.tools.run.registry import KEEP_FINISHED, RunRegistry
-from tmuxmcp.tools.run.state import Abandoned
+from tmuxmcp.runs.registry import KEEP_FINISHED, RunRegistry
+from tmuxmcp.runs.state import Abandoned
 
 
 def _finish(registry: RunRegistry, count: int) -> None:

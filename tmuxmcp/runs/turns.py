@@ -42,7 +42,7 @@ import trio
 from tmuxmcp.errors import CallerError, PaneNotReady
 
 if TYPE_CHECKING:
-    from tmuxmcp.tools.run.state import Run
+    from tmuxmcp.runs.state import Run
 
 
 class RunLimit(CallerError):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tmuxmcp.tools.inline import cut_line, line_cost, lines_cost
+from tmuxmcp.panetext.inline import cut_line, line_cost, lines_cost
 
 ROW = st.text(st.characters(exclude_characters="\n", exclude_categories=["Cs"]))
 
