@@ -466,6 +466,13 @@ async def _raised(tool: str, arrangement: str) -> tuple[set[str], list[str]]:
             await _settle(tmux, sentinel, 2)
             # Read before tmuxmcp exits: its shutdown unsets its marker (set-option).
             raised = set(_marks(tmux)[before:]) - {"END"}
+            # The server's own reads of the pane ids (pane_changes, issue 29.3) can run
+            # after the call returned, each through the gate like any invocation: the
+            # after-hooks of those commands are theirs, not the call's (a call raises
+            # after-X only by running X itself).
+            later = _commands_ran(tmux)[len(ran) :]
+            assert set(later) <= {"show-options", "list-panes"}, later
+            raised -= {f"after-{command}" for command in later if command not in ran}
             if "list-clients" not in ran:
                 raised.discard(_WAIT_HOOK)  # the waiting's own, not the call's
             return raised, ran
