@@ -420,20 +420,32 @@ def _logging_tmux(tmux: PrivateTmux) -> str:
     return tmux_wrapper(os.path.join(tmux.directory, "logging-tmux"), body)
 
 
-def _commands_ran(tmux: PrivateTmux) -> list[str]:
-    """The tmux commands of every invocation logged since ``argv`` was emptied."""
+def _is_pane_id_read(words: list[str]) -> bool:
+    """Whether an invocation is the server's own read of the pane ids (``pane_changes``,
+    issue 29.3: ``list-panes -a`` of one field, ``pane_id``), not a call's."""
+    if "list-panes" not in words or "-a" not in words:
+        return False
+    template = words[words.index("-F") + 1] if "-F" in words[:-1] else ""
+    return template.count("#{") == 1 and ":pane_id}" in template
+
+
+def _commands_ran(tmux: PrivateTmux) -> tuple[list[str], list[str]]:
+    """The tmux commands of every invocation logged since ``argv`` was emptied: the
+    call's, and the server's own reads of the pane ids, which run when they will."""
     known = set(tmux.bare("list-commands", "-F", "#{command_list_name}").stdout.split())
     with open(os.path.join(tmux.directory, "argv")) as f:
         invocations = f.read().split(_END_OF_ARGV + "\n")
     ran: list[str] = []
+    own: list[str] = []
     for invocation in invocations:
         words = invocation.splitlines()
         first = next((i for i, word in enumerate(words) if word in known), None)
         if first is None:
             continue  # tmux -V
-        ran.append(words[first])
-        ran += [words[i + 1] for i, word in enumerate(words[:-1]) if i > first and word == ";"]
-    return ran
+        commands = [words[first]]
+        commands += [words[i + 1] for i, word in enumerate(words[:-1]) if i > first and word == ";"]
+        (own if _is_pane_id_read(words) else ran).extend(commands)
+    return ran, own
 
 
 async def _raised(tool: str, arrangement: str) -> tuple[set[str], list[str]]:
@@ -461,18 +473,18 @@ async def _raised(tool: str, arrangement: str) -> tuple[set[str], list[str]]:
                 _go(tmux)
             result = await session.call_tool(_tool_of(tool), CALLS[tool](ids))
             assert not result.is_error, error_text(result)
-            ran = _commands_ran(tmux)
+            ran, _ = _commands_ran(tmux)
             await _wait_settled(tmux, clients)
             await _settle(tmux, sentinel, 2)
             # Read before tmuxmcp exits: its shutdown unsets its marker (set-option).
             raised = set(_marks(tmux)[before:]) - {"END"}
-            # The server's own reads of the pane ids (pane_changes, issue 29.3) can run
-            # after the call returned, each through the gate like any invocation: the
-            # after-hooks of those commands are theirs, not the call's (a call raises
-            # after-X only by running X itself).
-            later = _commands_ran(tmux)[len(ran) :]
-            assert set(later) <= {"show-options", "list-panes"}, later
-            raised -= {f"after-{command}" for command in later if command not in ran}
+            # The server's own reads of the pane ids (pane_changes, issue 29.3) run when a
+            # call changed panes or the tmux server's children changed, during a call or
+            # after it, each through the gate like any invocation: the after-hooks of their
+            # commands are theirs, not the call's (a call raises after-X only by running X).
+            _, own = _commands_ran(tmux)
+            assert set(own) <= {"show-options", "list-panes"}, own
+            raised -= {f"after-{command}" for command in own if command not in ran}
             if "list-clients" not in ran:
                 raised.discard(_WAIT_HOOK)  # the waiting's own, not the call's
             return raised, ran
