@@ -36,6 +36,7 @@ from tmuxmcp import runtime, server
 from tmuxmcp.config import Options, load
 from tmuxmcp.protocol.messages import Response, encode
 from tmuxmcp.protocol.results import CallToolResult
+from tmuxmcp.tools.capture import MAX_CAPTURE_BYTES
 
 
 def _medians_us(cases: dict[str, Callable[[], object]], iterations: int) -> dict[str, float]:
@@ -62,7 +63,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         async def capture() -> msgspec.Struct:
             state = await runtime.start(load(Options(), tmux.env))
             spec = server.BY_NAME["capture_pane"]
-            arguments = {"pane_id": ids["pane_id"], "start": -ns.lines, "max_lines": ns.lines + 50}
+            arguments = {
+                "pane_id": ids["pane_id"],
+                "start": -ns.lines,
+                "max_lines": ns.lines + 50,
+                "max_chars": MAX_CAPTURE_BYTES,  # the default keeps 36,000 characters
+            }
             args = server.encode_arguments(
                 server.decode_arguments("capture_pane", spec.args, arguments)
             )

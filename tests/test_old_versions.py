@@ -20,6 +20,7 @@ import tmuxmcp
 from tests.raw_client import RawClient
 from tests.support import PrivateTmux
 from tests.wire_oracle import Conversation
+from tmuxmcp.protocol.versions import STRUCTURED_SINCE
 
 OLDER = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 
@@ -84,8 +85,15 @@ def test_a_handshake_at_each_version_lists_and_calls_tools(
         assert "list_sessions" in {tool["name"] for tool in listed}
         called = session.request("tools/call", {"name": "list_sessions", "arguments": {}})
         assert called["result"]["isError"] is False, called
-        sessions = called["result"]["structuredContent"]["sessions"]
-        assert [s["session_id"] for s in sessions] == [ids["session_id"]]
+        if version >= STRUCTURED_SINCE:
+            sessions = called["result"]["structuredContent"]["sessions"]
+            assert [s["session_id"] for s in sessions] == [ids["session_id"]]
+            assert all("outputSchema" in tool for tool in listed)
+        else:
+            # Before structured output the text block is the result, whole (issue 31.1).
+            assert "structuredContent" not in called["result"]
+            assert ids["session_id"] in called["result"]["content"][0]["text"]
+            assert not any("outputSchema" in tool for tool in listed)
     assert len(conversation.received) == 3
     conversation.assert_valid()
 

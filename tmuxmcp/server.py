@@ -134,7 +134,16 @@ _ENCODER = msgspec.json.Encoder()
 
 
 def tool_result(result: msgspec.Struct) -> CallToolResult:
-    """A handler's result as MCP sends it, its JSON encoded once (module docstring)."""
+    """A handler's result as MCP sends it, its JSON encoded once (module docstring).
+
+    Both forms hold the whole result, however large (issue 31.1): clients
+    read one or the other (Claude Code, Codex, VS Code and Copilot CLI give
+    the model only ``structuredContent``; Kimi Code, Open WebUI and clients
+    before 2025-06-18 only the text), so neither is ever cut to a pointer.
+    The text form is the result's own prose (for a capture, the pane text,
+    not JSON of its JSON). A client before structured output gets the text
+    alone (``protocol.versions.for_version``).
+    """
     body = _ENCODER.encode(result)
     form = getattr(result, "text_form", None)
     text = form() if callable(form) else body.decode()

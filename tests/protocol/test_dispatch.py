@@ -17,6 +17,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import mcp_types
+import msgspec
 import pytest
 import trio
 from mcp_types import methods as sdk_methods
@@ -36,12 +37,14 @@ from tmuxmcp.protocol.dispatch import (
 )
 from tmuxmcp.protocol.messages import Message, Notification, RawId, Request
 from tmuxmcp.protocol.results import (
+    CallToolResult,
     EmptyResult,
     Implementation,
     ListToolsResult,
     ResourcesCapability,
     Result,
     ServerCapabilities,
+    TextContent,
     Tool,
 )
 from tmuxmcp.protocol.session import TRANSITIONS, Event, Session, State
@@ -194,6 +197,38 @@ async def test_results_are_what_the_sdk_schema_accepts_in_each_era() -> None:
         assert result["resultType"] == "complete"
         assert result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "probe"
     assert found["supportedVersions"] == list(MODERN_PROTOCOL_VERSIONS)
+
+
+async def test_a_tool_result_has_each_form_the_negotiated_version_defines() -> None:
+    """Before 2025-06-18 (no structured output) a tool result is its text block alone and
+    a tool has no output schema; from 2025-06-18 on both forms go out whole (issue 31.1)."""
+    shaped_tool = msgspec.structs.replace(TOOL, output_schema={"type": "object"})
+
+    async def listed(ctx: RequestContext, p: params.PageParams) -> Result:
+        return ListToolsResult(tools=[shaped_tool])
+
+    async def called(ctx: RequestContext, p: params.CallToolParams) -> Result:
+        return CallToolResult(
+            content=[TextContent("line 1\nline 2")],
+            structured_content=msgspec.Raw(b'{"text":"line 1\\nline 2"}'),
+            is_error=False,
+        )
+
+    methods = {
+        "tools/list": _method(listed),
+        "tools/call": Method(params=params.CallToolParams, handler=called),
+    }
+    for version in HANDSHAKE_PROTOCOL_VERSIONS:
+        async with connection(methods) as peer:
+            await peer.ask(_initialize(version))
+            tools = (await peer.ask(Request(2, "tools/list")))["result"]["tools"]
+            result = (await peer.ask(Request(3, "tools/call", {"name": "echo"})))["result"]
+        assert result["content"] == [{"type": "text", "text": "line 1\nline 2"}], version
+        structured = version >= "2025-06-18"
+        assert ("structuredContent" in result) is structured, version
+        assert ("outputSchema" in tools[0]) is structured, version
+        if structured:
+            assert result["structuredContent"] == {"text": "line 1\nline 2"}
 
 
 async def test_the_gate_and_unknown_methods() -> None:

@@ -14,7 +14,9 @@ Rule 1: every request is answered exactly once, by a result or an error,
 Rule 2: a handler's ``RpcError`` is its error response; any other exception
   is logged and answered ``-32603`` with a fixed message.
 Rule 3: a result is encoded once, into the response line (``messages``); a
-  result the encoder refuses is logged and answered ``-32603``.
+  result the encoder refuses is logged and answered ``-32603``. Before that
+  it is shaped for the connection's era: stamped for 2026-07-28, cut to what
+  the negotiated handshake version defines otherwise (``versions``).
 Rule 4: when the input ends, requests still running are cancelled, the
   lines already put are written, and ``serve`` returns; when the output ends
   (``send`` raises ``OutputClosed``: nobody reads any more), ``serve``
@@ -65,7 +67,7 @@ from tmuxmcp.protocol.results import (
     ServerCapabilities,
 )
 from tmuxmcp.protocol.session import Admission, Event, Session, State
-from tmuxmcp.protocol.versions import MODERN_VERSIONS, negotiate, stamp
+from tmuxmcp.protocol.versions import MODERN_VERSIONS, for_version, negotiate, stamp
 
 log = logging.getLogger("tmuxmcp")
 
@@ -269,7 +271,8 @@ class Dispatcher:
                     self._session.settle(accepted=False)
                 raise
             if admission.pending:
-                self._session.settle(accepted=True)
+                assert isinstance(decoded, params.InitializeParams)  # only initialize is pending
+                self._session.settle(accepted=True, version=negotiate(decoded.protocol_version))
         except RpcError as refused:
             self._outbox.put(_refusal(request.id, refused))
             return
@@ -303,6 +306,8 @@ class Dispatcher:
             result = await method.handler(ctx, decoded)
             if ctx.admission.modern:
                 result = stamp(result, self._info)
+            else:
+                result = for_version(result, ctx.admission.version)
             return messages.encode(messages.Response(ctx.request_id, result))
         except RpcError as refused:
             return _refusal(ctx.request_id, refused)

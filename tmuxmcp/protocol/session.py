@@ -15,6 +15,9 @@ Rule 3: the dispatcher feeds events (``observe``) and asks (``admit``); it
   never sets the state itself. An ``initialize`` opens the gate only once its
   params decoded (``settle``): a malformed one decides the era like any
   plain request and leaves the gate as it was, as the SDK's server did.
+Rule 4: a handshake-era request is served at the version the last accepted
+  ``initialize`` negotiated (``versions.for_version`` shapes its result), and
+  at ``LATEST_HANDSHAKE`` on a connection that never sent one.
 """
 
 from __future__ import annotations
@@ -25,7 +28,12 @@ from typing import Any, Final
 import msgspec
 
 from tmuxmcp.protocol.codes import INVALID_REQUEST, UNSUPPORTED_PROTOCOL_VERSION, RpcError
-from tmuxmcp.protocol.versions import MODERN_VERSIONS, envelope_version, has_envelope
+from tmuxmcp.protocol.versions import (
+    LATEST_HANDSHAKE,
+    MODERN_VERSIONS,
+    envelope_version,
+    has_envelope,
+)
 
 
 class State(enum.Enum):
@@ -85,6 +93,8 @@ class Admission(msgspec.Struct, frozen=True):
     """False in the handshake era before ``initialize``: only ``ping`` is served."""
     pending: bool = False
     """An ``initialize`` whose event waits for ``Session.settle``."""
+    version: str = LATEST_HANDSHAKE
+    """In the handshake era, the version ``initialize`` negotiated (Rule 4)."""
 
 
 def event_of(method: str, params: dict[str, Any] | None) -> Event:
@@ -99,6 +109,8 @@ class Session:
 
     def __init__(self) -> None:
         self.state = S.OPENING
+        self.version = LATEST_HANDSHAKE
+        """The handshake version negotiated (Rule 4)."""
 
     def observe(self, event: Event) -> State:
         """Move to the state ``event`` leads to; the new state."""
@@ -135,8 +147,11 @@ class Session:
                 "this connection serves the handshake protocol era; "
                 "requests carrying the 2026-07-28 envelope are not accepted on it",
             )
-        return Admission(modern=False, gate_open=state is S.READY)
+        return Admission(modern=False, gate_open=state is S.READY, version=self.version)
 
-    def settle(self, accepted: bool) -> State:
-        """Feed a pending ``initialize``'s event: it opens the gate only if ``accepted``."""
+    def settle(self, accepted: bool, version: str = LATEST_HANDSHAKE) -> State:
+        """Feed a pending ``initialize``'s event: it opens the gate only if ``accepted``,
+        and the connection is then served at ``version``, the one it negotiated (Rule 4)."""
+        if accepted:
+            self.version = version
         return self.observe(E.INITIALIZE if accepted else E.PLAIN)

@@ -12,8 +12,17 @@ Two eras share one stdio connection (research/mcp-wire-clients.md):
   messages; results carry ``resultType`` and the server's info in ``_meta``
   (``stamp``).
 
-Rule: the result Structs have one shape; ``stamp`` is the only place where
-the era changes what a result holds.
+Rule: the result Structs have one shape; ``stamp`` (the 2026-07-28 era) and
+``for_version`` (a handshake version) are the only places where the era
+changes what a result holds.
+
+Rule (issue 31.1): every client gets each result whole in every form its
+version defines. Structured output (a tool's ``outputSchema``, a result's
+``structuredContent``) came with 2025-06-18; a client that negotiated an
+older version reads the text block alone, so it gets the text block alone,
+whole, and neither the schemas nor a second copy of the result it would
+not read. From 2025-06-18 on, both forms carry the whole result: clients
+read one or the other (``server.tool_result``).
 """
 
 from __future__ import annotations
@@ -23,11 +32,20 @@ from typing import Any, Final
 import msgspec
 
 from tmuxmcp.protocol.codes import INVALID_PARAMS, UNSUPPORTED_PROTOCOL_VERSION, RpcError
-from tmuxmcp.protocol.results import CacheableResult, Implementation, Result
+from tmuxmcp.protocol.results import (
+    UNSET,
+    CacheableResult,
+    CallToolResult,
+    Implementation,
+    ListToolsResult,
+    Result,
+)
 
 HANDSHAKE_VERSIONS: Final = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 LATEST_HANDSHAKE: Final = "2025-11-25"
 MODERN_VERSIONS: Final = ("2026-07-28",)
+STRUCTURED_SINCE: Final = "2025-06-18"
+"""The first version with structured output: ``outputSchema`` and ``structuredContent``."""
 
 PROTOCOL_VERSION_KEY: Final = "io.modelcontextprotocol/protocolVersion"
 CLIENT_CAPABILITIES_KEY: Final = "io.modelcontextprotocol/clientCapabilities"
@@ -100,3 +118,20 @@ def stamp(result: Result, server: Implementation) -> Result:
         if result.ttl_ms is msgspec.UNSET:
             changes["ttl_ms"] = 0
     return msgspec.structs.replace(result, **changes)
+
+
+def for_version(result: Result, version: str) -> Result:
+    """``result`` as a handshake-era client of ``version`` gets it (module docstring).
+
+    Before ``STRUCTURED_SINCE`` a tool result keeps its text block alone, and
+    the tool list its tools without output schemas; versions are dates, so
+    they compare as strings. Anything else is left as it is.
+    """
+    if version >= STRUCTURED_SINCE:
+        return result
+    if isinstance(result, CallToolResult) and result.structured_content is not UNSET:
+        return msgspec.structs.replace(result, structured_content=UNSET)
+    if isinstance(result, ListToolsResult):
+        tools = [msgspec.structs.replace(tool, output_schema=None) for tool in result.tools]
+        return msgspec.structs.replace(result, tools=tools)
+    return result
