@@ -26,6 +26,10 @@ Rule 4: the claims the page makes about the import graph hold on the graph
   still makes its claim, so the two change together.
 Rule 5: a state table the page draws (after "as `state.TRANSITIONS` has
   it") shows every move of that table in the code, and no other.
+Rule 6: no top-level room of the package (a package directory, with all it
+  holds, or a module of ``tmuxmcp/`` itself) holds more than a quarter of the
+  package's lines, as the page says (issue 30.1): a room that outgrows it is
+  several rooms.
 """
 
 from __future__ import annotations
@@ -494,3 +498,55 @@ def test_each_drawn_state_table_is_the_code_s() -> None:
         )
         drawn += 1
     assert drawn, "the page draws no state table"
+
+
+ROOM_SHARE = 0.25
+"""The most of the package's lines one top-level room may hold (Rule 6)."""
+
+
+def _lines(path: Path) -> int:
+    """Lines of a file, as ``wc -l`` counts them."""
+    return path.read_bytes().count(b"\n")
+
+
+def room_sizes(package: Path = PACKAGE) -> dict[str, int]:
+    """Lines of each top-level room of ``package``: a subpackage with everything under it,
+    or a module of the package itself."""
+    sizes: dict[str, int] = {}
+    for path in package.rglob("*.py"):
+        top = path.relative_to(package).parts[0]
+        room = f"{top}/" if (package / top).is_dir() else top
+        sizes[room] = sizes.get(room, 0) + _lines(path)
+    return sizes
+
+
+def rooms_over_share(sizes: dict[str, int], share: float = ROOM_SHARE) -> list[str]:
+    """The rooms holding more than ``share`` of all the lines, with their part."""
+    total = sum(sizes.values())
+    return [
+        f"{room}: {lines} of {total} lines ({lines / total:.1%})"
+        for room, lines in sorted(sizes.items())
+        if lines > share * total
+    ]
+
+
+def test_the_room_check_finds_a_room_over_a_quarter() -> None:
+    """Rule 6 on made-up sizes: at a quarter a room passes, a line more and it fails."""
+    others = {"driver/": 25, "runs/": 25, "server.py": 25}
+    assert rooms_over_share({"tools/": 25, **others}) == []
+    assert rooms_over_share({"tools/": 26, **others}) == ["tools/: 26 of 101 lines (25.7%)"]
+
+
+def test_room_sizes_counts_a_package_with_all_it_holds(tmp_path: Path) -> None:
+    """Rule 6: a subpackage is one room with its subpackages; a top-level module is one."""
+    (tmp_path / "tools" / "run").mkdir(parents=True)
+    (tmp_path / "tools" / "a.py").write_text("x = 1\ny = 2\n")
+    (tmp_path / "tools" / "run" / "b.py").write_text("z = 3\n")
+    (tmp_path / "server.py").write_text("w = 4\n")
+    assert room_sizes(tmp_path) == {"tools/": 3, "server.py": 1}
+
+
+def test_no_top_level_room_holds_more_than_a_quarter_of_the_package() -> None:
+    """Rule 6: the biggest room of the package is at most a quarter of its lines."""
+    _claims("No top-level room of the package holds more than a quarter of its lines")
+    assert rooms_over_share(room_sizes()) == []

@@ -23,11 +23,11 @@ import msgspec
 import trio
 
 from tmuxmcp.errors import ObjectNotFound
+from tmuxmcp.panes import asking as asking_
 from tmuxmcp.runs import output, panelock, registry
 from tmuxmcp.runs.state import Abandoned, Phase, Run
 from tmuxmcp.runs.turns import Turn
 from tmuxmcp.tools.context import ToolContext, _no_progress
-from tmuxmcp.tools.run import asking as asking_
 from tmuxmcp.tools.run import collect, settle, type_line, watch
 from tmuxmcp.tools.run.commands import RunCommandArgs, RunCommandResult, WaitForCommandArgs
 

@@ -54,6 +54,7 @@ from tmuxmcp.errors import (
     PaneNotReady,
     TmuxMcpError,
 )
+from tmuxmcp.panes import readiness
 from tmuxmcp.runs import output, registry, runscript
 from tmuxmcp.runs.output import Outcome
 from tmuxmcp.runs.state import (
@@ -75,7 +76,7 @@ from tmuxmcp.runs.state import (
     Started,
 )
 from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.run import collect, readiness, settle, type_line
+from tmuxmcp.tools.run import collect, settle, type_line
 
 START_GRACE = 2.0
 """Seconds after typing before a shell that has not started the script is examined."""
