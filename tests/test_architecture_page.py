@@ -25,7 +25,9 @@ Rule 4: the claims the page makes about the import graph hold on the graph
   page gives is a layers contract's. Each check first asserts that the page
   still makes its claim, so the two change together.
 Rule 5: a state table the page draws (after "as `state.TRANSITIONS` has
-  it") shows every move of that table in the code, and no other.
+  it") shows every move of that table in the code, and no other; and every
+  ``TRANSITIONS`` table of the package is drawn (issue 30.1: every state
+  machine named in one place with its table).
 Rule 6: no top-level room of the package (a package directory, with all it
   holds, or a module of ``tmuxmcp/`` itself) holds more than a quarter of the
   package's lines, as the page says (issue 30.1): a room that outgrows it is
@@ -34,6 +36,7 @@ Rule 6: no top-level room of the package (a package directory, with all it
 
 from __future__ import annotations
 
+import enum
 import functools
 import importlib
 import re
@@ -447,14 +450,14 @@ def test_each_order_the_page_gives_is_a_layers_contract() -> None:
 
 _TABLE_NAME = re.compile(rf"`((?:{_IDENT}\.)+TRANSITIONS)`")
 _SOURCES = re.compile(r"^([A-Z_]+(?:,\s*[A-Z_]+)*)\s+(--.*)$")
-_MOVE = re.compile(r"--(\w+)-->\s+(the same phase|[A-Z_]+)")
+_MOVE = re.compile(r"--(\w+)-->\s+(the same (?:phase|state)|[A-Z_]+)")
 
 
 def _drawn_moves(drawing: str) -> set[tuple[str, str, str]]:
     """The moves a drawn table shows: ``A, B --Event--> C --Next--> D; --Other--> E``.
 
     A chain goes on from where its last move led; after ``;`` the line's
-    first phases start again; "the same phase" leads each phase to itself.
+    first phases start again; "the same phase" (or state) leads each to itself.
     """
     moves: set[tuple[str, str, str]] = set()
     for line in drawing.splitlines():
@@ -465,18 +468,36 @@ def _drawn_moves(drawing: str) -> set[tuple[str, str, str]]:
         for chain in match[2].split(";"):
             sources = first
             for event, target in _MOVE.findall(chain):
+                same = target.startswith("the same ")
                 for source in sources:
-                    moves.add((source, event, source if target == "the same phase" else target))
-                if target != "the same phase":
+                    moves.add((source, event, source if same else target))
+                if not same:
                     sources = [target]
     return moves
 
 
+def _event_name(event: object) -> str:
+    """A table's key: an event class (the run's) or an enum member (the session's)."""
+    return event.name if isinstance(event, enum.Enum) else getattr(event, "__name__", "?")
+
+
+def _tables() -> dict[str, object]:
+    """Every module-level ``TRANSITIONS`` of the package, by module."""
+    found: dict[str, object] = {}
+    for module_name in _modules():
+        if module_name.endswith(".__main__"):
+            continue
+        table = getattr(importlib.import_module(module_name), "TRANSITIONS", None)
+        if isinstance(table, dict):
+            found[module_name] = table
+    return found
+
+
 def test_each_drawn_state_table_is_the_code_s() -> None:
     """Rule 5: a drawing led by "as `x.TRANSITIONS` has it" shows every move of
-    that table and no other."""
+    that table and no other; every table of the package is drawn."""
     page = _page()
-    drawn = 0
+    drawn: set[str] = set()
     for lead, drawing in re.findall(r"((?:[^\n]+\n)+)\n```text\n(.*?)```", page, re.DOTALL):
         names = _TABLE_NAME.findall(lead)
         if not names:
@@ -484,10 +505,10 @@ def test_each_drawn_state_table_is_the_code_s() -> None:
         (name,) = names
         module, _, table = name.rpartition(".")
         candidates = [m for m in _modules_ending(module) if _resolve(f"{m}.{table}") is not None]
-        assert candidates, f"the page draws {name}, which no module of tmuxmcp has"
+        assert len(candidates) == 1, f"the page draws {name}: modules {candidates} have it"
         transitions = getattr(importlib.import_module(candidates[0]), table)
         code = {
-            (phase.name, event.__name__, target.name)
+            (phase.name, _event_name(event), target.name)
             for phase, moves in transitions.items()
             for event, target in moves.items()
         }
@@ -496,8 +517,10 @@ def test_each_drawn_state_table_is_the_code_s() -> None:
             f"the drawing of {name} differs from the code: only drawn {sorted(shown - code)}, "
             f"not drawn {sorted(code - shown)}"
         )
-        drawn += 1
+        drawn.add(candidates[0])
     assert drawn, "the page draws no state table"
+    undrawn = sorted(set(_tables()) - drawn)
+    assert undrawn == [], f"state tables the page does not draw: {undrawn}"
 
 
 ROOM_SHARE = 0.25

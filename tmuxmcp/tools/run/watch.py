@@ -177,7 +177,7 @@ async def _wait_for_status(ctx: ToolContext, run: Run) -> None:
                     )
                 )
             )
-            run.disarm()
+            run.disarm()  # closed by ``watch``, as every watched run is
             return
 
 
@@ -248,7 +248,8 @@ async def _read_back(ctx: ToolContext, run: Run) -> None:
             probe.handle(Abandoned())
         elif probe.phase not in FINAL:
             probe.handle(Cancelled())
-        probe.close()
+        if not probe.closed:  # a probe that reported is closed at once (``_probe``)
+            probe.close()
 
 
 async def _probe(ctx: ToolContext, run: Run, probe: Run, ready: settle.Ready) -> int | None:
