@@ -53,8 +53,8 @@ from mcp.types import CallToolResult  # noqa: E402
 
 from tests.raw_client import RawClient  # noqa: E402
 from tests.support import DEDICATED, PrivateTmux, temporary_tmux, tmux_wrapper  # noqa: E402
+from tmuxmcp.panes import records as inspect_records  # noqa: E402
 from tmuxmcp.tools import capture as capture_tools  # noqa: E402
-from tmuxmcp.tools import records as inspect_records  # noqa: E402
 
 __all__ = [  # the shared helpers of tests/, offered to the benchmarks, and this module's own
     "DEDICATED",

@@ -25,11 +25,18 @@ Rule 4: the claims the page makes about the import graph hold on the graph
   page gives is a layers contract's. Each check first asserts that the page
   still makes its claim, so the two change together.
 Rule 5: a state table the page draws (after "as `state.TRANSITIONS` has
-  it") shows every move of that table in the code, and no other.
+  it") shows every move of that table in the code, and no other; and every
+  ``TRANSITIONS`` table of the package is drawn (issue 30.1: every state
+  machine named in one place with its table).
+Rule 6: no top-level room of the package (a package directory, with all it
+  holds, or a module of ``tmuxmcp/`` itself) holds more than a quarter of the
+  package's lines, as the page says (issue 30.1): a room that outgrows it is
+  several rooms.
 """
 
 from __future__ import annotations
 
+import enum
 import functools
 import importlib
 import re
@@ -443,14 +450,14 @@ def test_each_order_the_page_gives_is_a_layers_contract() -> None:
 
 _TABLE_NAME = re.compile(rf"`((?:{_IDENT}\.)+TRANSITIONS)`")
 _SOURCES = re.compile(r"^([A-Z_]+(?:,\s*[A-Z_]+)*)\s+(--.*)$")
-_MOVE = re.compile(r"--(\w+)-->\s+(the same phase|[A-Z_]+)")
+_MOVE = re.compile(r"--(\w+)-->\s+(the same (?:phase|state)|[A-Z_]+)")
 
 
 def _drawn_moves(drawing: str) -> set[tuple[str, str, str]]:
     """The moves a drawn table shows: ``A, B --Event--> C --Next--> D; --Other--> E``.
 
     A chain goes on from where its last move led; after ``;`` the line's
-    first phases start again; "the same phase" leads each phase to itself.
+    first phases start again; "the same phase" (or state) leads each to itself.
     """
     moves: set[tuple[str, str, str]] = set()
     for line in drawing.splitlines():
@@ -461,18 +468,36 @@ def _drawn_moves(drawing: str) -> set[tuple[str, str, str]]:
         for chain in match[2].split(";"):
             sources = first
             for event, target in _MOVE.findall(chain):
+                same = target.startswith("the same ")
                 for source in sources:
-                    moves.add((source, event, source if target == "the same phase" else target))
-                if target != "the same phase":
+                    moves.add((source, event, source if same else target))
+                if not same:
                     sources = [target]
     return moves
 
 
+def _event_name(event: object) -> str:
+    """A table's key: an event class (the run's) or an enum member (the session's)."""
+    return event.name if isinstance(event, enum.Enum) else getattr(event, "__name__", "?")
+
+
+def _tables() -> dict[str, object]:
+    """Every module-level ``TRANSITIONS`` of the package, by module."""
+    found: dict[str, object] = {}
+    for module_name in _modules():
+        if module_name.endswith(".__main__"):
+            continue
+        table = getattr(importlib.import_module(module_name), "TRANSITIONS", None)
+        if isinstance(table, dict):
+            found[module_name] = table
+    return found
+
+
 def test_each_drawn_state_table_is_the_code_s() -> None:
     """Rule 5: a drawing led by "as `x.TRANSITIONS` has it" shows every move of
-    that table and no other."""
+    that table and no other; every table of the package is drawn."""
     page = _page()
-    drawn = 0
+    drawn: set[str] = set()
     for lead, drawing in re.findall(r"((?:[^\n]+\n)+)\n```text\n(.*?)```", page, re.DOTALL):
         names = _TABLE_NAME.findall(lead)
         if not names:
@@ -480,10 +505,10 @@ def test_each_drawn_state_table_is_the_code_s() -> None:
         (name,) = names
         module, _, table = name.rpartition(".")
         candidates = [m for m in _modules_ending(module) if _resolve(f"{m}.{table}") is not None]
-        assert candidates, f"the page draws {name}, which no module of tmuxmcp has"
+        assert len(candidates) == 1, f"the page draws {name}: modules {candidates} have it"
         transitions = getattr(importlib.import_module(candidates[0]), table)
         code = {
-            (phase.name, event.__name__, target.name)
+            (phase.name, _event_name(event), target.name)
             for phase, moves in transitions.items()
             for event, target in moves.items()
         }
@@ -492,5 +517,59 @@ def test_each_drawn_state_table_is_the_code_s() -> None:
             f"the drawing of {name} differs from the code: only drawn {sorted(shown - code)}, "
             f"not drawn {sorted(code - shown)}"
         )
-        drawn += 1
+        drawn.add(candidates[0])
     assert drawn, "the page draws no state table"
+    undrawn = sorted(set(_tables()) - drawn)
+    assert undrawn == [], f"state tables the page does not draw: {undrawn}"
+
+
+ROOM_SHARE = 0.25
+"""The most of the package's lines one top-level room may hold (Rule 6)."""
+
+
+def _lines(path: Path) -> int:
+    """Lines of a file, as ``wc -l`` counts them."""
+    return path.read_bytes().count(b"\n")
+
+
+def room_sizes(package: Path = PACKAGE) -> dict[str, int]:
+    """Lines of each top-level room of ``package``: a subpackage with everything under it,
+    or a module of the package itself."""
+    sizes: dict[str, int] = {}
+    for path in package.rglob("*.py"):
+        top = path.relative_to(package).parts[0]
+        room = f"{top}/" if (package / top).is_dir() else top
+        sizes[room] = sizes.get(room, 0) + _lines(path)
+    return sizes
+
+
+def rooms_over_share(sizes: dict[str, int], share: float = ROOM_SHARE) -> list[str]:
+    """The rooms holding more than ``share`` of all the lines, with their part."""
+    total = sum(sizes.values())
+    return [
+        f"{room}: {lines} of {total} lines ({lines / total:.1%})"
+        for room, lines in sorted(sizes.items())
+        if lines > share * total
+    ]
+
+
+def test_the_room_check_finds_a_room_over_a_quarter() -> None:
+    """Rule 6 on made-up sizes: at a quarter a room passes, a line more and it fails."""
+    others = {"driver/": 25, "runs/": 25, "server.py": 25}
+    assert rooms_over_share({"tools/": 25, **others}) == []
+    assert rooms_over_share({"tools/": 26, **others}) == ["tools/: 26 of 101 lines (25.7%)"]
+
+
+def test_room_sizes_counts_a_package_with_all_it_holds(tmp_path: Path) -> None:
+    """Rule 6: a subpackage is one room with its subpackages; a top-level module is one."""
+    (tmp_path / "tools" / "run").mkdir(parents=True)
+    (tmp_path / "tools" / "a.py").write_text("x = 1\ny = 2\n")
+    (tmp_path / "tools" / "run" / "b.py").write_text("z = 3\n")
+    (tmp_path / "server.py").write_text("w = 4\n")
+    assert room_sizes(tmp_path) == {"tools/": 3, "server.py": 1}
+
+
+def test_no_top_level_room_holds_more_than_a_quarter_of_the_package() -> None:
+    """Rule 6: the biggest room of the package is at most a quarter of its lines."""
+    _claims("No top-level room of the package holds more than a quarter of its lines")
+    assert rooms_over_share(room_sizes()) == []

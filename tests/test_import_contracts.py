@@ -8,7 +8,8 @@ carry one, and the contract that keeps that circle out stays: inside
 of the package is placed (``exhaustive``). The two floors under the tools
 keep their promises in their contracts: the pane-text floor forbids the
 driver, the tools, the run engine, the runtime and trio; the run engine
-forbids the tools and the tmux client (issue 30.1).
+forbids the tools and the tmux client; the pane facts forbid the tools and
+the run engine, and sit beside it in one layer (issue 30.1).
 """
 
 from __future__ import annotations
@@ -72,3 +73,11 @@ def test_the_run_engine_knows_no_tools_and_no_tmux_client() -> None:
         "tmuxmcp.driver.runner",
         "tmuxmcp.driver._spawn",
     } <= _forbidden("tmuxmcp.runs")
+
+
+def test_the_pane_facts_know_no_tools_and_no_run_engine() -> None:
+    """Issue 30.1: ``tmuxmcp.panes`` imports no tools (no ToolContext, no handler), no run
+    engine and no runtime, and stands beside the run engine, neither importing the other."""
+    assert {"tmuxmcp.tools", "tmuxmcp.runs", "tmuxmcp.runtime"} <= _forbidden("tmuxmcp.panes")
+    (layers,) = [c for c in _contracts() if c["name"].startswith("Layers:")]
+    assert "tmuxmcp.runs | tmuxmcp.panes" in layers["layers"]

@@ -41,7 +41,7 @@ a client can tell error kinds apart without parsing prose.
     ├── InternalError            a bug in tmuxmcp; the details are only in its log
     └── LockDirUnsafe            the pane lock directory is not tmuxmcp's own (*)
 
-(*) defined beside the code that raises it (``tools.run.readiness``, ``runs.pending``,
+(*) defined beside the code that raises it (``panes.readiness``, ``runs.pending``,
 ``driver.client``, ``driver.guards``, ``runs.panelock``, ``runs.turns``), with
 the reference of its parent unless it declares its own. ``tests/test_errors.py``
 compares this drawing with the class hierarchy, so a new class cannot be left out.

@@ -7,7 +7,7 @@ ids only) and calls ``ListChanges.changed`` (``protocol.listen``) when it
 differs from the set it read before.
 
 Why this way and not an event from tmux: the events tmux offers were weighed
-for the waits already (``tools.waiting``, ``tools.activity``): a control-mode
+for the waits already (``tools.waiting``, ``panes.activity``): a control-mode
 client attaches to a session, which changes tmux state and runs
 ``client-attached`` hooks, and a hook (``after-new-window``,
 ``pane-exited``) runs a command on the tmux server (ADR CM-6, and an effect

@@ -9,9 +9,9 @@ from __future__ import annotations
 import msgspec
 import pytest
 
+from tmuxmcp.panes.records import PANE_FIELDS, PaneInfo
 from tmuxmcp.panetext import typed_records
 from tmuxmcp.panetext.typed_records import typed_record
-from tmuxmcp.tools.records import PANE_FIELDS, PaneInfo
 
 
 class Sample(msgspec.Struct, frozen=True, kw_only=True):

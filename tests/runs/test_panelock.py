@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 from tests.support import PrivateTmux, error_text, serve, structured
-from tests.tools.test_run_command import _at_prompt
+from tests.tools.run.test_run_command import _at_prompt
 
 
 async def test_a_pane_busy_in_another_process_is_refused_after_a_bounded_wait(

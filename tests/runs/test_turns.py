@@ -11,8 +11,19 @@ import pytest
 import trio
 import trio.testing
 
-from tmuxmcp.errors import PaneNotReady
-from tmuxmcp.runs.turns import PaneTurns, RunLimit, Turn
+from tmuxmcp.errors import InternalError, PaneNotReady
+from tmuxmcp.runs.turns import (
+    TRANSITIONS,
+    GivenBack,
+    Granted,
+    Left,
+    PaneTurns,
+    Ran,
+    RunLimit,
+    Turn,
+    TurnEvent,
+    TurnPhase,
+)
 
 LIMIT = 100
 
@@ -134,9 +145,51 @@ async def _queue_on(
     await trio.testing.wait_all_tasks_blocked()
 
 
-def test_a_turn_given_back_twice_passes_once() -> None:
+async def test_a_turn_given_back_twice_is_refused_the_second_time() -> None:
+    """Rule 6: a turn is given back once; a second give-back is a bug, refused (it once
+    passed silently, so callers gave turns back defensively), and passes nothing on."""
     turns = PaneTurns()
-    turn = Turn("%1")
+    turn = await turns.take("%1", 60, limit=LIMIT)
     turns.give_back(turn)
-    turns.give_back(turn)
+    with pytest.raises(InternalError, match="GivenBack is not allowed in phase returned"):
+        turns.give_back(turn)
     assert turns.held() == 0
+    with pytest.raises(InternalError, match="GivenBack is not allowed in phase waiting"):
+        turns.give_back(Turn("%2"))  # never granted: nothing to give back
+
+
+def _moves() -> list[tuple[TurnPhase, type[TurnEvent], TurnPhase | None]]:
+    events = [Granted, Ran, GivenBack, Left]
+    return [
+        (phase, event, TRANSITIONS[phase].get(event)) for phase in TurnPhase for event in events
+    ]
+
+
+@pytest.mark.parametrize(("phase", "event", "following"), _moves())
+def test_every_move_of_the_turn_table_and_every_forbidden_one(
+    phase: TurnPhase, event: type[TurnEvent], following: TurnPhase | None
+) -> None:
+    """Rule 6: each allowed event moves a turn where the table says, and sets ``granted``
+    exactly when it leads to HOLDING; any other raises and leaves the turn as it was."""
+    turn = Turn("%1")
+    turn.phase = phase
+    if following is None:
+        with pytest.raises(InternalError, match=f"{event.__name__} is not allowed"):
+            turn.handle(event())
+        assert turn.phase is phase
+    else:
+        turn.handle(event())
+        assert turn.phase is following
+    assert turn.granted.is_set() is (following is TurnPhase.HOLDING)
+
+
+def test_the_turn_table_draws_one_life() -> None:
+    """Rule 6: WAITING is where a turn starts, and every phase is reached from it."""
+    reached = {TurnPhase.WAITING}
+    for _ in TurnPhase:
+        reached |= {t for p in reached for t in TRANSITIONS[p].values()}
+    assert reached == set(TurnPhase)
+    assert {p for p, moves in TRANSITIONS.items() if not moves} == {
+        TurnPhase.RETURNED,
+        TurnPhase.LEFT,
+    }

@@ -23,7 +23,7 @@ from tests.support import PrivateTmux, error_text, serve, structured
 from tmuxmcp.capability.describe import describe
 from tmuxmcp.capability.vocabulary import Effect, Reach
 from tmuxmcp.definition import BY_NAME
-from tmuxmcp.tools.pane_state import PaneState
+from tmuxmcp.panes.pane_state import PaneState
 from tmuxmcp.tools.recover import Step, plan
 
 SHELLS = {

@@ -29,7 +29,7 @@ Names and process text are also bounded in length (``NAME_MAX_CHARS``,
 can set a title of a megabyte with one escape sequence, and every listing
 would carry it to the agent, twice (text and structuredContent), for every
 such pane. A longer value is cut and ends in ``TRUNCATED`` (``bounded``);
-the records reader applies the declared bound (``tools.query``).
+the records reader applies the declared bound (``panes.listing``).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ say "Password:" or "$ " whatever it waits for. What the terminal waits for
 is in the kernel: the terminal's foreground process group (``tpgid``), what
 each of its processes is blocked in (``/proc/<pid>/syscall``), which file a
 read is on, and the line discipline's modes (``termios``). This module reads
-those facts for one pane, once; ``tools.pane_state`` decides the state from
+those facts for one pane, once; ``panes.pane_state`` decides the state from
 them. It starts no process and writes nothing.
 
 Rules kept here:

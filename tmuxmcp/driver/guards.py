@@ -42,7 +42,7 @@ Rules kept here:
   and the paste after a refused guard never happens.
 
 ``run_command`` decides from ``/proc`` and the screen that a pane's shell
-waits at its prompt (``tools.run.readiness``); between that decision and the
+waits at its prompt (``panes.readiness``); between that decision and the
 paste the pane can change, and the typing guard, in the invocation that
 pastes, makes the paste happen only if the pane is still what the decision
 rested on.
@@ -122,7 +122,7 @@ ZSH_CONTEXTS = (
 CONTINUATION_ROW = rf"^(>|(({ZSH_CONTEXTS}) )*({ZSH_CONTEXTS})>)"
 """A POSIX extended regular expression for tmux's ``#{C/r:...}``: a row that begins
 like a continuation prompt. Any row whose text left of the cursor matches
-``tools.run.readiness``'s continuation pattern matches it (tmux strips trailing
+``panes.readiness``'s continuation pattern matches it (tmux strips trailing
 spaces, so the prompt's own space is not required); so do rows of ordinary
 output beginning with ``>``,
 which only send the caller back to the full check. It holds none of ``#,{}``,

@@ -395,7 +395,7 @@ class Leader(NamedTuple):
 
 
 Unseen = Literal["pane-gone", "starting", "leader-gone", "hidden"]
-"""Why a terminal's foreground leader could not be read (``tools.run.readiness.Unseen``)."""
+"""Why a terminal's foreground leader could not be read (``panes.readiness.Unseen``)."""
 
 
 def _is_gone(error: OSError) -> bool:

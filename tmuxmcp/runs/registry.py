@@ -211,7 +211,8 @@ class RunRegistry:
         going = False
         for run in list(self.runs.values()):
             run.cancel.cancel()
-            run.close()
+            if not run.closed:  # its watcher, or its failed start, closed it already
+                run.close()
             going = going or run.outlived
         if self._directory is not None and not going:
             shutil.rmtree(self._directory, ignore_errors=True)

@@ -53,7 +53,7 @@ import trio
 
 from tmuxmcp.errors import CommandInterrupted, InternalError, TmuxMcpError
 from tmuxmcp.panetext.scrollback import Mark
-from tmuxmcp.runs.files import RunFiles
+from tmuxmcp.runs.files import FilesPhase, RunFiles
 from tmuxmcp.runs.output import AtTyping, Outcome
 
 
@@ -370,11 +370,16 @@ class Run:
     @property
     def outlived(self) -> bool:
         """Closed while its command was still running (its files must stay)."""
-        return self.files.outlived
+        return self.files.phase is FilesPhase.OUTLIVED
+
+    @property
+    def closed(self) -> bool:
+        """The run's files are closed (``files`` Rule 1: once)."""
+        return self.files.closed
 
     def write_files(self, command: str, *, shell: str) -> None:
         """Create the run's files for ``shell``, or rewrite its script for another shell."""
-        if self.files.written:
+        if self.files.phase is FilesPhase.WRITTEN:
             self.files.write_script(shell=shell, fence=self.fence)
         else:
             self.files.write(command, shell=shell, fence=self.fence)
@@ -385,12 +390,14 @@ class Run:
         self.files.record_shell(self.shell_pid or self.pane_pid)
 
     def close(self) -> None:
-        """Release the shell and close the run's files (once; later calls do nothing)."""
+        """Release the shell and close the run's files. Once: a second close raises
+        ``InternalError`` (``files`` Rule 1); the run's end closes them, in one place."""
         # A probe gives back the status it found (Rule 5), not its empty command's.
         status = self.status_before if self.probe and self.status is not None else self.status
         self.files.close(going=self.pending, status=status, restore_path=self.restore_path)
 
     def disarm(self) -> None:
-        """The shell did not run the typed line: make sure it never can, then close."""
-        self.files.disarm_script()
-        self.close()
+        """The shell did not run the typed line (or the start failed): make sure it never
+        can. Files that were never whole had no line typed for them, so nothing to do."""
+        if self.files.phase is FilesPhase.WRITTEN:
+            self.files.disarm_script()

@@ -26,6 +26,16 @@ Rule 5: the number of panes whose turn is held is bounded (``RunLimit``),
   since each run holds descriptors while its command runs (issue 27, N8):
   taking a free pane past the bound is refused at once, naming the bound.
   Passing a turn on within a pane's queue does not change the count.
+Rule 6: a turn's life is one table, ``TRANSITIONS``, in the manner of
+  ``state``: a turn is in one ``TurnPhase``, and only ``PaneTurns`` moves it,
+  by the events ``Granted``, ``Ran``, ``GivenBack`` and ``Left``; an event
+  the table does not allow raises ``InternalError``. So a turn is given back
+  exactly once: by ``RunRegistry.free`` once it started a run, else by the
+  call that took it (a second give-back is refused, not ignored). Drawn::
+
+      WAITING --Granted--> HOLDING --Ran--> RUNNING --GivenBack--> RETURNED
+      WAITING --Left--> LEFT        (timed out, gave up or cancelled in the queue)
+      HOLDING --GivenBack--> RETURNED  (its call failed before its run was made)
 
 No IO here, and no tmux: the handler (``handlers.run_command``) takes a turn,
 and the registry ties it to the run it starts.
@@ -34,12 +44,13 @@ and the registry ties it to the run it starts.
 from __future__ import annotations
 
 import collections
+import enum
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 import trio
 
-from tmuxmcp.errors import CallerError, PaneNotReady
+from tmuxmcp.errors import CallerError, InternalError, PaneNotReady
 
 if TYPE_CHECKING:
     from tmuxmcp.runs.state import Run
@@ -52,6 +63,51 @@ class RunLimit(CallerError):
     reference = "run-limit"
 
 
+class TurnPhase(enum.Enum):
+    """Where one call's turn on a pane is (Rule 6)."""
+
+    WAITING = "waiting"
+    """In the pane's queue, behind the turn that holds it."""
+    HOLDING = "holding"
+    """Granted: its call checks the pane and types; no run yet."""
+    RUNNING = "running"
+    """Its call made its run, which holds the pane until it frees it."""
+    RETURNED = "returned"
+    """Final: given back; the first waiter, if any, holds the pane now."""
+    LEFT = "left"
+    """Final: left the queue before it was granted (Rule 3)."""
+
+
+class TurnEvent:
+    """What happens to a turn; ``PaneTurns`` sends each."""
+
+
+class Granted(TurnEvent):
+    """The pane was free, or the turn before it was given back (Rule 1)."""
+
+
+class Ran(TurnEvent):
+    """Its call made its run (``RunRegistry.new_run``)."""
+
+
+class GivenBack(TurnEvent):
+    """Its run freed the pane, or its call failed before the run was made (Rule 2)."""
+
+
+class Left(TurnEvent):
+    """It left the queue ungranted: timed out, gave up or was cancelled (Rule 3)."""
+
+
+TRANSITIONS: Final[dict[TurnPhase, dict[type[TurnEvent], TurnPhase]]] = {
+    TurnPhase.WAITING: {Granted: TurnPhase.HOLDING, Left: TurnPhase.LEFT},
+    TurnPhase.HOLDING: {Ran: TurnPhase.RUNNING, GivenBack: TurnPhase.RETURNED},
+    TurnPhase.RUNNING: {GivenBack: TurnPhase.RETURNED},
+    TurnPhase.RETURNED: {},
+    TurnPhase.LEFT: {},
+}
+"""For each phase of a turn, the events it takes and the phase each leads to (Rule 6)."""
+
+
 class Turn:
     """One call's claim on a pane (Rule 2)."""
 
@@ -62,7 +118,20 @@ class Turn:
         self.doing = "waiting for its turn"
         """What the call holding the turn does before its run exists (Rule 4)."""
         self.granted = trio.Event()
-        self.returned = False
+        """Set with ``Granted``: wakes the call waiting for it."""
+        self.phase = TurnPhase.WAITING
+
+    def handle(self, event: TurnEvent) -> None:
+        """Move the turn by ``event``; ``InternalError`` if its phase does not take it."""
+        following = TRANSITIONS[self.phase].get(type(event))
+        if following is None:
+            raise InternalError(
+                f"the turn on pane {self.pane}: event {type(event).__name__} is not allowed "
+                f"in phase {self.phase.value}"
+            )
+        self.phase = following
+        if following is TurnPhase.HOLDING:
+            self.granted.set()
 
     def holder_text(self) -> str:
         """Who holds the pane, for an error or a progress line (Rule 4)."""
@@ -119,7 +188,7 @@ class PaneTurns:
                 )
             lane = self._lanes.setdefault(pane, _Lane())
             lane.holder = turn
-            turn.granted.set()
+            turn.handle(Granted())
             return turn
         lane.waiting.append(turn)
         try:
@@ -154,24 +223,25 @@ class PaneTurns:
             self.give_back(turn)
         else:
             lane.waiting.remove(turn)
+            turn.handle(Left())
 
     def give_back(self, turn: Turn) -> None:
-        """``turn`` is done with its pane: the first waiter gets it (Rule 1). Once."""
-        if turn.returned:
-            return
-        turn.returned = True
+        """``turn`` is done with its pane: the first waiter gets it (Rule 1). Once: a
+        second give-back raises ``InternalError`` (Rule 6)."""
+        turn.handle(GivenBack())
         lane = self._lanes.get(turn.pane)
         if lane is None or lane.holder is not turn:
             return
         if lane.waiting:
             following = lane.waiting.popleft()
             lane.holder = following
-            following.granted.set()
+            following.handle(Granted())
         else:
             del self._lanes[turn.pane]
 
     def ran(self, turn: Turn, run: Run) -> None:
         """``turn`` started ``run``: the run holds the pane now (Rule 2)."""
+        turn.handle(Ran())
         turn.run = run
 
     def turn_of(self, run: Run) -> Turn | None:

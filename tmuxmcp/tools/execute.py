@@ -33,13 +33,13 @@ from tmuxmcp.capability.results import Own, TmuxId
 from tmuxmcp.driver.argv import cmd
 from tmuxmcp.driver.guards import GuardRefused, Refusal, guard, mode_guard_name
 from tmuxmcp.errors import PaneNotReady
+from tmuxmcp.panes.pane_reading import panes_with_state
 from tmuxmcp.sinks import Encoding, Sink
 from tmuxmcp.sinks.target import IdKind
 from tmuxmcp.sinks.text import MAX_TEXT_BYTES
 from tmuxmcp.tools import keystrokes
 from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.keystrokes import Part, TextPart
-from tmuxmcp.tools.pane_reading import note_secret_input
 from tmuxmcp.tools.since import cursor_commands, cursor_from
 from tmuxmcp.tools.teardown import refuse_self_teardown
 
@@ -124,6 +124,18 @@ class SendKeysArgs(Arguments):
             )
 
 
+async def _note_secret_input(ctx: ToolContext, pane: str, parameter: str) -> None:
+    """Where an audit log is kept: when ``pane``'s program reads a line with echo off (a
+    password prompt, ``awaiting-secret``), note ``parameter`` as a secret of this call,
+    so the log records nothing of it (issue 28.6). Read before the input is sent: once
+    the secret is entered, the prompt is gone."""
+    if ctx.notes is None:
+        return
+    for found in await panes_with_state(ctx.client, cmd("list-panes", t=pane)):
+        if found.pane_id == pane and found.state.state == "awaiting-secret":
+            ctx.notes.secret.add(parameter)
+
+
 async def send_keys(ctx: ToolContext, args: SendKeysArgs) -> Sent:
     """Handler for send_keys: keys and text in order, in as few tmux invocations as fit.
 
@@ -134,7 +146,7 @@ async def send_keys(ctx: ToolContext, args: SendKeysArgs) -> Sent:
     pane = args.pane_id
     # The encoder kept each part as it was: a key name, or a TextPart it checked.
     parts = list(args.keys) * args.repeat
-    await note_secret_input(ctx, pane, "keys")
+    await _note_secret_input(ctx, pane, "keys")
     frame, reads = cursor_commands(pane)
     steps = keystrokes.plan(
         pane, parts, marker=ctx.client.marker, bracketed=args.bracketed_paste, lead=reads

@@ -42,7 +42,7 @@ import msgspec
 import trio
 
 from tmuxmcp.errors import InternalError
-from tmuxmcp.tools.activity import MAX_TREE
+from tmuxmcp.panes.activity import MAX_TREE
 from tmuxmcp.tools.context import Progress, ToolContext
 from tmuxmcp.tools.run import registry_of
 

@@ -2,7 +2,7 @@
 
 Each tool costs one tmux invocation (plus the identity probe that shares it).
 Objects are addressed by id only; every target goes through the target sink.
-The records and the tmux variables they are read from are ``tools.records``;
+The records and the tmux variables they are read from are ``panes.records``;
 ``capture_pane`` is ``tools.capture``, ``server_info`` ``tools.server_info``.
 """
 
@@ -16,11 +16,8 @@ from tmuxmcp.capability.arguments import Arguments, not_together
 from tmuxmcp.capability.params import PaneId, SessionId, WindowId
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.errors import ObjectNotFound
-from tmuxmcp.panetext.render import record_lines
-from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.pane_reading import panes_with_state
-from tmuxmcp.tools.query import list_records, pane_listing
-from tmuxmcp.tools.records import (
+from tmuxmcp.panes.pane_reading import panes_with_state
+from tmuxmcp.panes.records import (
     BUFFER_FIELDS,
     SESSION_FIELDS,
     WINDOW_FIELDS,
@@ -29,6 +26,9 @@ from tmuxmcp.tools.records import (
     SessionInfo,
     WindowInfo,
 )
+from tmuxmcp.panetext.render import record_lines
+from tmuxmcp.tools.context import ToolContext
+from tmuxmcp.tools.query import list_records, pane_listing
 
 
 async def _list(
@@ -121,8 +121,8 @@ async def list_panes(ctx: ToolContext, args: ListPanesArgs) -> ListPanesResult:
     pane_id = args.pane_id
     if pane_id is None:
         command = pane_listing(args.session_id, args.window_id)
-        return ListPanesResult(await panes_with_state(ctx, command))
-    panes = await panes_with_state(ctx, cmd("list-panes", t=pane_id))
+        return ListPanesResult(await panes_with_state(ctx.client, command))
+    panes = await panes_with_state(ctx.client, cmd("list-panes", t=pane_id))
     for pane in panes:
         if pane.pane_id == pane_id:
             return ListPanesResult([pane])

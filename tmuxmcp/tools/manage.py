@@ -43,12 +43,13 @@ from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.driver.records import RecordFormat
 from tmuxmcp.driver.versions import version_tuple
 from tmuxmcp.errors import TmuxCommandFailed
+from tmuxmcp.panes.listing import with_format
+from tmuxmcp.panes.records import PANE_FIELDS, WINDOW_FIELDS, PaneInfo, WindowInfo
 from tmuxmcp.panetext.render import record_line
 from tmuxmcp.panetext.typed_records import typed_record
 from tmuxmcp.sinks import Sink
 from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.query import list_records, with_format
-from tmuxmcp.tools.records import PANE_FIELDS, WINDOW_FIELDS, PaneInfo, WindowInfo
+from tmuxmcp.tools.query import list_records
 
 R = TypeVar("R", bound=msgspec.Struct)
 

@@ -21,6 +21,7 @@ from msgspec import Meta
 from tmuxmcp.capability.params import local_int, sink, switch
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.driver.records import RecordFormat, SectionMarker
+from tmuxmcp.panes.activity import ActivityHint
 from tmuxmcp.panetext.matching import (
     MAX_PATTERN_CHARS,
     BudgetSpent,
@@ -38,7 +39,6 @@ from tmuxmcp.panetext.scrollback import (
 from tmuxmcp.panetext.typed_records import typed_record
 from tmuxmcp.panetext.windows import PaneRange, Window, rows_within
 from tmuxmcp.sinks import Encoding, Sink
-from tmuxmcp.tools.activity import ActivityHint
 from tmuxmcp.tools.context import ToolContext
 
 # -- bounds and timing -------------------------------------------------------------

@@ -1,8 +1,8 @@
-"""Reading tmux objects as typed records: one framed ``-F`` query per call.
+"""Reading tmux objects as typed records for a tool: one framed ``-F`` query per call.
 
-Shared by every toolset. Templates come from constant field maps; results are
-converted to the record Struct's field types (``panetext.typed_records``), so
-handlers never parse tmux text themselves.
+Shared by every toolset: the records are read with the call's client by
+``panes.listing`` (templates from constant field maps, converted to the
+record Struct's field types), so handlers never parse tmux text themselves.
 """
 
 from __future__ import annotations
@@ -12,9 +12,7 @@ from typing import Any
 import msgspec
 
 from tmuxmcp.driver.argv import Command, cmd
-from tmuxmcp.driver.records import RecordFormat
-from tmuxmcp.errors import NoSessions
-from tmuxmcp.panetext.typed_records import typed_record
+from tmuxmcp.panes.listing import read_records
 from tmuxmcp.tools.context import ToolContext
 
 
@@ -31,11 +29,6 @@ def pane_listing(session_id: str | None, window_id: str | None) -> Command:
     return cmd("list-panes", "-a")
 
 
-def with_format(command: Command, frame: RecordFormat) -> Command:
-    """``command`` with ``-F <frame template>`` added."""
-    return msgspec.structs.replace(command, options=(*command.options, ("-F", frame.template)))
-
-
 async def list_records(
     ctx: ToolContext,
     command: Command,
@@ -44,17 +37,6 @@ async def list_records(
     *,
     before: tuple[Command, ...] = (),
 ) -> list[Any]:
-    """Run ``before`` then ``command -F``; return the records as ``kind``.
-
-    A listing of every session (``-a``) on a server with no sessions is
-    empty: tmux refuses it with "no current target", which lists nothing
-    (issue 18, R7). A listing that names a target keeps the error.
-    """
-    frame = RecordFormat(list(fields.values()))
-    try:
-        out = await ctx.client.run(*before, with_format(command, frame))
-    except NoSessions:
-        if "-a" in command.flags and not before:
-            return []
-        raise
-    return [typed_record(raw, fields, kind) for raw in frame.parse(out.stdout)]
+    """Run ``before`` then ``command -F`` with the call's client; the records as ``kind``
+    (``panes.listing.read_records``: an empty server lists no pane for ``-a``)."""
+    return await read_records(ctx.client, command, fields, kind, before=before)

@@ -1,6 +1,6 @@
 """``recover_pane`` (execute): bring a wedged pane back to ``shell-ready`` (issue 28.5).
 
-One call reads the pane's state (``tools.pane_reading``, the same reading
+One call reads the pane's state (``panes.pane_reading``, the same reading
 ``list_panes`` reports), types the least that leaves it, waits for the state
 to change and reads it again, escalating step by step until the pane's shell
 is at its prompt. It says which keys each step typed and the state after it.
@@ -64,13 +64,13 @@ from tmuxmcp.capability.results import Own, TmuxId
 from tmuxmcp.driver import proc
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.errors import ObjectNotFound, PaneNotReady
+from tmuxmcp.panes.activity import ActivityHint
+from tmuxmcp.panes.pane_reading import panes_with_state
+from tmuxmcp.panes.pane_state import EDITORS, PAGERS, REPLS, PaneState, State
+from tmuxmcp.panes.records import PaneWithState
 from tmuxmcp.sinks import Encoding, Sink
-from tmuxmcp.tools.activity import ActivityHint
 from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.observation import Pacer
-from tmuxmcp.tools.pane_reading import panes_with_state
-from tmuxmcp.tools.pane_state import EDITORS, PAGERS, REPLS, PaneState, State
-from tmuxmcp.tools.records import PaneWithState
 from tmuxmcp.tools.run import registry_of, typed_ahead
 
 STEP_SECONDS: Final = 3.0
@@ -210,7 +210,7 @@ class _Recovery:
 
     async def read(self) -> PaneWithState:
         """The pane with its state now."""
-        for found in await panes_with_state(self.ctx, cmd("list-panes", t=self.pane)):
+        for found in await panes_with_state(self.ctx.client, cmd("list-panes", t=self.pane)):
             if found.pane_id == self.pane:
                 self.pacer.follow(found.pid or 0)
                 return found

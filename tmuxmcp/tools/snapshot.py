@@ -34,10 +34,10 @@ from tmuxmcp.capability.results import Name, Own, Process, Terminal, TmuxId, Tmu
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.driver.records import SectionMarker
 from tmuxmcp.errors import ObjectNotFound
+from tmuxmcp.panes.records import PANE_RECORD_FIELDS, PaneRecord
 from tmuxmcp.panetext.inline import DEFAULT_INLINE_CHARS, line_cost, record_cost
 from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.query import list_records
-from tmuxmcp.tools.records import PANE_RECORD_FIELDS, PaneRecord
 
 MAX_SNAPSHOT_CONTENT_BYTES = 1024 * 1024
 """The most screen content one call reads, whatever ``max_chars`` allows (issue 13.2)."""

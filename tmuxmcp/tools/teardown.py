@@ -40,9 +40,9 @@ from tmuxmcp.driver.guards import GuardRefused, Refusal, guard, refuse_if
 from tmuxmcp.driver.records import RecordFormat
 from tmuxmcp.driver.versions import version_tuple
 from tmuxmcp.errors import SelfTeardownRefused, ZoomedTeardownRefused
+from tmuxmcp.panes.listing import with_format
 from tmuxmcp.sinks.target import IdKind
 from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.query import with_format
 
 
 class Deleted(msgspec.Struct, frozen=True, kw_only=True):

@@ -89,6 +89,7 @@ from tmuxmcp.capability.arguments import Arguments, conflict
 from tmuxmcp.capability.params import PaneId, closed
 from tmuxmcp.capability.results import TmuxId
 from tmuxmcp.errors import ObjectNotFound
+from tmuxmcp.panes.activity import ActivityHint
 from tmuxmcp.panetext.matches import Match
 from tmuxmcp.panetext.matching import (
     Hit,
@@ -107,7 +108,6 @@ from tmuxmcp.panetext.scrollback import (
     unchanged_chars,
 )
 from tmuxmcp.sinks import Sink
-from tmuxmcp.tools.activity import ActivityHint
 from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.observation import (
     DEFAULT_MATCH_BUDGET_MS,

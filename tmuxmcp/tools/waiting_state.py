@@ -56,10 +56,12 @@ from tmuxmcp.capability.results import TmuxId
 from tmuxmcp.driver.argv import cmd
 from tmuxmcp.driver.records import RecordFormat
 from tmuxmcp.errors import ObjectNotFound
+from tmuxmcp.panes.activity import ActivityHint
+from tmuxmcp.panes.pane_reading import read_state
+from tmuxmcp.panes.pane_state import PANE_STATE_FIELDS, PaneState, State, TmuxFacts
 from tmuxmcp.panetext.scrollback import View
 from tmuxmcp.panetext.typed_records import typed_record
 from tmuxmcp.sinks import Encoding, Sink
-from tmuxmcp.tools.activity import ActivityHint
 from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.observation import (
     MAX_WAIT_S,
@@ -70,8 +72,6 @@ from tmuxmcp.tools.observation import (
     observe_commands,
     parse_view,
 )
-from tmuxmcp.tools.pane_reading import read_state
-from tmuxmcp.tools.pane_state import PANE_STATE_FIELDS, PaneState, State, TmuxFacts
 
 STATE_EVERY: Final = 0.1
 """Seconds between two kernel readings while no output wakes a look (Rule 2)."""

@@ -24,11 +24,14 @@ How a run works, one module per phase:
 The engine below the phases, which knows no ``ToolContext`` and no tmux
 client, is its own package, ``tmuxmcp.runs`` (issue 30.1): ``state``,
 ``files``, ``directory``, ``sweep``, ``turns``, ``panelock``, ``registry``,
-``runscript``, ``output``, ``screen`` and ``pending`` live there; this package keeps the
-handlers and the phases that talk to tmux.
+``runscript``, ``output``, ``screen`` and ``pending`` live there; what a
+pane is doing is ``tmuxmcp.panes``' (``readiness``, the check before typing,
+and ``asking``, whether the run's program waits for input); this package
+keeps the handlers and the phases that talk to tmux.
 
 ``state`` owns a run's life (its phases, the typed events that move it and
-the one transitions table); ``registry`` owns the runs of this process;
+the one transitions table), ``files`` its files' (written once, closed once);
+``registry`` owns the runs of this process;
 ``sweep`` removes the private directories that dead processes left;
 ``turns`` serves the calls of this process on one pane one at a time, in the
 order they came; ``panelock`` keeps runs on one pane from overlapping across
@@ -47,13 +50,13 @@ a task instead (``continuation``), whose result is the same.
 
 Where each rule of the wing lives (each module's docstring states its own):
 
-* is the pane ready to take a line: ``readiness`` Rules 1-4; the settle time: ``settle``;
+* is the pane ready to take a line: ``panes.readiness`` Rules 1-4; the settle time: ``settle``;
 * input already waiting in the pane (a terminal's reply, text typed at the prompt): ``pending``
   Rules 1-4;
 * what the script does, errexit and ``ERR_RETURN`` as typed, the ``set -e`` refusal:
   ``runscript`` Rules 1-3;
-* the files, their modes and when they go: ``files``; the directory: ``directory``,
-  and when another process's is removed: ``sweep``; one run per pane: ``turns`` Rules 1-5
+* the files, their modes and when they go: ``files`` Rules 1-3; the directory: ``directory``,
+  and when another process's is removed: ``sweep``; one run per pane: ``turns`` Rules 1-6
   in this process, ``panelock`` across processes;
 * the phases of a run and their moves: ``state`` Rules 1-4;
 * a shell that exited, left the script or did not run the line: ``watch`` Rules 1-3;
@@ -61,7 +64,7 @@ Where each rule of the wing lives (each module's docstring states its own):
   ``output`` Rules 1-4;
 * bounded reads of a long output: ``collect``;
 * a run an MCP Task follows, its outcome and its interruption: ``continuation`` Rules 1-4;
-* a wait that stops when the program asks for input: ``asking`` Rules 1-3.
+* a wait that stops when the program asks for input: ``panes.asking`` Rules 1-3.
 
 The names below are the wing's public face: every other module of
 ``tmuxmcp`` imports the wing from here, never from its modules (an

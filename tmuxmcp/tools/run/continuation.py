@@ -49,10 +49,11 @@ import msgspec
 import trio
 
 from tmuxmcp.driver.argv import cmd
+from tmuxmcp.panes import asking
 from tmuxmcp.runs import registry
 from tmuxmcp.runs.state import Phase, Run, Stopped
 from tmuxmcp.tools.context import ToolContext, _no_progress
-from tmuxmcp.tools.run import asking, collect
+from tmuxmcp.tools.run import collect
 from tmuxmcp.tools.run.commands import RunCommandArgs, RunCommandResult
 from tmuxmcp.tools.run.handlers import asked, ended
 

@@ -23,11 +23,11 @@ import msgspec
 import trio
 
 from tmuxmcp.errors import ObjectNotFound
+from tmuxmcp.panes import asking as asking_
 from tmuxmcp.runs import output, panelock, registry
 from tmuxmcp.runs.state import Abandoned, Phase, Run
 from tmuxmcp.runs.turns import Turn
 from tmuxmcp.tools.context import ToolContext, _no_progress
-from tmuxmcp.tools.run import asking as asking_
 from tmuxmcp.tools.run import collect, settle, type_line, watch
 from tmuxmcp.tools.run.commands import RunCommandArgs, RunCommandResult, WaitForCommandArgs
 
@@ -195,10 +195,12 @@ async def run_command(ctx: ToolContext, args: RunCommandArgs) -> RunCommandResul
             os.close(lock)
         if run is not None:
             run.disarm()
-            runs.free(run)
+            run.close()  # no watcher will: it starts only once the line is typed
+            runs.free(run)  # and gives its turn back: the next call in line gets the pane
             if run.phase is Phase.PREPARING:
                 run.handle(Abandoned())
-        runs.turns.give_back(turn)  # the next call in line gets the pane (once)
+        else:
+            runs.turns.give_back(turn)  # the next call in line gets the pane
         raise
     # The watcher reports no progress: it outlives this call and its client.
     quiet = msgspec.structs.replace(ctx, progress=_no_progress, reports_progress=False)

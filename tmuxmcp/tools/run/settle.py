@@ -25,10 +25,10 @@ from tmuxmcp.driver import proc
 from tmuxmcp.driver.argv import cmd
 from tmuxmcp.driver.records import RecordFormat
 from tmuxmcp.errors import ObjectNotFound, PaneNotReady, TmuxCommandFailed
+from tmuxmcp.panes import readiness
 from tmuxmcp.panetext.typed_records import typed_record
 from tmuxmcp.runs import pending, registry, screen
 from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.run import readiness
 
 SETTLE_SECONDS = 1.0
 """How long a shell that is still running (drawing its prompt after the previous

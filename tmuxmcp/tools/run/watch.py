@@ -54,6 +54,7 @@ from tmuxmcp.errors import (
     PaneNotReady,
     TmuxMcpError,
 )
+from tmuxmcp.panes import readiness
 from tmuxmcp.runs import output, registry, runscript
 from tmuxmcp.runs.output import Outcome
 from tmuxmcp.runs.state import (
@@ -75,7 +76,7 @@ from tmuxmcp.runs.state import (
     Started,
 )
 from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.run import collect, readiness, settle, type_line
+from tmuxmcp.tools.run import collect, settle, type_line
 
 START_GRACE = 2.0
 """Seconds after typing before a shell that has not started the script is examined."""
@@ -176,7 +177,7 @@ async def _wait_for_status(ctx: ToolContext, run: Run) -> None:
                     )
                 )
             )
-            run.disarm()
+            run.disarm()  # closed by ``watch``, as every watched run is
             return
 
 
@@ -247,7 +248,8 @@ async def _read_back(ctx: ToolContext, run: Run) -> None:
             probe.handle(Abandoned())
         elif probe.phase not in FINAL:
             probe.handle(Cancelled())
-        probe.close()
+        if not probe.closed:  # a probe that reported is closed at once (``_probe``)
+            probe.close()
 
 
 async def _probe(ctx: ToolContext, run: Run, probe: Run, ready: settle.Ready) -> int | None:

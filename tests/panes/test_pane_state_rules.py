@@ -1,4 +1,4 @@
-"""The pane state's rules on kernel readings made by hand (issue 28.1, ``tools.pane_state``).
+"""The pane state's rules on kernel readings made by hand (issue 28.1, ``panes.pane_state``).
 
 The real programs are in ``test_pane_state.py``; here are the cases this
 machine cannot produce on demand: a reader hidden from this user (``sudo``,
@@ -13,7 +13,7 @@ import pytest
 
 from tmuxmcp.driver.foreground import Member, Reading, TerminalReading
 from tmuxmcp.driver.tty import LineModes
-from tmuxmcp.tools.pane_state import STATES, TmuxFacts, classify
+from tmuxmcp.panes.pane_state import STATES, TmuxFacts, classify
 
 ME = 1000
 ALIVE = TmuxFacts(

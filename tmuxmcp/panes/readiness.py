@@ -50,7 +50,7 @@ from tmuxmcp.driver import foreground
 from tmuxmcp.driver import proc as procfs
 from tmuxmcp.driver.foreground import POSIX_SHELLS, interactive_arguments
 from tmuxmcp.errors import PaneNotReady
-from tmuxmcp.tools.pane_state import LIVE_PANE, classify, continuation_before
+from tmuxmcp.panes.pane_state import LIVE_PANE, classify, continuation_before
 
 
 class ShellBusy(PaneNotReady):

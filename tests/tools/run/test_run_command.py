@@ -31,10 +31,9 @@ from tests.support import (
 )
 from tmuxmcp.driver import guards
 from tmuxmcp.errors import PaneNotReady
+from tmuxmcp.panes import pane_state, readiness
 from tmuxmcp.runs import directory as run_directory
 from tmuxmcp.runs import output
-from tmuxmcp.tools import pane_state
-from tmuxmcp.tools.run import readiness
 
 SHELLS = {
     "sh": ("sh",),

@@ -24,7 +24,7 @@ import pytest
 import trio
 
 from tests.support import PrivateTmux, error_text, serve, structured
-from tests.tools.test_run_command import SHELLS, _at_prompt, _run, _shell_session
+from tests.tools.run.test_run_command import SHELLS, _at_prompt, _run, _shell_session
 
 
 @pytest.fixture(autouse=True)

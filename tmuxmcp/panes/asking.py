@@ -3,7 +3,7 @@
 A command that opens a pager, asks ``[Y/n]`` or a password waits for an
 answer nobody will give, and a call that waits for the command to end would
 wait out its whole ``timeout`` with the question on screen. While a run's
-call waits, the pane's terminal is read from the kernel (``tools.pane_state``,
+call waits, the pane's terminal is read from the kernel (``panes.pane_state``,
 the same reading ``list_panes`` reports) a few times a second; when its
 foreground waits for a line, a secret or keys, and keeps waiting, the call
 returns with the run still going (``completed: false``), saying what it waits
@@ -25,13 +25,12 @@ Rules kept here:
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import Final, Literal, Protocol
 
 import trio
 
 from tmuxmcp.driver import foreground, proc
-from tmuxmcp.runs.state import Run
-from tmuxmcp.tools.pane_state import LIVE_PANE, classify
+from tmuxmcp.panes.pane_state import LIVE_PANE, classify
 
 Asking = Literal["awaiting-line", "awaiting-secret", "awaiting-keys"]
 ASKING: Final[frozenset[str]] = frozenset({"awaiting-line", "awaiting-secret", "awaiting-keys"})
@@ -41,7 +40,16 @@ ASK_POLL_SECONDS: Final = 0.25
 """How often a run's wait reads the terminal (Rule 3)."""
 
 
-def asking_now(run: Run) -> Asking | None:
+class RunPane(Protocol):
+    """What a reading needs of a run (``runs.state.Run``): its pane's process."""
+
+    @property
+    def pane_pid(self) -> int:
+        """The pane's process, whose terminal is read; 0 or less when not known."""
+        ...
+
+
+def asking_now(run: RunPane) -> Asking | None:
     """What the foreground of the run's terminal waits for now, if it waits for input."""
     if run.pane_pid <= 0:
         return None
@@ -63,7 +71,7 @@ class AskWatch:
         self._state: Asking | None = None
         self._since = 0.0
 
-    def read(self, run: Run) -> Asking | None:
+    def read(self, run: RunPane) -> Asking | None:
         """Read the terminal once; the state it waits for once it held long enough."""
         now = trio.current_time()
         state = asking_now(run)

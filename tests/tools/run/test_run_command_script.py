@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support import PrivateTmux, serve
-from tests.tools.test_run_command import SHELLS, _at_prompt, _run, _shell_session
+from tests.tools.run.test_run_command import SHELLS, _at_prompt, _run, _shell_session
 
 
 @pytest.fixture(autouse=True)

@@ -1,7 +1,7 @@
 """Panes with their state: one listing, one kernel reading per pane (issue 28.1).
 
 ``list_panes`` (and ``recover_pane``, step by step) report, for every pane, what it is
-waiting for (``tools.pane_state``). The listing reads tmux's side of the
+waiting for (``panes.pane_state``). The listing reads tmux's side of the
 facts with the pane records, in the same invocation; the kernel's side is
 read per live pane (``driver.foreground``: a few ``/proc`` files and one
 ``tcgetattr``, no process started); and only for a shell reading at its
@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from tmuxmcp.driver import foreground
 from tmuxmcp.driver.argv import Command, cmd
+from tmuxmcp.driver.client import TmuxClient
 from tmuxmcp.driver.records import SectionMarker
-from tmuxmcp.tools.context import ToolContext
-from tmuxmcp.tools.pane_state import PaneState, TmuxFacts, classify
-from tmuxmcp.tools.query import list_records
-from tmuxmcp.tools.records import PANE_FIELDS, PaneInfo, PaneWithState
+from tmuxmcp.panes.listing import read_records
+from tmuxmcp.panes.pane_state import PaneState, TmuxFacts, classify
+from tmuxmcp.panes.records import PANE_FIELDS, PaneInfo, PaneWithState
 
 
 class _PaneRow(PaneInfo, frozen=True, kw_only=True):
@@ -67,14 +67,14 @@ def _state(row: _PaneRow, cursor_row: str | None = None) -> PaneState:
     return read_state(_facts(row), cursor_row)
 
 
-async def _cursor_rows(ctx: ToolContext, rows: list[_PaneRow]) -> dict[str, str]:
+async def _cursor_rows(client: TmuxClient, rows: list[_PaneRow]) -> dict[str, str]:
     """The text of each pane's cursor row, in one invocation."""
     marker = SectionMarker()
     commands: list[Command] = []
     for index, row in enumerate(rows):
         commands.append(cmd("display-message", "-p", t=row.pane_id, args=[marker.line(index)]))
         commands.append(cmd("capture-pane", "-p", t=row.pane_id, S=row.cursor_y, E=row.cursor_y))
-    out = await ctx.client.run(*commands)
+    out = await client.run(*commands)
     found: dict[str, str] = {}
     for index, (_, body) in marker.split(out.stdout).items():
         if 0 <= index < len(rows):
@@ -82,13 +82,13 @@ async def _cursor_rows(ctx: ToolContext, rows: list[_PaneRow]) -> dict[str, str]
     return found
 
 
-async def panes_with_state(ctx: ToolContext, command: Command) -> list[PaneWithState]:
+async def panes_with_state(client: TmuxClient, command: Command) -> list[PaneWithState]:
     """The panes ``command`` (a ``list-panes``) lists, each with its state."""
-    rows: list[_PaneRow] = await list_records(ctx, command, _ROW_FIELDS, _PaneRow)
+    rows: list[_PaneRow] = await read_records(client, command, _ROW_FIELDS, _PaneRow)
     states = {row.pane_id: _state(row) for row in rows}
     at_prompt = [row for row in rows if states[row.pane_id].state == "shell-ready"]
     if at_prompt:
-        texts = await _cursor_rows(ctx, at_prompt)
+        texts = await _cursor_rows(client, at_prompt)
         for row in at_prompt:
             # Read again with the row: the prompt is the kernel's answer of this moment.
             states[row.pane_id] = _state(row, texts.get(row.pane_id))
@@ -98,15 +98,3 @@ async def panes_with_state(ctx: ToolContext, command: Command) -> list[PaneWithS
         )
         for row in rows
     ]
-
-
-async def note_secret_input(ctx: ToolContext, pane: str, parameter: str) -> None:
-    """Where an audit log is kept: when ``pane``'s program reads a line with echo off (a
-    password prompt, ``awaiting-secret``), note ``parameter`` as a secret of this call,
-    so the log records nothing of it (issue 28.6). Read before the input is sent: once
-    the secret is entered, the prompt is gone."""
-    if ctx.notes is None:
-        return
-    for found in await panes_with_state(ctx, cmd("list-panes", t=pane)):
-        if found.pane_id == pane and found.state.state == "awaiting-secret":
-            ctx.notes.secret.add(parameter)

@@ -23,7 +23,7 @@ import pytest
 import trio
 
 from tests.support import PrivateTmux, error_text, serve
-from tests.tools.test_run_command import (
+from tests.tools.run.test_run_command import (
     SHELLS,
     _at_prompt,
     _cursor_row,

@@ -1,4 +1,4 @@
-"""The per-pane activity hint (tmuxmcp.tools.activity.PaneTree) on real processes.
+"""The per-pane activity hint (tmuxmcp.panes.activity.PaneTree) on real processes.
 
 A pane's hint follows the bytes its process tree writes: output of the pane's
 own process and of its descendants moves it, a neighbour's output does not.
@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from tmuxmcp.tools.activity import PaneTree
+from tmuxmcp.panes.activity import PaneTree
 
 
 @contextmanager

@@ -1,7 +1,7 @@
 """The records the inspect tools return: sessions, windows, panes, paste buffers.
 
 Each record is a Struct and a table from its fields to the tmux format
-variables they are read from (``tools.query`` reads them, nonce-framed,
+variables they are read from (``panes.listing`` reads them, nonce-framed,
 because names, titles, paths and command names are set by pane programs).
 The pane record is defined once: ``PaneRecord`` is what every pane carries,
 in ``list_panes`` (``PaneInfo`` adds where it is and its
@@ -13,7 +13,7 @@ from __future__ import annotations
 import msgspec
 
 from tmuxmcp.capability.results import Name, Process, TmuxId, TmuxReport, UtcTime
-from tmuxmcp.tools.pane_state import PaneState
+from tmuxmcp.panes.pane_state import PaneState
 
 
 class SessionInfo(msgspec.Struct, frozen=True, kw_only=True):

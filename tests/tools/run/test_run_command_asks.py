@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.support import PrivateTmux, serve, structured
-from tests.tools.test_run_command import SHELLS, _at_prompt, _run, _shell_session
+from tests.tools.run.test_run_command import SHELLS, _at_prompt, _run, _shell_session
 
 LONG = 60
 """A timeout the calls below never reach: a return before it is the program's asking."""

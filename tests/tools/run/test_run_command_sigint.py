@@ -19,8 +19,8 @@ import pytest
 import trio
 
 from tests.support import PrivateTmux, error_text, serve, structured
-from tests.tools.test_run_command import SHELLS, _at_prompt, _run, _shell_session
-from tests.tools.test_run_command_shells import _configure
+from tests.tools.run.test_run_command import SHELLS, _at_prompt, _run, _shell_session
+from tests.tools.run.test_run_command_shells import _configure
 
 SIGINT_OF_A_CHILD = "sh -c 'kill -INT $$'"
 """A program that dies of SIGINT, as one does when a person presses C-c."""
