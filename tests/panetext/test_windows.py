@@ -68,12 +68,14 @@ def test_a_prior_plans_the_first_window_and_a_measurement_replaces_it() -> None:
     assert sizer.rows(400_000) == 2000
 
 
-def test_a_pane_range_measures_the_rows_it_takes() -> None:
+def test_a_pane_range_plans_from_the_rows_measured() -> None:
     reader = PaneRange("%1", history_size=10_000, height=10, width=200, back=10_000)
     first = reader.window(MIB)
     assert first[1] - first[0] + 1 == rows_within(MIB, 200)
     body = "".join(f"{n}\n" for n in range(first[1] - first[0] + 1))
-    reader.take(first, ["10000"], body)
+    chunk = reader.take(first, body, 10_000)
+    assert chunk.start == first[0] and len(chunk.rows) == first[1] - first[0] + 1
+    reader.sizer.saw(chunk.rows)  # the reader's loop measures what it keeps (Rule 4)
     second = reader.window(MIB)
     assert second[1] - second[0] + 1 == min(
         second[1] - reader.top + 1, GROWTH * rows_within(MIB, 200)
