@@ -276,7 +276,8 @@ class PaneRange:
         if not self.track:
             # tmux starts a range that reaches above the oldest row at the oldest row.
             start = max(first, self.top)
-            rows = rows[: max(0, last - start + 1)]
+            if len(rows) > last - start + 1:
+                rows = rows[: max(0, last - start + 1)]
             if self.down:
                 self.top = last + 1
             else:
@@ -294,7 +295,7 @@ class PaneRange:
             # The first read defines the numbering: every row it gave is new,
             # including rows printed since the range was planned.
             self.origin = history_size
-        else:
+        elif len(rows) > last - start + 1:
             rows = rows[: max(0, last - start + 1)]  # Rule 2
         self.base = history_size
         if rows:

@@ -193,7 +193,7 @@ def _span(
     """The range of a capture into history, in its own numbers (0: the top visible row),
     read from its bottom up in windows of ``WINDOW_MARGIN`` rows beyond the plan."""
     bottom = min(height - 1 if args.end is None else args.end, height - 1)
-    span = PaneRange.span(
+    return PaneRange.span(
         args.pane_id,
         width=width,
         top=top,
@@ -202,9 +202,8 @@ def _span(
         joined=args.join_wrapped,
         escapes=args.include_escapes,
         margin=WINDOW_MARGIN,
+        sizer=WindowSizer(width, prior=prior, least=1),
     )
-    span.sizer = WindowSizer(width, prior=prior, least=1)
-    return span
 
 
 async def _history_rows(

@@ -1,15 +1,15 @@
 """``search_panes`` (inspect): find a pattern across panes, capped and bounded.
 
-Each pane in scope is read newest row first in bounded windows
-(``panetext.windows``): the first windows of as many panes as the byte cap can
-fill share one tmux invocation, a deeper range gets more windows, and reading
-stops once ``max_scan_bytes`` is spent or ``max_matches`` + 1 rows matched.
-The matches returned are the first that fit ``max_chars``, counted as JSON
-(``inline``), so a default result stays inline (issue 18.2); a first match
-over it alone comes with its texts narrowed around the match, not left out.
-So one call holds at most ``max_scan_bytes`` of rows plus one batch of
-windows planned to fill it (issue 13, item 2). Matching runs here
-(``observation.scan``), never in tmux.
+Each pane in scope is read newest row first in bounded windows by the one
+history reader (``tools.history``, issue 30.3): the first windows of as many
+panes as the byte cap can fill share one tmux invocation, a deeper range gets
+more windows, and reading stops once ``max_scan_bytes`` is spent or
+``max_matches`` + 1 rows matched. The matches returned are the first that fit
+``max_chars``, counted as JSON (``inline``), so a default result stays inline
+(issue 18.2); a first match over it alone comes with its texts narrowed
+around the match, not left out. So one call holds at most ``max_scan_bytes``
+of rows plus one batch of windows planned to fill it (issue 13, item 2).
+Matching runs here (``observation.scan``), never in tmux.
 """
 
 from __future__ import annotations

@@ -21,8 +21,9 @@ time from both ends (head and tail) until the run's byte budget is met; rows
 between them are counted, not read. The end frame's rows are chosen from the
 pane's width (``windows.rows_within``) so that one read holds at most about
 ``SPECULATIVE_BYTES`` (twice: physical and joined rows) as if every row were
-full. A long output's windows come from the one history reader's sizing
-(``windows.WindowSizer``, issue 31.1): the first holds at most
+full. A long output is read by the one history reader (``history.read``,
+issue 30.3), its windows sized as every reader's (``windows.WindowSizer``,
+issue 31.1): the first holds at most
 ``WINDOW_BYTES`` as if every row were full (``window_rows``: at most
 ``WINDOW_ROWS`` rows on a pane up to 261 columns wide, about 260 on one of
 2,000), the next as many rows as the budget left holds at what the rows read
