@@ -26,8 +26,8 @@ data given to it, never a loop of their own:
 The spans that are not a history range (the visible rows a capture reads
 with the pane's height, ``read_screen``; the few rows a run's mark may have
 moved to, ``read_spans``) are read here too: no other module builds a
-``capture-pane`` of a span that ends above the screen's bottom, nor plans a
-window (``tests/tools/test_one_reader.py``).
+``capture-pane`` whose ``-E`` is not its ``-S`` (one row), nor plans or counts
+a window (``tests/tools/test_one_reader.py``).
 
 Rule 1 (the bound): one reading holds the rows its budget keeps plus one
   window, and a window is bounded by ``windows`` Rule 1a: 2,000-column

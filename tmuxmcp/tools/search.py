@@ -14,6 +14,7 @@ Matching runs here (``observation.scan``), never in tmux.
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Literal
 
 import msgspec
@@ -201,11 +202,8 @@ class _Search:
             if first is None:
                 continue  # the pane closed since the listing
             self.searched += 1
-
-            async def each(chunk: Chunk, index: int = index, pane: PaneRange = pane) -> bool:
-                return await self._scan(index, pane, chunk)
-
-            await read(self.ctx, pane, self.budget, first=first, each=each, gone=True)
+            scan_rows = functools.partial(self._scan, index, pane)
+            await read(self.ctx, pane, self.budget, first=first, each=scan_rows, gone=True)
             if self._over():
                 return
 
