@@ -36,19 +36,20 @@ Rule 1a (the bound): a predicted window is never more than ``GROWTH`` times
   windows after it. Rows that cost more than a full row's
   width (escapes, wide characters) are read fewer at a time than the
   full-row plan once measured.
-Rule 2: rows are numbered absolutely (0 is the oldest history row), as at the
-  first read. Every window's invocation also reads ``history_size``, in the
+Rule 2: rows of a tracked range (``track``, search's and the waits') are
+  numbered absolutely (0 is the oldest history row), as at the first read.
+  Every window's invocation also reads ``history_size``, in the
   same tmux invocation as the rows, so rows that scrolled into history between
   two reads are accounted for: a relative range read after the history grew
   by ``d`` rows names rows ``d`` further down, those already read are dropped
   and the next window starts above the first row kept. No row is read twice
-  or skipped while only output scrolls.
+  or skipped while only output scrolls. A range whose pane cannot move under
+  it (a run's, its shell held) or that a caller numbers itself
+  (capture_pane's, as it always has) reads no history size (``track`` off):
+  its windows follow each other in its own numbers.
 Rule 3: history that shrank between two reads (a trim at ``history-limit``,
   ``clear-history``, a pane made taller) renumbers the rows: the reader stops
   there (``broken``) rather than guess, and the caller reports what it read.
-  A range whose pane cannot move under it (a run's, its shell held) or that
-  a caller numbers itself (capture_pane's) reads no history size (``track``
-  off): its windows follow each other in its own numbers.
 Rule 4: one way of counting a budget. What a reading has taken is the
   ``line_cost`` of the rows it kept, measured once as they are read
   (``WindowSizer.saw``); ``Budget`` says when it stops: at ``chars``, or
