@@ -76,3 +76,26 @@ async def test_a_resized_pane_is_probed_again_and_read_in_its_new_geometry(
     assert "DONE" in resized["text"].split("\n")[-3:]
     assert len(again_reads) == 1, again_reads
     assert again == resized
+
+
+async def test_a_hinted_capture_reaching_above_the_history_counts_its_rows(
+    private_tmux: PrivateTmux, byte_counter: ByteCounter
+) -> None:
+    """The window read behind the guard is planned before the history size is known and
+    starts above the oldest row, where tmux starts it at the oldest row: its rows are
+    numbered from there (``history.behind_guard`` clamps the range), so the second
+    capture reports what the first did."""
+    pane = new_long_pane(private_tmux, "short")["pane_id"]
+    private_tmux.bare("send-keys", "-t", pane, "clear; seq 1 300; echo DO''NE", "Enter")
+    await private_tmux.wait_for_screen(pane, "\nDONE\n")
+    arguments = {"pane_id": pane, "start": -5000, "max_lines": 5000}
+    async with serve(private_tmux, "--tmux", byte_counter.wrapper) as session:
+        first = structured(await session.call_tool("capture_pane", arguments))
+        byte_counter.reset()
+        second = structured(await session.call_tool("capture_pane", arguments))
+        assert len(byte_counter.reads()) == 1  # the window rode with the guard
+    rows = _last_rows(private_tmux, pane, 5000)
+    assert first["text"].split("\n") == rows
+    assert second == first
+    assert first["captured_lines"] == first["lines"] == len(rows)
+    assert first["truncated"] is False

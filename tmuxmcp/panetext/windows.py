@@ -1,14 +1,15 @@
-"""A range of one pane's rows, read newest first in bounded windows (issue 13, item 2).
+"""A range of one pane's rows, read in bounded windows: the one history reader's plans.
 
-The readers that may reach deep into a pane's history (``search_panes``, and
-the deep reads of the waiting tools) never ask tmux for the whole range at
-once: a history can hold 500,000 rows of 2,000 columns. They ask for one
-window of rows at a time, from the bottom of the range upwards, and stop as
-soon as their caps are met. Pure bookkeeping here; the caller runs the
-commands (``observation.window_commands``; several panes' windows may share
-one invocation). ``capture_pane``
-and a run's long output (``run.collect``) size their windows here too
-(``WindowSizer``, issue 30.3): one sizing for every history reader.
+The readers that may reach deep into a pane's history never ask tmux for the
+whole range at once: a history can hold 500,000 rows of 2,000 columns. They
+ask for one window of rows at a time and stop as soon as their budget is
+met. Every such reader is the one loop of ``tools.history`` (issue 30.3):
+``capture_pane``, a run's long output (``run.collect``), the deep reads of
+the waiting tools (``observation``) and ``search_panes``. This module is its
+pure half: the range and its next window (``PaneRange``), their sizing
+(``WindowSizer``) and what the reading may still take (``Budget``); the
+loop runs the commands (several panes' first windows may share one
+invocation).
 
 Rule 1: a window's rows are planned from what rows cost, measured one way
   for every reader: ``inline.line_cost``, a row's length as a JSON string,
@@ -35,22 +36,34 @@ Rule 1a (the bound): a predicted window is never more than ``GROWTH`` times
   windows after it. Rows that cost more than a full row's
   width (escapes, wide characters) are read fewer at a time than the
   full-row plan once measured.
-Rule 2: rows are numbered absolutely (0 is the oldest history row), as at the
-  first read. Every window's invocation also reads ``history_size``, in the
+Rule 2: rows of a tracked range (``track``, search's and the waits') are
+  numbered absolutely (0 is the oldest history row), as at the first read.
+  Every window's invocation also reads ``history_size``, in the
   same tmux invocation as the rows, so rows that scrolled into history between
   two reads are accounted for: a relative range read after the history grew
   by ``d`` rows names rows ``d`` further down, those already read are dropped
   and the next window starts above the first row kept. No row is read twice
-  or skipped while only output scrolls.
+  or skipped while only output scrolls. A range whose pane cannot move under
+  it (a run's, its shell held) or that a caller numbers itself
+  (capture_pane's, as it always has) reads no history size (``track`` off):
+  its windows follow each other in its own numbers.
 Rule 3: history that shrank between two reads (a trim at ``history-limit``,
   ``clear-history``, a pane made taller) renumbers the rows: the reader stops
   there (``broken``) rather than guess, and the caller reports what it read.
+Rule 4: one way of counting a budget. What a reading has taken is the
+  ``line_cost`` of the rows it kept, measured once as they are read
+  (``WindowSizer.saw``); ``Budget`` says when it stops: at ``chars``, or
+  just past it where a result must tell that a cap cut it (capture_pane),
+  at a row cap, and with the blank rows below the text left out. A result's
+  own unit (search_panes' UTF-8 ``max_scan_bytes``) is a per-row ``cost``
+  given to the budget, which keeps a window's newest rows that fit.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from tmuxmcp.panetext.inline import lines_cost
 
@@ -147,8 +160,27 @@ def split_rows(body: str) -> list[str]:
     return rows
 
 
+class Chunk(NamedTuple):
+    """The rows one window gave, top to bottom, and the number of the first."""
+
+    start: int
+    rows: list[str]
+
+
 class PaneRange:
-    """The rows of one pane from ``back`` history rows above the screen down to its bottom."""
+    """The rows of one pane still to read, and how the next window of them is planned.
+
+    Rows are numbered as the first read numbers them (Rule 2: ``base`` is the
+    ``history_size`` they are relative to), or, with ``track`` off, as the
+    caller numbered them (``base`` fixed: a pane whose shell is held, a range
+    in capture_pane's own numbers), and a window then reads no history size.
+    ``down``: read oldest first (a run's head); newest first otherwise.
+    ``joined`` and ``escapes``: tmux's ``-J`` and ``-e``. ``margin``: rows a
+    window reads beyond its plan (blank rows at a capture's bottom).
+    ``first_rows``: the first window's rows before any is measured (else
+    ``WindowSizer``'s plan); ``window_bytes``: the full-row plan's most bytes
+    (Rule 1a). A head and a tail of one range share one ``sizer``.
+    """
 
     def __init__(self, pane_id: str, *, history_size: int, height: int, width: int, back: int):
         self.pane_id = pane_id
@@ -159,9 +191,17 @@ class PaneRange:
         self.origin: int | None = None
         """``history_size`` at the first read: where relative row 0 was then."""
         self.top = history_size - min(max(back, 0), history_size)
+        """The highest row not read yet, or the top of the range (absolute)."""
         self.next_bottom = history_size + height - 1
         """The lowest row not read yet (absolute)."""
         self.broken = False
+        self.track = True
+        self.down = False
+        self.joined = False
+        self.escapes = False
+        self.margin = 0
+        self.first_rows: int | None = None
+        self.window_bytes: int | None = None
         self._stalled = 0
 
     @classmethod
@@ -173,46 +213,207 @@ class PaneRange:
         reader.top, reader.next_bottom, reader.origin = top, bottom, history_size
         return reader
 
+    @classmethod
+    def span(
+        cls,
+        pane_id: str,
+        *,
+        width: int,
+        top: int,
+        bottom: int,
+        base: int,
+        down: bool = False,
+        joined: bool = False,
+        escapes: bool = False,
+        margin: int = 0,
+        sizer: WindowSizer | None = None,
+        first_rows: int | None = None,
+        window_bytes: int | None = None,
+    ) -> PaneRange:
+        """Rows ``top`` to ``bottom`` in the caller's numbers (row ``base`` is tmux's row 0),
+        read without tracking the history size (``track`` off)."""
+        reader = cls(pane_id, history_size=base, height=0, width=width, back=0)
+        reader.top, reader.next_bottom, reader.origin = top, bottom, base
+        reader.track, reader.down, reader.joined, reader.escapes = False, down, joined, escapes
+        reader.margin, reader.first_rows, reader.window_bytes = margin, first_rows, window_bytes
+        if sizer is not None:
+            reader.sizer = sizer
+        return reader
+
+    @property
+    def flags(self) -> list[str]:
+        """``capture-pane``'s flags for a window of this range."""
+        return ["-p", *(["-J"] if self.joined else []), *(["-e"] if self.escapes else [])]
+
     @property
     def done(self) -> bool:
-        """Nothing more to read: the range is read to its top, or the numbering broke."""
+        """Nothing more to read: the range is read to its end, or the numbering broke."""
         return self.broken or self.next_bottom < self.top
 
-    def window(self, bytes_left: int) -> Window:
-        """The next window to read, for a caller that may still take ``bytes_left`` bytes."""
-        rows = self.sizer.rows(bytes_left)
+    def window(self, bytes_left: int, rows_left: int | None = None) -> Window:
+        """The next window to read, for a caller that may still take ``bytes_left`` bytes
+        and ``rows_left`` rows (then ``margin`` more)."""
+        if self.first_rows is not None and not self.sizer.rows_read:
+            rows = self.first_rows
+        else:
+            rows = self.sizer.rows(bytes_left, window_bytes=self.window_bytes)
+        if rows_left is not None:
+            rows = min(rows_left, rows)
+        rows += self.margin
+        if self.down:
+            return self.top, min(self.next_bottom, self.top + rows - 1)
         return max(self.top, self.next_bottom - rows + 1), self.next_bottom
 
-    def take(self, window: Window, values: list[str], body: str) -> list[tuple[int, str]]:
-        """The new rows of a read of ``window``, top to bottom, as (absolute row, text)."""
-        if len(values) != 1 or not values[0].isdigit():
+    def clamp(self, history_size: int) -> None:
+        """A range in capture_pane's numbers (0: the top visible row) starts no higher
+        than the history's oldest row, which tmux starts a range above it at."""
+        self.top = max(self.top, self.base - history_size)
+
+    def take(self, window: Window, body: str, history_size: int | None = None) -> Chunk:
+        """The new rows of a read of ``window``, top to bottom; ``history_size``, read in the
+        same invocation, when ``track`` is on (None there: tmux did not say)."""
+        first, last = window
+        rows = split_rows(body)
+        if not self.track:
+            # tmux starts a range that reaches above the oldest row at the oldest row.
+            start = max(first, self.top)
+            if len(rows) > last - start + 1:
+                rows = rows[: max(0, last - start + 1)]
+            if self.down:
+                self.top = last + 1
+            else:
+                self.next_bottom = start - 1
+            return Chunk(start, rows)
+        if history_size is None:
             self.broken = True
-            return []
-        now = int(values[0])
-        shift = now - self.base
+            return Chunk(first, [])
+        shift = history_size - self.base
         if shift < 0:  # Rule 3
             self.broken = True
-            return []
-        first, last = window
-        # tmux starts a range that reaches above the oldest row at the oldest row.
+            return Chunk(first, [])
         start = max(0, first + shift)
-        rows = [(start + offset, text) for offset, text in enumerate(split_rows(body))]
         if self.origin is None:
             # The first read defines the numbering: every row it gave is new,
             # including rows printed since the range was planned.
-            self.origin = now
-        else:
-            rows = [(row, text) for row, text in rows if row <= last]  # Rule 2
-        self.base = now
-        self.sizer.saw([text for _, text in rows])
+            self.origin = history_size
+        elif len(rows) > last - start + 1:
+            rows = rows[: max(0, last - start + 1)]  # Rule 2
+        self.base = history_size
         if rows:
-            self.next_bottom = rows[0][0] - 1
+            self.next_bottom = start - 1
             self._stalled = 0
         else:
             self._stalled += 1
             self.broken = self._stalled >= MAX_STALLED_READS
-        return rows
+        return Chunk(start, rows)
 
     def relative(self, row: int) -> int:
         """An absolute row as capture-pane numbered it at the first read (0: top visible row)."""
         return row - (self.base if self.origin is None else self.origin)
+
+
+def first_windows(ranges: Sequence[PaneRange], bytes_left: int) -> list[tuple[int, Window]]:
+    """The first windows of ``ranges`` (from the first on) that fit ``bytes_left``
+    together, each planned as if its rows were full (Rule 1): (index, window)."""
+    reads: list[tuple[int, Window]] = []
+    left = bytes_left
+    for index, pane in enumerate(ranges):
+        if reads and left <= 0:
+            break
+        window = pane.window(left)
+        reads.append((index, window))
+        left -= (window[1] - window[0] + 1) * (pane.width + 1)
+    return reads
+
+
+def _blank(row: str) -> bool:
+    return not row.strip()
+
+
+def utf8_cost(row: str) -> int:
+    """A row's UTF-8 bytes and a newline: ``search_panes``' ``max_scan_bytes`` unit."""
+    return len(row.encode("utf-8", "replace")) + 1
+
+
+class Budget:
+    """What one reading may still take, and when it stops (Rule 4).
+
+    ``chars``: the budget, counted by ``line_cost`` as the rows are measured
+    (``WindowSizer.saw``), or by ``cost`` when given (a per-row unit a result
+    reports: search's UTF-8 bytes), which then keeps the newest rows of a
+    window that fit and no others (``cut``). ``rows``: the most rows kept.
+    ``past``: go on while the rows kept cost at most ``chars``, so a capture
+    reads the row that tells it a cap cut it; else stop once they cost
+    ``chars``. ``from_text``: blank rows at the bottom are not kept nor
+    counted until a row with text is met (capture_pane's ``max_lines``).
+    """
+
+    def __init__(
+        self,
+        chars: int,
+        *,
+        rows: int | None = None,
+        past: bool = False,
+        from_text: bool = False,
+        cost: Callable[[str], int] | None = None,
+    ) -> None:
+        self.chars = chars
+        self.rows = rows
+        self.past = past
+        self.cost = cost
+        self.text_seen = not from_text
+        self.last_text: int | None = None
+        """The number of the last row with text (``from_text``), once met."""
+        self.held = 0
+        self.kept = 0
+        self.cut = False
+
+    @property
+    def left(self) -> int:
+        """What may still be taken, in the budget's unit."""
+        return self.chars - self.held
+
+    @property
+    def rows_left(self) -> int | None:
+        return None if self.rows is None else self.rows - self.kept
+
+    @property
+    def open(self) -> bool:
+        """Whether the reading goes on."""
+        if self.cut or (self.rows is not None and self.kept >= self.rows):
+            return False
+        if self.cost is not None:
+            return True  # a per-row cost stops at the row that does not fit (``cut``)
+        return self.held <= self.chars if self.past else self.held < self.chars
+
+    def keep(self, chunk: Chunk) -> Chunk:
+        """The rows of ``chunk`` kept: blank rows below the text dropped, the newest that
+        fit a per-row ``cost`` kept."""
+        start, rows = chunk
+        if not self.text_seen:
+            end = len(rows)
+            while end and _blank(rows[end - 1]):
+                end -= 1
+            if end < len(rows):
+                rows = rows[:end]
+            if rows:
+                self.text_seen = True
+                self.last_text = start + len(rows) - 1
+        if self.cost is not None:
+            keep = 0
+            for row in reversed(rows):
+                cost = self.cost(row)
+                if cost > self.chars - self.held:
+                    self.cut = True
+                    break
+                self.held += cost
+                keep += 1
+            if keep < len(rows):
+                start, rows = start + len(rows) - keep, rows[len(rows) - keep :]
+        return Chunk(start, rows)
+
+    def spend(self, rows: int, cost: int) -> None:
+        """Count ``rows`` kept that cost ``cost`` (``line_cost``, unless ``cost`` counts)."""
+        self.kept += rows
+        if self.cost is None:
+            self.held += cost

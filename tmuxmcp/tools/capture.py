@@ -3,10 +3,10 @@
 Every read is bounded before tmux is asked: a range within the visible
 screen is one read of at most ``max_lines + WINDOW_MARGIN`` rows; a taller
 screen, and a range into history, is read in bounded windows from its bottom
-(``_history_rows``). The result keeps the last ``max_lines`` that fit
-``max_chars``, counted as JSON (``inline``), and says what cut it; a line
-longer than ``max_chars`` keeps its start and its end, with run_command's
-marker between (``inline`` Rule 4), rather than being left out. The pane
+by the one history reader (``tools.history``, issue 30.3). The result keeps
+the last ``max_lines`` that fit ``max_chars``, counted as JSON (``inline``),
+and says what cut it; a line longer than ``max_chars`` keeps its start and
+its end, with run_command's marker between (``inline`` Rule 4), rather than being left out. The pane
 resource (``resources``) reads the screen through it.
 """
 
@@ -20,11 +20,11 @@ from tmuxmcp.capability.arguments import Arguments, conflict
 from tmuxmcp.capability.params import LineNumber, PaneId, flag, local_int
 from tmuxmcp.capability.results import Own, Terminal, TmuxId
 from tmuxmcp.driver.argv import cmd
-from tmuxmcp.driver.guards import GuardRefused, Refusal, geometry_guard_name, guard
 from tmuxmcp.errors import InvalidArguments
 from tmuxmcp.panetext.inline import CUT_ROOM, DEFAULT_INLINE_CHARS, cut_line, line_cost, lines_cost
-from tmuxmcp.panetext.windows import WindowSizer
+from tmuxmcp.panetext.windows import Budget, Chunk, PaneRange, WindowSizer
 from tmuxmcp.tools.context import ToolContext
+from tmuxmcp.tools.history import behind_guard, read, read_screen
 
 MAX_CAPTURE_BYTES = 1024 * 1024
 """The largest ``max_chars``: the most a capture returns, counted as JSON (``inline``);
@@ -179,17 +179,6 @@ def _history_text(rows: list[str], cost: int | None, budget: int) -> tuple[str, 
     return text, kept, by
 
 
-def _rows(raw: str) -> list[str]:
-    rows = raw.split("\n")
-    if rows and rows[-1] == "":
-        rows.pop()
-    return rows
-
-
-def _blank(row: str) -> bool:
-    return not row.strip()
-
-
 def _geometry(text: str, pane_id: str, fields: int) -> list[int]:
     """The ``fields`` integers of a probe's line, or the error naming the pane."""
     frame = text.split()
@@ -198,77 +187,60 @@ def _geometry(text: str, pane_id: str, fields: int) -> list[int]:
     return [int(part) for part in frame]
 
 
-def _window_top(top: int, bottom: int, rows_wanted: int) -> int:
-    return max(top, bottom - rows_wanted - WINDOW_MARGIN + 1)
-
-
-async def _hinted_first_window(
-    ctx: ToolContext, pane_id: str, flags: list[str], args: CapturePaneArgs
-) -> tuple[int, int, int, str] | None:
-    """The first window read with the probe, from the remembered geometry (``geometry``).
-
-    Returns ``(history size, height, width, the window's output)``, or ``None``
-    when no geometry is remembered or the pane's differs (the guard refused:
-    nothing was read). The window is the one ``_history_rows`` plans first
-    (the same ``WindowSizer``, from the row cost remembered with the geometry):
-    its top is planned from ``start``, and tmux's clamp of ``-S`` to the top
-    of the history gives what ``max(start, -history)`` would.
-    """
-    known = ctx.geometry.get(pane_id)
-    if known is None:
-        return None
-    width, height = known
-    assert args.start is not None
+def _span(
+    args: CapturePaneArgs, *, width: int, height: int, top: int, prior: float | None
+) -> PaneRange:
+    """The range of a capture into history, in its own numbers (0: the top visible row),
+    read from its bottom up in windows of ``WINDOW_MARGIN`` rows beyond the plan."""
     bottom = min(height - 1 if args.end is None else args.end, height - 1)
-    sizer = WindowSizer(width, prior=ctx.geometry.row_cost(pane_id), least=1)
-    rows_wanted = min(args.max_lines, sizer.rows(args.max_chars))
-    try:
-        out = await ctx.client.run(
-            guard(geometry_guard_name(ctx.client.marker, pane_id, width, height), pane_id),
-            cmd("display-message", "-p", t=pane_id, args=["#{history_size}"]),
-            cmd(
-                "capture-pane",
-                *flags,
-                t=pane_id,
-                S=_window_top(args.start, bottom, rows_wanted),
-                E=bottom,
-            ),
-        )
-    except GuardRefused as refused:
-        if refused.refusal is not Refusal.GEOMETRY_CHANGED:
-            raise
-        ctx.geometry.forget(pane_id)
-        return None
-    _, _, rest = out.stdout.partition("\n")  # the guard's option value
-    history_text, _, body = rest.partition("\n")
-    (history,) = _geometry(history_text, pane_id, 1)
-    return history, height, width, body
+    return PaneRange.span(
+        args.pane_id,
+        width=width,
+        top=top,
+        bottom=bottom,
+        base=0,
+        joined=args.join_wrapped,
+        escapes=args.include_escapes,
+        margin=WINDOW_MARGIN,
+        sizer=WindowSizer(width, prior=prior, least=1),
+    )
 
 
 async def _history_rows(
-    ctx: ToolContext, pane_id: str, flags: list[str], args: CapturePaneArgs
+    ctx: ToolContext, pane_id: str, args: CapturePaneArgs
 ) -> tuple[list[str], int, int | None]:
-    """The last rows of a range reaching into history, read in bounded windows.
+    """The last rows of a range reaching into history, read by the one history reader.
 
     Windows of at most ``max_lines + WINDOW_MARGIN`` rows are read from the
-    bottom of the range upwards, only as far as needed to fill ``max_lines``
-    with rows above the last non-blank one, and no further once the rows kept
-    cost ``max_chars`` (the result keeps no more): a window is also at most
-    the rows that the characters still wanted hold at what rows cost
-    (``windows.WindowSizer``: measured as they are read, before that the
-    pane's last capture, else as if every row were full; never more than
-    ``windows.GROWTH`` times the full-row plan). So one call holds at most
-    ``max_lines + WINDOW_MARGIN`` rows, and about ``max_chars`` plus one
-    window, however long and wide the history. The pane's geometry comes
-    from a probe, or with the first window when the pane's last seen
-    geometry still holds (``_hinted_first_window``).
+    bottom of the range upwards (``history.read``), only as far as needed to
+    fill ``max_lines`` with rows above the last non-blank one, and no further
+    once the rows kept cost more than ``max_chars`` (the result keeps no
+    more): a window is also at most the rows that the characters still
+    wanted hold at what rows cost (``windows.WindowSizer``: measured as they
+    are read, before that the pane's last capture, else as if every row were
+    full; never more than ``windows.GROWTH`` times the full-row plan). So one
+    call holds at most ``max_lines + WINDOW_MARGIN`` rows, and about
+    ``max_chars`` plus one window, however long and wide the history. The
+    pane's geometry comes from a probe, or with the first window when the
+    pane's last seen geometry still holds (``history.behind_guard``).
     Returns the rows kept (trailing blank rows dropped), how many rows the
     range holds down to its last non-blank row, and what the rows kept cost
     (``line_cost``, as counted while reading; None when ``max_lines`` cut them).
     """
-    hinted = await _hinted_first_window(ctx, pane_id, flags, args)
-    pending: str | None = None
-    if hinted is None:
+    assert args.start is not None
+    budget = Budget(args.max_chars, rows=args.max_lines, past=True, from_text=True)
+    prior = ctx.geometry.row_cost(pane_id)
+    first: Chunk | None = None
+    span: PaneRange | None = None
+    known = ctx.geometry.get(pane_id)
+    if known is not None:
+        width, height = known
+        span = _span(args, width=width, height=height, top=args.start, prior=prior)
+        first = await behind_guard(ctx, span, budget, height)
+        if first is None:  # the pane's geometry changed: nothing was read
+            ctx.geometry.forget(pane_id)
+            span, prior = None, None
+    if span is None:
         probe = await ctx.client.run(
             cmd(
                 "display-message",
@@ -279,41 +251,15 @@ async def _history_rows(
         )
         history, height, width = _geometry(probe.stdout, pane_id, 3)
         ctx.geometry.remember(pane_id, width, height)
-    else:
-        history, height, width, pending = hinted
-    assert args.start is not None
-    top = max(args.start, -history)
-    bottom = min(height - 1 if args.end is None else args.end, height - 1)
-    sizer = WindowSizer(width, prior=ctx.geometry.row_cost(pane_id), least=1)
-    kept: list[str] = []
-    last_text: int | None = None  # the relative number of the last non-blank row
-    window_bottom = bottom
-    held = 0  # the line_cost of the rows kept
-    while window_bottom >= top and len(kept) < args.max_lines and held <= args.max_chars:
-        rows_wanted = min(args.max_lines - len(kept), sizer.rows(args.max_chars - held))
-        window_top = _window_top(top, window_bottom, rows_wanted)
-        if pending is None:
-            out = await ctx.client.run(
-                cmd("capture-pane", *flags, t=pane_id, S=window_top, E=window_bottom)
-            )
-            stdout = out.stdout
-        else:  # the first window, already read with the probe
-            stdout, pending = pending, None
-        rows = _rows(stdout)[: window_bottom - window_top + 1]
-        if last_text is None:
-            while rows and _blank(rows[-1]):
-                rows.pop()
-            if rows:
-                last_text = window_top + len(rows) - 1
-        kept = rows + kept
-        held += sizer.saw(rows)
-        window_bottom = window_top - 1
-    ctx.geometry.remember_row_cost(pane_id, sizer.per_row)
-    if last_text is None:
+        span = _span(args, width=width, height=height, top=max(args.start, -history), prior=prior)
+    reading = await read(ctx, span, budget, first=first)
+    ctx.geometry.remember_row_cost(pane_id, span.sizer.per_row)
+    if budget.last_text is None:
         return [], 0, 0
-    if len(kept) > args.max_lines:
-        return kept[-args.max_lines :], last_text - top + 1, None
-    return kept, last_text - top + 1, held
+    in_range = budget.last_text - span.top + 1  # the top as tmux clamped it
+    if budget.kept > args.max_lines:
+        return reading.rows[-args.max_lines :], in_range, None
+    return reading.rows, in_range, budget.held
 
 
 async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneResult:
@@ -326,13 +272,8 @@ async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneRe
     dropped before ``max_lines`` counts.
     """
     pane_id = args.pane_id
-    flags = ["-p"]
-    if args.join_wrapped:
-        flags.append("-J")
-    if args.include_escapes:
-        flags.append("-e")
     if args.start is not None and args.start < 0:
-        rows, in_range, cost = await _history_rows(ctx, pane_id, flags, args)
+        rows, in_range, cost = await _history_rows(ctx, pane_id, args)
         text, kept, by = _history_text(rows, cost, args.max_chars)
         if by is None and kept < in_range:
             by = "max_lines"
@@ -343,24 +284,22 @@ async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneRe
         first = args.start or 0
         window_end = first + args.max_lines + WINDOW_MARGIN - 1
         end = window_end if args.end is None else min(args.end, window_end)
-        out = await ctx.client.run(
-            cmd("display-message", "-p", t=pane_id, args=["#{pane_height}"]),
-            cmd("capture-pane", *flags, t=pane_id, S=first, E=end),
-        )
-        height_text, _, body = out.stdout.partition("\n")
-        if not height_text.isdigit():
-            raise InvalidArguments(f"tmux did not report the geometry of pane {pane_id}")
-        bottom = int(height_text) - 1 if args.end is None else min(args.end, int(height_text) - 1)
+        flags = [
+            "-p",
+            *(["-J"] if args.join_wrapped else []),
+            *(["-e"] if args.include_escapes else []),
+        ]
+        height, rows = await read_screen(ctx, pane_id, flags, first, end)
+        bottom = height - 1 if args.end is None else min(args.end, height - 1)
         if bottom > end:  # a range taller than one window: from its bottom up, bounded
             rows, captured, cost = await _history_rows(
-                ctx, pane_id, flags, msgspec.structs.replace(args, start=first)
+                ctx, pane_id, msgspec.structs.replace(args, start=first)
             )
             text, kept, by = _history_text(rows, cost, args.max_chars)
             if by is None and kept < captured:
                 by = "max_lines"
         else:
-            rows = _rows(body)
-            while rows and _blank(rows[-1]):
+            while rows and not rows[-1].strip():
                 rows.pop()
             text, kept, captured, by = _captured("\n".join(rows), args.max_lines, args.max_chars)
     return CapturePaneResult(

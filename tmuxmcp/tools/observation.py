@@ -20,7 +20,7 @@ from msgspec import Meta
 
 from tmuxmcp.capability.params import local_int, sink, switch
 from tmuxmcp.driver.argv import Command, cmd
-from tmuxmcp.driver.records import RecordFormat, SectionMarker
+from tmuxmcp.driver.records import RecordFormat
 from tmuxmcp.panes.activity import ActivityHint
 from tmuxmcp.panetext.matching import (
     MAX_PATTERN_CHARS,
@@ -37,9 +37,10 @@ from tmuxmcp.panetext.scrollback import (
     cells,
 )
 from tmuxmcp.panetext.typed_records import typed_record
-from tmuxmcp.panetext.windows import PaneRange, Window, rows_within
+from tmuxmcp.panetext.windows import Budget, Chunk, PaneRange, rows_within
 from tmuxmcp.sinks import Encoding, Sink
 from tmuxmcp.tools.context import ToolContext
+from tmuxmcp.tools.history import read
 
 # -- bounds and timing -------------------------------------------------------------
 
@@ -75,18 +76,6 @@ QUIET = 0.05
 PROGRESS_EVERY = 1.0
 PAUSE_EVERY = 0.005
 """Let other tasks run after this much continuous matching."""
-
-
-def window_commands(
-    pane: PaneRange, marker: SectionMarker, index: int, window: Window
-) -> list[Command]:
-    """``history_size`` and the window's rows of ``pane``, as section ``index`` of one
-    invocation (the commands of a ``windows.PaneRange`` read; the range itself is pure)."""
-    first, last = window
-    return [
-        cmd("display-message", "-p", t=pane.pane_id, args=[marker.line(index, "history_size")]),
-        cmd("capture-pane", "-p", t=pane.pane_id, S=first - pane.base, E=last - pane.base),
-    ]
 
 
 def cursor_param(description: str) -> Meta:
@@ -163,8 +152,8 @@ async def observe_bounded(
     """``observe``, reading at most about ``max_bytes`` of rows however far ``back`` reaches.
 
     The frame and the newest window are one invocation, as in ``observe``; the
-    rest of the range is read newest first in bounded windows
-    (``panetext.windows``), and reading stops once the rows held pass
+    rest of the range is read newest first by the one history reader
+    (``tools.history``), and reading stops once the rows held pass
     ``max_bytes``: older rows would be cut by the same cap before matching
     anyway. ``width`` plans the first window (the pane's width as last seen).
     Returns the view and whether it stops short of ``back`` because of the cap.
@@ -175,21 +164,13 @@ async def observe_bounded(
     wanted = 0 if back is None else max(0, frame.history_size - back)
     if view.top <= wanted:
         return view, False
-    rows = view.rows
     reader = PaneRange.above(
         pane_id, history_size=frame.history_size, width=frame.width, top=wanted, bottom=view.top - 1
     )
-    # The newest window's rows predict what the older ones cost (windows Rule 1).
-    held = reader.sizer.saw(rows)
-    while not reader.done and held < max_bytes:
-        marker = SectionMarker()
-        window = reader.window(max_bytes - held)
-        out = await ctx.client.run(*window_commands(reader, marker, 0, window))
-        values, body = marker.split(out.stdout).get(0, ([], ""))
-        older = [text for _, text in reader.take(window, values, body)]
-        held = reader.sizer.cost_read
-        rows = older + rows
-    bounded = View(frame, rows)
+    # The newest window is the view's rows, read with the frame: they are kept and
+    # predict what the older ones cost (windows Rule 1).
+    reading = await read(ctx, reader, Budget(max_bytes), first=Chunk(view.top, view.rows))
+    bounded = View(frame, reading.rows)
     return bounded, bounded.top > wanted
 
 
@@ -198,24 +179,20 @@ async def observe_history(
 ) -> View | None:
     """History rows ``top`` to ``bottom`` (absolute, as ``frame`` numbers them), as a view.
 
-    Read in bounded windows (``panetext.windows``), so rows that scroll into
-    history meanwhile do not shift them; None if the history shrank between
-    the reads (the numbering changed) or a row could not be read. The view's
-    frame is ``frame`` with its height set so that the view ends after
-    ``bottom``: row numbers, ``relative`` and the marks made from it are those
-    of ``frame``; its screen and cursor lie outside it.
+    Read by the one history reader (``tools.history``), so rows that scroll
+    into history meanwhile do not shift them; None if the history shrank
+    between the reads (the numbering changed) or a row could not be read.
+    The range is read whole: its budget is the most its rows can cost (four
+    bytes a cell and the quotes, ``line_cost``), so only the range ends it.
+    The view's frame is ``frame`` with its height set so that the view ends
+    after ``bottom``: row numbers, ``relative`` and the marks made from it are
+    those of ``frame``; its screen and cursor lie outside it.
     """
     reader = PaneRange.above(
         pane_id, history_size=frame.history_size, width=frame.width, top=top, bottom=bottom
     )
-    rows: list[str] = []
-    wanted = (bottom - top + 1) * (frame.width + 1)
-    while not reader.done:
-        marker = SectionMarker()
-        window = reader.window(wanted)
-        out = await ctx.client.run(*window_commands(reader, marker, 0, window))
-        values, body = marker.split(out.stdout).get(0, ([], ""))
-        rows = [text for _, text in reader.take(window, values, body)] + rows
+    most = (bottom - top + 1) * (4 * frame.width + 2)
+    rows = (await read(ctx, reader, Budget(most))).rows
     if reader.broken or len(rows) != bottom - top + 1:
         return None
     return View(msgspec.structs.replace(frame, height=bottom + 1 - frame.history_size), rows)

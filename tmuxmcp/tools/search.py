@@ -1,19 +1,20 @@
 """``search_panes`` (inspect): find a pattern across panes, capped and bounded.
 
-Each pane in scope is read newest row first in bounded windows
-(``panetext.windows``): the first windows of as many panes as the byte cap can
-fill share one tmux invocation, a deeper range gets more windows, and reading
-stops once ``max_scan_bytes`` is spent or ``max_matches`` + 1 rows matched.
-The matches returned are the first that fit ``max_chars``, counted as JSON
-(``inline``), so a default result stays inline (issue 18.2); a first match
-over it alone comes with its texts narrowed around the match, not left out.
-So one call holds at most ``max_scan_bytes`` of rows plus one batch of
-windows planned to fill it (issue 13, item 2). Matching runs here
-(``observation.scan``), never in tmux.
+Each pane in scope is read newest row first in bounded windows by the one
+history reader (``tools.history``, issue 30.3): the first windows of as many
+panes as the byte cap can fill share one tmux invocation, a deeper range gets
+more windows, and reading stops once ``max_scan_bytes`` is spent or
+``max_matches`` + 1 rows matched. The matches returned are the first that fit
+``max_chars``, counted as JSON (``inline``), so a default result stays inline
+(issue 18.2); a first match over it alone comes with its texts narrowed
+around the match, not left out. So one call holds at most ``max_scan_bytes``
+of rows plus one batch of windows planned to fill it (issue 13, item 2).
+Matching runs here (``observation.scan``), never in tmux.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Literal
 
 import msgspec
@@ -21,8 +22,6 @@ import msgspec
 from tmuxmcp.capability.arguments import Arguments, not_together
 from tmuxmcp.capability.params import SessionId, WindowId, local_int, number
 from tmuxmcp.capability.results import TmuxId
-from tmuxmcp.driver.records import SectionMarker
-from tmuxmcp.errors import ObjectNotFound
 from tmuxmcp.panetext.inline import DEFAULT_INLINE_CHARS, record_cost
 from tmuxmcp.panetext.matches import Match
 from tmuxmcp.panetext.matching import (
@@ -31,8 +30,9 @@ from tmuxmcp.panetext.matching import (
     Matcher,
     Meter,
 )
-from tmuxmcp.panetext.windows import PaneRange, Window
+from tmuxmcp.panetext.windows import Budget, Chunk, PaneRange, first_windows, utf8_cost
 from tmuxmcp.tools.context import ToolContext
+from tmuxmcp.tools.history import read, read_windows
 from tmuxmcp.tools.observation import (
     DEFAULT_MATCH_BUDGET_MS,
     DEFAULT_SCAN_BYTES,
@@ -43,7 +43,6 @@ from tmuxmcp.tools.observation import (
     ScanBytes,
     ScanLine,
     scan,
-    window_commands,
 )
 from tmuxmcp.tools.query import list_records, pane_listing
 
@@ -133,38 +132,6 @@ _PANE_REF = {
 }
 
 
-Rows = list[tuple[int, str]]
-
-
-async def _read(
-    ctx: ToolContext, reads: list[tuple[int, PaneRange, Window]]
-) -> dict[int, Rows | None]:
-    """One window of each pane in ``reads``, in as few invocations as tmux's size limit
-    allows: index -> rows (None: gone).
-
-    A pane that closed since the listing stops the whole invocation (tmux
-    drops the rest of a command list after an error), so the panes are then
-    read one by one and only the missing one is skipped.
-    """
-    marker = SectionMarker()
-    groups = [window_commands(pane, marker, index, window) for index, pane, window in reads]
-    try:
-        out = await ctx.client.run_groups(groups)
-    except ObjectNotFound:
-        if len(reads) == 1:
-            return {reads[0][0]: None}
-        found: dict[int, Rows | None] = {}
-        for one in reads:
-            found.update(await _read(ctx, [one]))
-        return found
-    sections = marker.split(out.stdout)
-    rows: dict[int, Rows | None] = {}
-    for index, pane, window in reads:
-        values, body = sections.get(index, ([], ""))
-        rows[index] = pane.take(window, values, body)
-    return rows
-
-
 class _Search:
     """One search_panes call: panes in order, each read newest first, until a cap is met.
 
@@ -190,73 +157,53 @@ class _Search:
             )
             for p in panes
         ]
-        self.bytes_left = args.max_scan_bytes
+        self.budget = Budget(args.max_scan_bytes, cost=utf8_cost)
+        """The byte cap, counted in the result's unit (UTF-8, ``windows`` Rule 4)."""
         self.hits: list[tuple[int, ScanLine, Hit]] = []
-        self.by_bytes = self.timed_out = False
+        self.timed_out = False
         self.scanned = 0
         self.searched = 0
 
-    def _batch(self, first: int) -> list[tuple[int, PaneRange, Window]]:
-        """First windows of pane ``first`` and the panes after it that fit what is left.
-
-        Each window is planned as if its rows were full (Rule 1 of ``windows``),
-        so the batch asks for about ``bytes_left`` bytes in all.
-        """
-        reads: list[tuple[int, PaneRange, Window]] = []
-        left = self.bytes_left
-        for index in range(first, len(self.ranges)):
-            pane = self.ranges[index]
-            if reads and left <= 0:
-                break
-            window = pane.window(left)
-            reads.append((index, pane, window))
-            left -= (window[1] - window[0] + 1) * (pane.width + 1)
-        return reads
-
     def _over(self) -> bool:
-        return self.by_bytes or self.timed_out or len(self.hits) > self.args.max_matches
+        return self.budget.cut or self.timed_out or len(self.hits) > self.args.max_matches
 
-    async def _scan(self, index: int, pane: PaneRange, rows: Rows) -> None:
-        """Spend the byte cap on ``rows`` newest first, then match them."""
-        lines: list[ScanLine] = []
-        for row, text in reversed(rows):
-            cost = len(text.encode("utf-8", "replace")) + 1
-            if cost > self.bytes_left:
-                self.by_bytes = True
-                break
-            self.bytes_left -= cost
-            lines.append(ScanLine(pane.relative(row), text))
+    async def _scan(self, index: int, pane: PaneRange, chunk: Chunk) -> bool:
+        """Match the rows the byte cap kept of a window (the newest first); whether the
+        search goes on."""
+        start, rows = chunk
+        lines = [ScanLine(pane.relative(start + at), rows[at]) for at in reversed(range(len(rows)))]
         budget = self.args.match_budget_ms / 1000 - self.meter.spent
         if not lines:
-            return
+            return not self._over()
         if budget <= 0:
             self.timed_out = True
-            return
+            return False
         limit = self.args.max_matches + 1 - len(self.hits)
         found = await scan(self.matcher, lines, budget=budget, limit=limit, meter=self.meter)
         self.scanned += found.scanned_bytes
         self.timed_out = found.timed_out
         self.hits += [(index, line, hit) for line, hit in found.hits]
+        return not self._over()
 
     async def run(self) -> None:
-        """Read and match until every pane is read or a cap is met."""
-        first_reads: dict[int, Rows | None] = {}
+        """Read and match until every pane is read or a cap is met: each pane by the one
+        history reader (``tools.history``), the first windows of the panes after it that
+        fit what is left of the cap read in one invocation with its own."""
+        first_reads: dict[int, Chunk | None] = {}
         for index, pane in enumerate(self.ranges):
             if index not in first_reads:
-                first_reads = await _read(self.ctx, self._batch(index))
-            rows = first_reads.pop(index, None)
-            if rows is None:
+                batch = [
+                    (at + index, window)
+                    for at, window in first_windows(self.ranges[index:], self.budget.left)
+                ]
+                chunks = await read_windows(self.ctx, [(self.ranges[i], w) for i, w in batch])
+                first_reads = {i: chunk for (i, _), chunk in zip(batch, chunks, strict=True)}
+            first = first_reads.pop(index, None)
+            if first is None:
                 continue  # the pane closed since the listing
             self.searched += 1
-            while True:
-                await self._scan(index, pane, rows)
-                if self._over() or pane.done:
-                    break
-                got = await _read(self.ctx, [(index, pane, pane.window(self.bytes_left))])
-                more = got[index]
-                if more is None:
-                    break  # the pane closed: what was read of it stands
-                rows = more
+            scan_rows = functools.partial(self._scan, index, pane)
+            await read(self.ctx, pane, self.budget, first=first, each=scan_rows, gone=True)
             if self._over():
                 return
 
@@ -312,7 +259,7 @@ class _Search:
             truncated_by = "max_chars"
         elif by_matches:
             truncated_by = "max_matches"
-        elif self.by_bytes:
+        elif self.budget.cut:
             truncated_by = "max_scan_bytes"
         return SearchPanesResult(
             outcome="match-timeout" if self.timed_out else "complete",

@@ -21,8 +21,9 @@ time from both ends (head and tail) until the run's byte budget is met; rows
 between them are counted, not read. The end frame's rows are chosen from the
 pane's width (``windows.rows_within``) so that one read holds at most about
 ``SPECULATIVE_BYTES`` (twice: physical and joined rows) as if every row were
-full. A long output's windows come from the one history reader's sizing
-(``windows.WindowSizer``, issue 31.1): the first holds at most
+full. A long output is read by the one history reader (``history.read``,
+issue 30.3), its windows sized as every reader's (``windows.WindowSizer``,
+issue 31.1): the first holds at most
 ``WINDOW_BYTES`` as if every row were full (``window_rows``: at most
 ``WINDOW_ROWS`` rows on a pane up to 261 columns wide, about 260 on one of
 2,000), the next as many rows as the budget left holds at what the rows read
@@ -53,6 +54,7 @@ from tmuxmcp.runs import output, pending, registry, screen
 from tmuxmcp.runs.output import HEAD_SHARE, Outcome
 from tmuxmcp.runs.screen import PathFrame
 from tmuxmcp.runs.state import Run
+from tmuxmcp.tools import history
 from tmuxmcp.tools.context import ToolContext
 
 WINDOW_ROWS = 2000
@@ -141,81 +143,60 @@ async def _locate(ctx: ToolContext, run: Run, frame: Frame, view: View) -> int |
     if not far:
         return None
     h = frame.history_size
-    sep = screen.separator()
-    commands = []
-    for r in far:
-        commands += [
-            cmd("display-message", "-p", t=run.pane, args=[sep]),
-            cmd("capture-pane", "-p", t=run.pane, S=max(r - 2, 0) - h, E=r - h),
-        ]
-    out = await ctx.client.run(*commands)
-    chunks = screen.split(out.stdout, sep)[1:]
-    for r, chunk in zip(far, chunks, strict=False):
-        rows = screen.rows(chunk)
+    spans = [(max(r - 2, 0), r) for r in far]
+    chunks = await history.read_spans(ctx, run.pane, h, spans, screen.separator())
+    for r, rows in zip(far, chunks, strict=False):
         small = View(msgspec.structs.replace(frame, history_size=r + 1, height=0), rows)
         if fingerprint(small, r) == mark.fingerprint and _head_ok(mark, small, r):
             return r
     return None
 
 
-async def _joined(
-    ctx: ToolContext, pane: str, frame: Frame, spans: list[tuple[int, int]]
-) -> list[list[str]]:
-    """Joined rows of each (first, last) span of absolute rows, in one invocation."""
-    h = frame.history_size
-    sep = screen.separator()
-    commands = []
-    for first, last in spans:
-        commands += [
-            cmd("display-message", "-p", t=pane, args=[sep]),
-            cmd("capture-pane", "-p", "-J", t=pane, S=first - h, E=last - h),
-        ]
-    out = await ctx.client.run(*commands)
-    return [screen.rows(chunk) for chunk in screen.split(out.stdout, sep)[1:]]
-
-
 async def _read_long(
     ctx: ToolContext, run: Run, frame: Frame, first: int, last: int, *, budget: int
 ) -> tuple[list[str], list[str], int]:
-    """Head and tail of rows ``first``..``last``, read in windows until the budget is met.
+    """Head and tail of rows ``first``..``last``, read by the one history reader until
+    the budget is met.
 
     Returns the head, the tail, and the number of rows between them that were
-    not read. Rows are counted as ``output.shape`` counts them (``windows.rows_cost``,
-    the one way every history reader counts): the tail is read until it holds
-    the whole ``budget`` (the tail keeps what the head leaves of it), the head
-    until it holds its share. The first window is ``window_rows``; the next
-    are sized by ``windows.WindowSizer`` from what the rows read so far cost,
-    within ``windows.GROWTH`` times ``WINDOW_BYTES`` of full rows, so a long
-    output of short lines takes few invocations and one of full wide rows
-    still reads at most one window beyond what the budget needs at each end.
+    not read. Rows are counted as ``output.shape`` counts them (``line_cost``,
+    the one way every history reader counts, ``windows`` Rule 4): the tail is
+    read newest first until it holds the whole ``budget`` (the tail keeps what
+    the head leaves of it), then the head oldest first until it holds its
+    share, never into the tail. Joined rows, in the end frame's numbers (the
+    shell is held: nothing scrolls, ``track`` off). The first window is
+    ``window_rows``; the next are sized by ``windows.WindowSizer`` from what
+    the rows read so far cost (the head's from the tail's), within
+    ``windows.GROWTH`` times ``WINDOW_BYTES`` of full rows, so a long output
+    of short lines takes few invocations and one of full wide rows still
+    reads at most one window beyond what the budget needs at each end.
     """
-    head_budget = budget // HEAD_SHARE
-    sizer = windows.WindowSizer(frame.width)
-
-    def rows_for(left: int) -> int:
-        if not sizer.rows_read:
-            return window_rows(frame.width)
-        return sizer.rows(left, window_bytes=WINDOW_BYTES)
-
-    tail: list[str] = []
-    size = 0
-    hi = last
-    while hi >= first and size < budget:
-        lo = max(first, hi - rows_for(budget - size) + 1)
-        (chunk,) = await _joined(ctx, run.pane, frame, [(lo, hi)])
-        tail = chunk + tail
-        size += sizer.saw(chunk)
-        hi = lo - 1
-    head: list[str] = []
-    size = 0
-    lo = first
-    while lo <= hi and size < head_budget:
-        top = min(hi, lo + rows_for(head_budget - size) - 1)
-        (chunk,) = await _joined(ctx, run.pane, frame, [(lo, top)])
-        head += chunk
-        size += sizer.saw(chunk)
-        lo = top + 1
-    return head, tail, max(0, hi - lo + 1)
+    h = frame.history_size
+    tail = windows.PaneRange.span(
+        run.pane,
+        width=frame.width,
+        top=first,
+        bottom=last,
+        base=h,
+        joined=True,
+        first_rows=window_rows(frame.width),
+        window_bytes=WINDOW_BYTES,
+    )
+    tail_rows = (await history.read(ctx, tail, windows.Budget(budget))).rows
+    head = windows.PaneRange.span(
+        run.pane,
+        width=frame.width,
+        top=first,
+        bottom=tail.next_bottom,
+        base=h,
+        down=True,
+        joined=True,
+        sizer=tail.sizer,
+        first_rows=window_rows(frame.width),
+        window_bytes=WINDOW_BYTES,
+    )
+    head_rows = (await history.read(ctx, head, windows.Budget(budget // HEAD_SHARE))).rows
+    return head_rows, tail_rows, max(0, head.next_bottom - head.top + 1)
 
 
 async def _wait_for_fence(ctx: ToolContext, run: Run) -> tuple[PathFrame, list[str], list[str]]:
