@@ -57,13 +57,16 @@ def fake_runtime(fake: FakeTmux, *, self_pane: str | None = None) -> runtime.Run
     """The runtime ``serve`` builds for the fake's server (default toolsets, minimal).
 
     With ``self_pane``, tmuxmcp runs in that pane of the bound server, as
-    tmux's ``TMUX`` and ``TMUX_PANE`` would tell it.
+    tmux's ``TMUX`` and ``TMUX_PANE`` would tell it. The panes' processes are read
+    from the fake's scripted kernel (``FakeTmux.kernel``), never this machine's.
     """
     facts = fake.facts()
     environ = {}
     if self_pane is not None:
         environ = {"TMUX": f"{facts.socket_path},{facts.identity.pid},0", "TMUX_PANE": self_pane}
-    return runtime.build(fake_config(fake), facts, fake.client(), environ=environ)
+    return runtime.build(
+        fake_config(fake), facts, fake.client(), environ=environ, kernel=fake.kernel
+    )
 
 
 async def call_tool(
