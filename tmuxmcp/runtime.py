@@ -188,6 +188,7 @@ def build(
     client: TmuxClient,
     environ: Mapping[str, str] | None = None,
     audit: AuditLog | None = None,
+    *,
     kernel: Kernel = HOST,
 ) -> Runtime:
     """Resolve the surface for a bound server and freeze it; ``audit`` is the log

@@ -315,9 +315,7 @@ def refuse_shell_reading(pane: str, pane_pid: int, shell_pid: int, kernel: Kerne
     )
 
 
-def still_waiting_at_prompt(
-    pane_pid: int, shell_pid: int | None, kernel: Kernel = HOST
-) -> bool:
+def still_waiting_at_prompt(pane_pid: int, shell_pid: int | None, kernel: Kernel = HOST) -> bool:
     """After typing: the same shell is in the foreground and asleep (it read, but ran nothing)."""
     if shell_pid is None or not kernel.available():
         return False
