@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import msgspec
 import pytest
@@ -213,11 +213,27 @@ async def test_a_guard_refuses_as_the_fake_refuses_it(
 
 # -- the fake world's kernel (``FakeTmux.kernel``) against a real pane's ------------------
 
-KERNEL_SCENES = {
+Told = Callable[[int, int], TerminalReading]
+"""The fast tests' reading of a scene, from the pane's pid and its foreground group."""
+
+
+def _at_prompt(pane: int, group: int) -> TerminalReading:
+    return shell_prompt(pane)
+
+
+def _running(pane: int, group: int) -> TerminalReading:
+    return running_command(group)
+
+
+def _paging(pane: int, group: int) -> TerminalReading:
+    return reading_keys(group)
+
+
+KERNEL_SCENES: dict[str, tuple[str | None, Told]] = {
     # scene: (what is typed at bash's prompt, the fast tests' reading of it)
-    "shell-ready": (None, lambda pane, group: shell_prompt(pane)),
-    "running": ("sleep 600", lambda pane, group: running_command(group)),
-    "awaiting-keys": ("less /etc/passwd", lambda pane, group: reading_keys(group)),
+    "shell-ready": (None, _at_prompt),
+    "running": ("sleep 600", _running),
+    "awaiting-keys": ("less /etc/passwd", _paging),
 }
 
 

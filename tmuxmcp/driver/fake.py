@@ -230,12 +230,16 @@ class FakeTmux(AbstractContextManager["FakeTmux"]):
         identity: ServerIdentity | None = None,
         version: str = "3.5a",
         binary: str = FAKE_BINARY,
+        socket_directory: str = "/nonexistent/tmux-fake",
     ) -> None:
         self.socket = socket or SocketSelection(SocketKind.NAME, DEFAULT_SOCKET_NAME)
         self.identity = identity or ServerIdentity(FAKE_PID, 1_700_000_000)
         """The server answering on the socket now (``replace_server`` changes it)."""
         self.version = version
         self.binary = binary
+        self.socket_directory = socket_directory
+        """Where the server's socket is said to be: nowhere by default; a test whose code
+        makes files beside the socket (``run_command``'s pane locks) gives a real one."""
         self.calls: list[FakeCall] = []
         self.unexpected: list[FakeCall] = []
         self.running = True
@@ -311,7 +315,7 @@ class FakeTmux(AbstractContextManager["FakeTmux"]):
         return ServerFacts(
             identity=self.identity,
             version=self.version,
-            socket_path=f"/nonexistent/tmux-fake/{self.socket.value}",
+            socket_path=f"{self.socket_directory}/{self.socket.value}",
             config_files="/dev/null" if provenance is Provenance.MINIMAL else "",
             provenance=provenance,
             created_by_tmuxmcp=provenance is Provenance.MINIMAL,
