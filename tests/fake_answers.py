@@ -101,6 +101,30 @@ def shell_leader(pane_pid: int, argv: tuple[str, ...] = BASH) -> Leader:
     return Leader(pane_pid, argv[0], argv, os.getuid(), "S")
 
 
+def shell_reading_line(pane_pid: int, argv: tuple[str, ...] = BASH) -> TerminalReading:
+    """bash in its own ``read`` builtin (``read line``): it reads the terminal, 4,096 bytes
+    at a time, in canonical mode with echo: ``awaiting-line``, which ``run_command`` must
+    not take for its prompt."""
+    shell = Member(
+        pid=pane_pid,
+        program=argv[0],
+        uid=os.getuid(),
+        state="S",
+        reading="terminal",
+        argv=argv,
+        read_size=4096,
+    )
+    return TerminalReading(
+        group=pane_pid, members=(shell,), modes=LineModes(True, True), walk_complete=True
+    )
+
+
+def program_leader(child: int, argv: tuple[str, ...] = ("sleep", "600")) -> Leader:
+    """The foreground leader of a pane whose shell runs ``argv`` (readiness Rule 2 refuses
+    it: a program, not a shell)."""
+    return Leader(child, argv[0], argv, os.getuid(), "S")
+
+
 def running_command(child: int, program: str = "sleep") -> TerminalReading:
     """A command the shell runs in the foreground, asleep on something other than the
     terminal (``sleep 600``), the terminal back in canonical mode with echo:

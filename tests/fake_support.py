@@ -99,7 +99,7 @@ def shows(text: str, **values: str) -> Callable[[FakeCall], Reply]:
     return answer
 
 
-def looks(fake: FakeTmux, text: str, times: int = 1, pane: str = "%3", **values: str) -> None:
+def looks(fake: FakeTmux, text: str, *, times: int = 1, pane: str = "%3", **values: str) -> None:
     """Script ``times`` looks of a waiting tool (``wait_for_state``, ``wait_for_text``:
     the state's or the wait's facts, the frame, the screen from any row) at ``pane``
     showing ``text``."""
@@ -115,7 +115,7 @@ def looks(fake: FakeTmux, text: str, times: int = 1, pane: str = "%3", **values:
         )
 
 
-def listed(fake: FakeTmux, times: int = 1, pane: str = "%3", **values: str) -> None:
+def listed(fake: FakeTmux, *, times: int = 1, pane: str = "%3", **values: str) -> None:
     """Script ``times`` reads of ``pane`` with its state's tmux facts (``list-panes -t``,
     as ``recover_pane`` and ``list_panes`` read it), its values ``VALUES`` with ``values``
     over them."""
