@@ -203,3 +203,18 @@ async def test_a_refusal_over_the_in_memory_server_is_a_tool_error(world: FakeTm
         assert result["isError"] is True
         assert result["content"][0]["text"].startswith("[pane-not-ready]")
         assert "result" in await client.request("ping")
+
+
+async def test_an_unknown_run_over_the_in_memory_server_is_a_tool_error(
+    world: FakeTmux,
+) -> None:
+    """The whole server in memory: wait_for_command for a run this process never
+    returned is an ``isError`` result saying where run ids come from; tmux is never
+    asked."""
+    served = fake_runtime(world)
+    async with memory_session(served) as client:
+        result = await client.call("wait_for_command", {"pane_id": "%3", "run_id": "0123456789ab"})
+    assert result["isError"] is True
+    assert result["content"][0]["text"].startswith("[object-not-found]")
+    assert "run_command returns the run_id" in result["content"][0]["text"]
+    assert world.calls == []
