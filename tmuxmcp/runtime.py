@@ -39,6 +39,7 @@ from tmuxmcp.definition import BY_NAME, DEFINITION, RESOURCES
 from tmuxmcp.driver import binding, versions
 from tmuxmcp.driver.binding import Provenance, ServerFacts
 from tmuxmcp.driver.client import ConfigWatch, TmuxClient, arrays_in_formats
+from tmuxmcp.driver.kernel import HOST, Kernel
 from tmuxmcp.driver.runner import Runner, spawn
 from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.run import RunRegistry
@@ -187,9 +188,12 @@ def build(
     client: TmuxClient,
     environ: Mapping[str, str] | None = None,
     audit: AuditLog | None = None,
+    *,
+    kernel: Kernel = HOST,
 ) -> Runtime:
     """Resolve the surface for a bound server and freeze it; ``audit`` is the log
-    ``start`` opened before binding."""
+    ``start`` opened before binding, ``kernel`` where the tools read the panes'
+    processes (``driver.kernel``: this machine's, or a fake world's)."""
     self_pane = own_pane(os.environ if environ is None else environ, facts)
     decision = decide(
         config,
@@ -209,6 +213,7 @@ def build(
         nested=decision.surface.nested,
         self_pane=self_pane,
         runs=runs,
+        kernel=kernel,
     )
     return Runtime(
         config=config,

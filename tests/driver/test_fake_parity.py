@@ -16,13 +16,26 @@ the gate's refusal is the one the client maps to a lost server).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+import shutil
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 import msgspec
 import pytest
 import trio
 
-from tests.fake_answers import guard_refused, missing_pane
+from tests.fake_answers import (
+    BASH,
+    guard_refused,
+    missing_pane,
+    missing_pane_look,
+    program_leader,
+    reading_keys,
+    running_command,
+    shell_leader,
+    shell_prompt,
+    shell_reading_line,
+)
 from tests.fake_support import words
 from tests.support import DEDICATED, PrivateTmux
 from tmuxmcp import runtime, server
@@ -30,10 +43,13 @@ from tmuxmcp.capability.surface import SurfaceRequest
 from tmuxmcp.config import Config
 from tmuxmcp.driver.argv import cmd
 from tmuxmcp.driver.client import ServerIdentity, classify_failure
-from tmuxmcp.driver.fake import ANY, FakeCall, FakeTmux, Reply, rows_reply
+from tmuxmcp.driver.fake import ANY, FakeCall, FakeTmux, Reply, Word, rows_reply
+from tmuxmcp.driver.foreground import TerminalReading
 from tmuxmcp.driver.guards import GuardRefused, Refusal
+from tmuxmcp.driver.kernel import HOST
 from tmuxmcp.driver.runner import Completed, spawn
 from tmuxmcp.driver.socket import SocketKind, SocketSelection
+from tmuxmcp.panes.pane_state import LIVE_PANE, classify
 from tmuxmcp.tools.teardown import zoom_guard
 
 
@@ -196,3 +212,114 @@ async def test_a_guard_refuses_as_the_fake_refuses_it(
         await client.run(zoom_guard(client.marker, target), cmd("kill-session", t=target))
     assert parity.differences() == []
     assert private_tmux.bare("has-session", "-t", target, check=False).returncode == 0
+
+
+# -- the fake world's kernel (``FakeTmux.kernel``) against a real pane's ------------------
+
+Told = Callable[[int, int], TerminalReading]
+"""The fast tests' reading of a scene, from the pane's pid and its foreground group."""
+
+
+def _at_prompt(pane: int, group: int) -> TerminalReading:
+    return shell_prompt(pane)
+
+
+def _reading(pane: int, group: int) -> TerminalReading:
+    return shell_reading_line(pane)
+
+
+def _running(pane: int, group: int) -> TerminalReading:
+    return running_command(group)
+
+
+def _paging(pane: int, group: int) -> TerminalReading:
+    return reading_keys(group)
+
+
+KERNEL_SCENES: dict[str, tuple[str | None, Told]] = {
+    # scene: (what is typed at bash's prompt, the fast tests' reading of it)
+    "shell-ready": (None, _at_prompt),
+    "running": ("sleep 600", _running),
+    "awaiting-line": ("read line", _reading),
+    "awaiting-keys": ("less /etc/passwd", _paging),
+}
+
+
+@pytest.mark.parametrize("scene", sorted(KERNEL_SCENES))
+async def test_a_panes_kernel_reads_as_the_fake_kernel_is_told(
+    private_tmux: PrivateTmux, scene: str
+) -> None:
+    """Rule 5 of the fake: the readings the fast tests give ``FakeTmux.kernel``
+    (``tests/fake_answers.py``) are, field for field, what ``driver.kernel.Proc``
+    reads of a real pane in that state (bash at its prompt or in its ``read``, running
+    ``sleep``, ``less`` reading keys), and ``pane_state`` decides the same state from
+    both; the foreground leader is the fake's ``shell_leader`` or ``program_leader``.
+    Waited for with a deadline: a shell that just forked is ``running`` a moment
+    before its program."""
+    typed, told = KERNEL_SCENES[scene]
+    if typed is not None and typed != "read line" and shutil.which(typed.split()[0]) is None:
+        pytest.skip(f"{typed.split()[0]} is not installed")
+    private_tmux.private_home("/bin/sh")
+    pane = private_tmux.new_session("k", DEDICATED, *BASH)["pane_id"]
+    await private_tmux.wait_for_prompt(pane)
+    facts = private_tmux.bare("display-message", "-p", "-t", pane, "#{pane_pid} #{pane_tty}")
+    pid_text, tty = facts.stdout.split()
+    pid = int(pid_text)
+    if typed is not None:
+        private_tmux.bare("send-keys", "-t", pane, "-l", typed)
+        private_tmux.bare("send-keys", "-t", pane, "Enter")
+    real: TerminalReading | None = None
+    expected: TerminalReading | None = None
+    with trio.move_on_after(10):
+        while True:
+            real = HOST.read_terminal(pid, tty)
+            expected = told(pid, 0 if real is None else real.group)
+            if real == expected:
+                break
+            await trio.sleep(0.02)
+    assert real == expected, f"real {real!r} / fake {expected!r}"
+    assert classify(LIVE_PANE, real).state == classify(LIVE_PANE, expected).state == scene
+    if scene in ("shell-ready", "awaiting-line"):
+        assert HOST.foreground_leader(pid) == shell_leader(pid)
+    if scene == "running":
+        assert real is not None and HOST.running(real.group)  # the fake's ``alive``
+        assert HOST.foreground_leader(pid) == program_leader(real.group)
+
+
+LOOKS: dict[str, tuple[dict[str, Any], list[Word]]] = {
+    # tool: (its arguments on pane %9, the words of its first read)
+    "wait_for_state": (
+        {"pane_id": "%9", "states": ["dead"], "timeout": 1},
+        [
+            *words("display-message -p -t %9 --"),
+            ANY,
+            *words("; display-message -p -t %9 --"),
+            ANY,
+            *words("; capture-pane -p -t %9 -S"),
+            ANY,
+        ],
+    ),
+    "run_command": (
+        {"pane_id": "%9", "command": "true", "timeout": 5},
+        [*words("display-message -p -t %9 --"), ANY, *words("; capture-pane -p -t %9")],
+    ),
+}
+
+
+@pytest.mark.parametrize("tool", sorted(LOOKS))
+async def test_a_look_at_a_missing_pane_is_answered_as_the_fake_answers_it(
+    bound: tuple[runtime.Runtime, FakeTmux, Parity], private_tmux: PrivateTmux, tool: str
+) -> None:
+    """wait_for_state's look and run_command's read of a pane that is not there (the
+    fast tests' ``missing_pane_look``: ``display-message`` prints its format with the
+    pane's variables empty, the capture after it fails as ``missing_pane``): same bytes
+    as real tmux, and the same ``[object-not-found]``."""
+    served, fake, parity = bound
+    private_tmux.bare("new-session", "-d", "-s", "work")
+    arguments, first_read = LOOKS[tool]
+    fake.expect(*first_read, answer=missing_pane_look)
+    result = await server.call(served, tool, arguments)
+    assert result.is_error
+    assert "[object-not-found]" in str(result.content[0])
+    assert parity.differences() == []
+    assert len(parity.played) == 1

@@ -10,98 +10,32 @@ the answer; what tmux does with the
 words stays proven on real tmux by each toolset's own tests, and the fake's
 answers are held to real tmux by ``tests/driver/test_fake_parity.py``.
 ``test_every_tool_has_a_test_on_the_fake`` keeps the list whole: a tool
-without a test here or in the wiring tests must be named in ``REAL_TMUX_ONLY``
+without a test here, in the wiring tests or in a toolset's own
+``test_*_on_fake.py`` (the waits, recover and the run wing have theirs, driven
+through states by the fake world's kernel) must be named in ``REAL_TMUX_ONLY``
 with the reason the fake cannot show it.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
 from pathlib import Path
 
 from tests.fake_answers import missing_pane
-from tests.fake_support import call_tool, fake_runtime, words
+from tests.fake_support import VALUES, call_tool, fake_runtime, screen, shows, words
 from tmuxmcp.definition import DEFINITION
-from tmuxmcp.driver.fake import ANY, FakeCall, FakeTmux, Reply, expand_format
+from tmuxmcp.driver.fake import ANY, FakeTmux
 
 PAGER_SAFE = words("-e PAGER=cat -e GIT_PAGER=cat -e MANPAGER=cat -e SYSTEMD_PAGER=cat")
 """The environment a pane a tool starts gets (``capability.environment``)."""
 
-VALUES = {
-    "session_id": "$1",
-    "session_name": "build",
-    "session_windows": "1",
-    "session_attached": "0",
-    "session_created": "1700000000",
-    "window_id": "@2",
-    "window_index": "0",
-    "window_name": "make",
-    "window_active": "1",
-    "window_panes": "1",
-    "window_width": "80",
-    "window_height": "24",
-    "window_layout": "b25d,80x24,0,0,3",
-    "window_zoomed_flag": "0",
-    "pane_id": "%3",
-    "pane_index": "0",
-    "pane_active": "1",
-    "pane_width": "80",
-    "pane_height": "24",
-    "pane_title": "host",
-    "pane_current_command": "bash",
-    "pane_current_path": "/home/me",
-    "pane_pid": "4242",
-    "pane_dead": "0",
-    "pane_in_mode": "0",
-    "alternate_on": "0",
-    "cursor_x": "2",
-    "cursor_y": "0",
-    "history_size": "0",
-    "history_limit": "2000",
-    "pane_tty": "/dev/pts/9",
-    "buffer_name": "buffer0",
-    "buffer_size": "12",
-}
-"""One session, window and pane as tmux would report each variable."""
-
-REAL_TMUX_ONLY = {
-    "run_command": "its shell side: the run's files and FIFOs, the shell's /proc and "
-    "terminal, and the watcher reading the status FIFO, none of which the fake has",
-    "wait_for_command": "needs a run_command run to wait for (above)",
-    "wait_for_state": "a state rests on the kernel's reading of the pane's terminal "
-    "(its foreground process, termios and wait channel under /proc), which the fake has not",
-    "recover_pane": "each step reads the pane's state, as wait_for_state does (above)",
-}
-"""Tools whose behaviour the fake cannot show, with why (tested on real tmux)."""
-
-
-def _screen(*rows: str, height: int = 24) -> str:
-    """``capture-pane -p`` of a screen showing ``rows`` and blank rows below."""
-    return "".join(f"{row}\n" for row in rows) + "\n" * (height - len(rows))
-
-
-def _shows(screen: str, **values: str) -> Callable[[FakeCall], Reply]:
-    """tmux's answer to a read of a pane showing ``screen``: each ``display-message -p``
-    prints its format expanded (``VALUES``, with ``values`` over them), each
-    ``capture-pane -p`` the screen."""
-
-    def answer(call: FakeCall) -> Reply:
-        out = []
-        command: list[str] = []
-        for word in [*call.words, ";"]:
-            if word != ";":
-                command.append(word)
-                continue
-            if command[:1] == ["display-message"]:
-                out.append(expand_format(command[-1], VALUES | values) + "\n")
-            elif command[:1] == ["capture-pane"]:
-                out.append(screen)
-            command = []
-        return Reply(stdout="".join(out))
-
-    return answer
-
+REAL_TMUX_ONLY: dict[str, str] = {}
+"""Tools whose behaviour the fake cannot show at all, with why (tested on real tmux).
+Empty since issue 30.2: the fake world's kernel (``FakeTmux.kernel``) drives
+``wait_for_state`` and ``recover_pane`` through states, and ``run_command`` and
+``wait_for_command`` have their refusals on the fake (``tests/tools/run/``); what stays
+on real tmux for them is their shell side (the run's files, FIFOs and watcher), not a
+whole tool."""
 
 # -- inspect ----------------------------------------------------------------------------
 
@@ -141,7 +75,7 @@ async def test_snapshot_lists_every_pane_with_its_text(fake: FakeTmux) -> None:
         *words("display-message -p --"),
         ANY,
         *words("; capture-pane -p -t %3"),
-        answer=_shows(_screen("$ make")),
+        answer=shows(screen("$ make")),
     )
     snapshot = (await call_tool(fake, served, "snapshot", {})).ok()
     (session,) = snapshot["sessions"]
@@ -156,7 +90,7 @@ async def test_search_panes_finds_a_line_in_a_pane(fake: FakeTmux) -> None:
         *words("display-message -p -t %3 --"),
         ANY,
         *words("; capture-pane -p -t %3 -S 0 -E 23"),
-        answer=_shows(_screen("$ make", "error: x")),
+        answer=shows(screen("$ make", "error: x")),
     )
     found = (await call_tool(fake, served, "search_panes", {"pattern": "error"})).ok()
     (match,) = found["matches"]
@@ -172,7 +106,7 @@ def _polled(fake: FakeTmux, screen: str, times: int = 200, **values: str) -> Non
             ANY,
             *words("; capture-pane -p -t %3 -S"),
             ANY,
-            answer=_shows(screen, **values),
+            answer=shows(screen, **values),
         )
 
 
@@ -181,8 +115,8 @@ async def test_wait_for_text_matches_output_that_appears_below_the_prompt() -> N
     output below it, which matches."""
     fake = FakeTmux()
     served = fake_runtime(fake)
-    _polled(fake, _screen("$ make"), times=1, cursor_x="6")
-    _polled(fake, _screen("$ make", "ready", "$ "), cursor_y="2")
+    _polled(fake, screen("$ make"), times=1, cursor_x="6")
+    _polled(fake, screen("$ make", "ready", "$ "), cursor_y="2")
     arguments = {"pane_id": "%3", "pattern": "ready", "timeout": 5}
     waited = (await call_tool(fake, served, "wait_for_text", arguments)).ok()
     assert (waited["outcome"], waited["match"]["line"]) == ("matched", "ready")
@@ -195,7 +129,7 @@ async def test_capture_since_starts_with_a_cursor(fake: FakeTmux) -> None:
         *words("display-message -p -t %3 --"),
         ANY,
         *words("; capture-pane -p -t %3 -S -2"),
-        answer=_shows(_screen("$ make", "ok")),
+        answer=shows(screen("$ make", "ok")),
     )
     first = (await call_tool(fake, served, "capture_since", {"pane_id": "%3"})).ok()
     assert (first["partial"], first["lines"]) == ("$ make", [])
@@ -332,7 +266,7 @@ async def test_send_keys_reads_the_cursor_and_sends_in_one_invocation(fake: Fake
         *words("display-message -p -t %3 --"),
         ANY,
         *words("; capture-pane -p -t %3 -S -2 ; send-keys -t %3 -- Enter"),
-        answer=_shows(_screen("$ ")),
+        answer=shows(screen("$ ")),
     )
     sent = (await call_tool(fake, served, "send_keys", {"pane_id": "%3", "keys": ["Enter"]})).ok()
     assert (sent["pane_id"], sent["delivered"]) == ("%3", "1 keys")
@@ -380,12 +314,13 @@ def _tools_called_on_the_fake(path: Path) -> set[str]:
 
 
 def test_every_tool_has_a_test_on_the_fake() -> None:
-    """Every tool of the definition is called on the fake by a fast test here or in
-    ``test_handler_wiring.py``, or is named in ``REAL_TMUX_ONLY`` with its reason."""
+    """Every tool of the definition is called on the fake by a fast test here, in
+    ``test_handler_wiring.py`` or in a ``test_*_on_fake.py`` module of ``tests/tools/``
+    (a toolset's own, such as ``run/test_run_command_on_fake.py``), or is named in
+    ``REAL_TMUX_ONLY`` with its reason."""
     here = Path(__file__).parent
-    tested = _tools_called_on_the_fake(Path(__file__)) | _tools_called_on_the_fake(
-        here / "test_handler_wiring.py"
-    )
+    modules = {here / "test_handler_wiring.py", *here.rglob("test_*_on_fake.py")}
+    tested = set().union(*(_tools_called_on_the_fake(path) for path in modules))
     names = {spec.name for spec in DEFINITION}
     assert names - tested - set(REAL_TMUX_ONLY) == set()
     assert set(REAL_TMUX_ONLY) <= names, "a tool named there that is no tool any more"

@@ -20,11 +20,6 @@ import pytest
 import trio
 
 from tests.support import PrivateTmux, error_text, serve, structured
-from tmuxmcp.capability.describe import describe
-from tmuxmcp.capability.vocabulary import Effect, Reach
-from tmuxmcp.definition import BY_NAME
-from tmuxmcp.panes.pane_state import PaneState
-from tmuxmcp.tools.recover import Step, plan
 
 SHELLS = {
     "sh": ("sh",),
@@ -82,50 +77,6 @@ async def _recover(session: Any, pane: str, **extra: Any) -> dict[str, Any]:
 
 def _sent(result: dict[str, Any]) -> list[list[str]]:
     return [step["sent"] for step in result["steps"]]
-
-
-def test_recover_pane_is_declared_with_the_reach_its_keys_have() -> None:
-    """CM-2, CM-7: the keys recover_pane types (``q``, ``C-c``, ``:q!``) reach a pane
-    program, so it is ``pane-input``, effect change, and its description says so first
-    and names the argument that lets it end a program."""
-    spec = BY_NAME["recover_pane"]
-    assert (spec.reach, spec.effects) == (Reach.PANE_INPUT, frozenset({Effect.CHANGE}))
-    text = describe(spec)
-    assert text.startswith("Reach pane-input (") and "end_pid" in text
-    assert "tmux user's authority" in text
-
-
-PLANS = [
-    # (state, program, typed, the steps in order, whether they end a program)
-    ("copy-mode", None, False, [("copy-mode -q",)], False),
-    ("awaiting-keys", "less", False, [("q",)], False),
-    ("shell-continuation", "bash", False, [("C-c",)], False),
-    ("shell-ready", "bash", True, [("C-u",)], False),
-    ("shell-ready", "bash", False, [], False),
-    ("dead", None, False, [], False),
-    ("awaiting-keys", "python3.11", False, [("C-c",), ("C-d",)], True),
-    ("awaiting-keys", "vim.basic", False, [("Escape", ":", "q", "!", "Enter")], True),
-    ("awaiting-keys", "nano", False, [("C-x",), ("n",)], True),
-    ("awaiting-keys", "htop", False, [("C-c",), ("C-\\",)], True),
-    # A REPL's executable running a script is a running command: signals, not C-d.
-    ("running", "python3.11", False, [("C-c",), ("C-\\",)], True),
-    ("awaiting-line", "cat", False, [("C-c",), ("C-\\",)], True),
-    ("awaiting-secret", None, False, [("C-c",), ("C-\\",)], True),
-]
-
-
-@pytest.mark.parametrize(("state", "program", "typed", "steps", "ends"), PLANS)
-def test_the_plan_types_the_least_first(
-    state: Any, program: str | None, typed: bool, steps: list[tuple[str, ...]], ends: bool
-) -> None:
-    """``recover`` Rules 1 and 2, pure: each state's steps in order, and only those that
-    end a program need ``end_pid``; a pager is left by its executable's name."""
-    reading = PaneState(state=state, evidence="proven", foreground_program=program)
-    planned: list[Step] = []
-    while (step := plan(reading, len(planned), typed=typed)) is not None:
-        planned.append(step)
-    assert [s.keys for s in planned] == steps
-    assert all(s.ends is ends for s in planned)
 
 
 async def test_a_pager_is_left_with_q(private_tmux: PrivateTmux) -> None:
@@ -188,15 +139,6 @@ async def test_an_unclosed_quote_is_cancelled_with_c_c(
         await _shell_runs(private_tmux, pane)
         screen = private_tmux.bare("capture-pane", "-p", "-t", pane).stdout
         assert "open\necho" not in screen  # the quoted line never ran
-
-
-async def test_a_shell_ready_pane_gets_nothing(private_tmux: PrivateTmux) -> None:
-    async with serve(private_tmux) as session:
-        pane = _pane(private_tmux, "ready")
-        await private_tmux.wait_for_prompt(pane)
-        await _reach(session, pane, "shell-ready")
-        result = await _recover(session, pane)
-        assert result["steps"] == []
 
 
 async def test_text_typed_after_a_runs_prompt_is_cleared_with_c_u(
@@ -352,21 +294,3 @@ async def test_a_run_in_flight_is_ended_only_when_named_and_then_collected(
             )
         )
         assert ended["completed"] is True and ended["exit_status"] == 130, ended
-
-
-async def test_a_dead_pane_and_a_wrong_pane_say_what_to_do(private_tmux: PrivateTmux) -> None:
-    async with serve(private_tmux) as session:
-        _pane(private_tmux, "dead")
-        private_tmux.bare("set-option", "-g", "remain-on-exit", "on")
-        dead = private_tmux.bare(
-            "new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "dead:", "sh -c 'exit 7'"
-        ).stdout.strip()
-        await _reach(session, dead, "dead")
-        said = error_text(await session.call_tool("recover_pane", {"pane_id": dead}))
-        assert said.startswith("[pane-not-ready]") and "respawn_pane" in said, said
-        missing = error_text(await session.call_tool("recover_pane", {"pane_id": "%999"}))
-        assert missing.startswith("[object-not-found]") and "%999" in missing, missing
-        bad = error_text(
-            await session.call_tool("recover_pane", {"pane_id": "%1", "end_pid": "vim"})
-        )
-        assert bad.startswith("[invalid-arguments]") and "end_pid" in bad, bad

@@ -35,6 +35,13 @@ Rule 4, formats. ``rows`` answers with one line per row, each the call's
 The fake expands ``#{name}`` and ``#{s/\\\\/\\\\\\\\/:name}`` (backslashes
 doubled) and nothing else; any other format, or a variable the row lacks,
 is a ``FakeFormatError``.
+Rule 5, a scripted kernel. ``FakeTmux.kernel`` is a ``FakeKernel``, the
+``driver.kernel.Kernel`` a runtime on the fake reads its panes' processes
+through: each pane process's terminal readings and foreground leaders are
+told in order (``terminal``, ``leader``), a read takes the next and the last
+one stays, and a process never told of answers as one that is gone. It
+models no kernel behaviour: a reading is what the test says it is, and the
+parity test holds the readings the fast tests script to real panes.
 """
 
 from __future__ import annotations
@@ -44,12 +51,14 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from types import TracebackType
-from typing import Final
+from typing import Final, TypeVar
 
 import msgspec
 
 from tmuxmcp.driver.binding import Provenance, ServerFacts
 from tmuxmcp.driver.client import ServerIdentity, TmuxClient
+from tmuxmcp.driver.foreground import TerminalReading
+from tmuxmcp.driver.proc import Leader, Unseen
 from tmuxmcp.driver.runner import Completed
 from tmuxmcp.driver.socket import DEFAULT_SOCKET_NAME, SocketKind, SocketSelection
 
@@ -158,6 +167,59 @@ def rows_reply(call: FakeCall, rows: Sequence[Mapping[str, str]]) -> Reply:
     return Reply(stdout="".join(expand_format(template, row) + "\n" for row in rows))
 
 
+class FakeKernel:
+    """A ``driver.kernel.Kernel`` that answers from a script (Rule 5)."""
+
+    def __init__(self) -> None:
+        self._terminals: dict[int, list[TerminalReading | None]] = {}
+        self._leaders: dict[int, list[Leader | Unseen]] = {}
+        self.group_children: set[int] = set()
+        """Shells that wait for a child of their own group (``has_group_child``)."""
+        self.alive: set[int] = set()
+        """Processes that run (``running``); every other pid is gone."""
+        self.proc_available = True
+        self.read: list[int] = []
+        """The pane pids whose terminal was read, in order."""
+
+    def terminal(self, pane_pid: int, *readings: TerminalReading | None) -> None:
+        """``pane_pid``'s terminal reads as ``readings``, one per read; the last one stays."""
+        self._terminals[pane_pid] = list(readings)
+
+    def leader(self, pane_pid: int, *leaders: Leader | Unseen) -> None:
+        """``pane_pid``'s foreground leader reads as ``leaders``, one per read; the last stays."""
+        self._leaders[pane_pid] = list(leaders)
+
+    def available(self) -> bool:
+        """Whether the script says process facts can be read."""
+        return self.proc_available
+
+    def read_terminal(self, pane_pid: int, pane_tty: str | None) -> TerminalReading | None:
+        """The next reading told for ``pane_pid``; ``None`` (gone) if none was."""
+        self.read.append(pane_pid)
+        return _next(self._terminals.get(pane_pid), None)
+
+    def foreground_leader(self, pane_pid: int) -> Leader | Unseen:
+        """The next leader told for ``pane_pid``; ``pane-gone`` if none was."""
+        return _next(self._leaders.get(pane_pid), "pane-gone")
+
+    def has_group_child(self, shell_pid: int) -> bool:
+        """Whether ``shell_pid`` is in ``group_children``."""
+        return shell_pid in self.group_children
+
+    def running(self, pid: int) -> bool:
+        """Whether ``pid`` is in ``alive``."""
+        return pid in self.alive
+
+
+_T = TypeVar("_T")
+
+
+def _next(told: list[_T] | None, otherwise: _T) -> _T:
+    if not told:
+        return otherwise
+    return told.pop(0) if len(told) > 1 else told[0]
+
+
 class FakeTmux(AbstractContextManager["FakeTmux"]):
     """A ``Runner`` that answers from a script and records every call."""
 
@@ -168,16 +230,22 @@ class FakeTmux(AbstractContextManager["FakeTmux"]):
         identity: ServerIdentity | None = None,
         version: str = "3.5a",
         binary: str = FAKE_BINARY,
+        socket_directory: str = "/nonexistent/tmux-fake",
     ) -> None:
         self.socket = socket or SocketSelection(SocketKind.NAME, DEFAULT_SOCKET_NAME)
         self.identity = identity or ServerIdentity(FAKE_PID, 1_700_000_000)
         """The server answering on the socket now (``replace_server`` changes it)."""
         self.version = version
         self.binary = binary
+        self.socket_directory = socket_directory
+        """Where the server's socket is said to be: nowhere by default; a test whose code
+        makes files beside the socket (``run_command``'s pane locks) gives a real one."""
         self.calls: list[FakeCall] = []
         self.unexpected: list[FakeCall] = []
         self.running = True
         self._script: list[_Expectation] = []
+        self.kernel = FakeKernel()
+        """The kernel of the fake's world (Rule 5): give it to ``runtime.build``."""
 
     # -- the script ------------------------------------------------------------
 
@@ -247,7 +315,7 @@ class FakeTmux(AbstractContextManager["FakeTmux"]):
         return ServerFacts(
             identity=self.identity,
             version=self.version,
-            socket_path=f"/nonexistent/tmux-fake/{self.socket.value}",
+            socket_path=f"{self.socket_directory}/{self.socket.value}",
             config_files="/dev/null" if provenance is Provenance.MINIMAL else "",
             provenance=provenance,
             created_by_tmuxmcp=provenance is Provenance.MINIMAL,

@@ -29,7 +29,7 @@ from typing import Final, Literal, Protocol
 
 import trio
 
-from tmuxmcp.driver import foreground, proc
+from tmuxmcp.driver.kernel import Kernel
 from tmuxmcp.panes.pane_state import LIVE_PANE, classify
 
 Asking = Literal["awaiting-line", "awaiting-secret", "awaiting-keys"]
@@ -49,11 +49,12 @@ class RunPane(Protocol):
         ...
 
 
-def asking_now(run: RunPane) -> Asking | None:
-    """What the foreground of the run's terminal waits for now, if it waits for input."""
+def asking_now(run: RunPane, kernel: Kernel) -> Asking | None:
+    """What the foreground of the run's terminal waits for now, if it waits for input
+    (read through ``kernel``, ``driver.kernel``)."""
     if run.pane_pid <= 0:
         return None
-    reading = foreground.read_terminal(run.pane_pid, proc.terminal_path(run.pane_pid))
+    reading = kernel.read_terminal(run.pane_pid, None)
     state = classify(LIVE_PANE, reading).state
     if state == "awaiting-line":
         return "awaiting-line"
@@ -67,14 +68,15 @@ def asking_now(run: RunPane) -> Asking | None:
 class AskWatch:
     """Readings of one run's terminal during one wait, and when one has held (Rule 2)."""
 
-    def __init__(self) -> None:
+    def __init__(self, kernel: Kernel) -> None:
+        self._kernel = kernel
         self._state: Asking | None = None
         self._since = 0.0
 
     def read(self, run: RunPane) -> Asking | None:
         """Read the terminal once; the state it waits for once it held long enough."""
         now = trio.current_time()
-        state = asking_now(run)
+        state = asking_now(run, self._kernel)
         if state != self._state:
             self._state, self._since = state, now
             return None

@@ -4,7 +4,8 @@
 waiting for (``panes.pane_state``). The listing reads tmux's side of the
 facts with the pane records, in the same invocation; the kernel's side is
 read per live pane (``driver.foreground``: a few ``/proc`` files and one
-``tcgetattr``, no process started); and only for a shell reading at its
+``tcgetattr``, no process started), through the kernel the context holds
+(``driver.kernel``); and only for a shell reading at its
 prompt is the cursor's row read, all such panes in one more invocation, to
 tell a continuation prompt from a fresh one (``pane_state`` Rule 1).
 ``read_state`` is the same reading for facts read elsewhere (``wait_for_state``
@@ -13,9 +14,9 @@ reads them with its view of the screen).
 
 from __future__ import annotations
 
-from tmuxmcp.driver import foreground
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.driver.client import TmuxClient
+from tmuxmcp.driver.kernel import Kernel
 from tmuxmcp.driver.records import SectionMarker
 from tmuxmcp.panes.listing import read_records
 from tmuxmcp.panes.pane_state import PaneState, TmuxFacts, classify
@@ -54,17 +55,13 @@ def _facts(row: _PaneRow) -> TmuxFacts:
     )
 
 
-def read_state(tmux: TmuxFacts, cursor_row: str | None = None) -> PaneState:
-    """The pane's state from tmux's facts and the kernel's reading of its terminal now
+def read_state(kernel: Kernel, tmux: TmuxFacts, cursor_row: str | None = None) -> PaneState:
+    """The pane's state from tmux's facts and ``kernel``'s reading of its terminal now
     (the cursor's row tells a continuation prompt, for a shell at its prompt)."""
     reading = None
     if not tmux.dead and tmux.pid is not None:
-        reading = foreground.read_terminal(tmux.pid, tmux.tty)
+        reading = kernel.read_terminal(tmux.pid, tmux.tty)
     return classify(tmux, reading, cursor_row=cursor_row)
-
-
-def _state(row: _PaneRow, cursor_row: str | None = None) -> PaneState:
-    return read_state(_facts(row), cursor_row)
 
 
 async def _cursor_rows(client: TmuxClient, rows: list[_PaneRow]) -> dict[str, str]:
@@ -82,16 +79,19 @@ async def _cursor_rows(client: TmuxClient, rows: list[_PaneRow]) -> dict[str, st
     return found
 
 
-async def panes_with_state(client: TmuxClient, command: Command) -> list[PaneWithState]:
-    """The panes ``command`` (a ``list-panes``) lists, each with its state."""
+async def panes_with_state(
+    client: TmuxClient, kernel: Kernel, command: Command
+) -> list[PaneWithState]:
+    """The panes ``command`` (a ``list-panes``) lists, each with its state, their
+    terminals read through ``kernel``."""
     rows: list[_PaneRow] = await read_records(client, command, _ROW_FIELDS, _PaneRow)
-    states = {row.pane_id: _state(row) for row in rows}
+    states = {row.pane_id: read_state(kernel, _facts(row)) for row in rows}
     at_prompt = [row for row in rows if states[row.pane_id].state == "shell-ready"]
     if at_prompt:
         texts = await _cursor_rows(client, at_prompt)
         for row in at_prompt:
             # Read again with the row: the prompt is the kernel's answer of this moment.
-            states[row.pane_id] = _state(row, texts.get(row.pane_id))
+            states[row.pane_id] = read_state(kernel, _facts(row), texts.get(row.pane_id))
     return [
         PaneWithState(
             **{name: getattr(row, name) for name in _RECORD_NAMES}, state=states[row.pane_id]

@@ -41,14 +41,13 @@ Rule 4: the typing invocation re-checks, inside tmux and just before the
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import NoReturn
 
 import msgspec
 
-from tmuxmcp.driver import foreground
 from tmuxmcp.driver import proc as procfs
 from tmuxmcp.driver.foreground import POSIX_SHELLS, interactive_arguments
+from tmuxmcp.driver.kernel import HOST, Kernel
 from tmuxmcp.errors import PaneNotReady
 from tmuxmcp.panes.pane_state import LIVE_PANE, classify, continuation_before
 
@@ -117,9 +116,6 @@ class Foreground(msgspec.Struct, frozen=True, kw_only=True):
     """One letter, as in /proc/<pid>/stat: S sleeping, R running, T stopped, ..."""
 
 
-PROC = procfs.PROC
-
-
 class Unseen(msgspec.Struct, frozen=True):
     """Why the foreground of a pane's terminal could not be read, from one reading."""
 
@@ -131,10 +127,10 @@ class Unseen(msgspec.Struct, frozen=True):
     cannot be read (another user's process)."""
 
 
-def foreground_of(pane_pid: int, proc: Path = PROC) -> Foreground | Unseen:
+def foreground_of(pane_pid: int, kernel: Kernel = HOST) -> Foreground | Unseen:
     """The foreground process group leader of ``pane_pid``'s terminal, or why it is unseen
     (one reading of ``tpgid`` decides: ``driver.proc.foreground_leader``)."""
-    found = procfs.foreground_leader(pane_pid, proc)
+    found = kernel.foreground_leader(pane_pid)
     if isinstance(found, str):
         return Unseen(found)
     return Foreground(
@@ -142,7 +138,7 @@ def foreground_of(pane_pid: int, proc: Path = PROC) -> Foreground | Unseen:
     )
 
 
-def busy_with_foreground_child(shell_pid: int, proc: Path = PROC) -> bool:
+def busy_with_foreground_child(shell_pid: int, kernel: Kernel = HOST) -> bool:
     """True when the shell sleeps waiting for a child in its own process group.
 
     A shell asleep is not always at its prompt: while it runs its startup
@@ -151,7 +147,7 @@ def busy_with_foreground_child(shell_pid: int, proc: Path = PROC) -> bool:
     which holds the terminal (measured: ``do_wait``, the child's pgrp is the
     shell's). Read by ``driver.proc.has_group_child``.
     """
-    return procfs.has_group_child(shell_pid, proc)
+    return kernel.has_group_child(shell_pid)
 
 
 def refuse_unseen(pane: str, unseen: Unseen) -> NoReturn:
@@ -266,11 +262,12 @@ class Shell(msgspec.Struct, frozen=True):
     program: str
 
 
-def check(pane: str, state: PaneState, screen: list[str], *, proc: Path = PROC) -> Shell:
-    """Raise ``PaneNotReady`` unless ``pane``'s shell is waiting at its prompt."""
+def check(pane: str, state: PaneState, screen: list[str], *, kernel: Kernel = HOST) -> Shell:
+    """Raise ``PaneNotReady`` unless ``pane``'s shell is waiting at its prompt (its
+    processes read through ``kernel``, ``driver.kernel``)."""
     refuse_state(pane, state)
-    if procfs.available(proc):
-        shell = check_process(pane, state.pid, proc=proc)
+    if kernel.available():
+        shell = check_process(pane, state.pid, kernel=kernel)
     else:
         refuse_by_name(pane, state)
         shell = Shell(None, os.path.basename(state.command).lstrip("-"))
@@ -278,29 +275,29 @@ def check(pane: str, state: PaneState, screen: list[str], *, proc: Path = PROC) 
     return shell
 
 
-def check_process(pane: str, pane_pid: int, *, proc: Path = PROC) -> Shell:
+def check_process(pane: str, pane_pid: int, *, kernel: Kernel = HOST) -> Shell:
     """Rule 2 alone, from /proc: raise ``PaneNotReady`` unless ``pane_pid``'s terminal
     has a shell of this user waiting at its prompt in the foreground."""
-    fg = foreground_of(pane_pid, proc)
+    fg = foreground_of(pane_pid, kernel)
     if isinstance(fg, Unseen):
         refuse_unseen(pane, fg)
     refuse_foreground(pane, pane_pid, fg, os.getuid())
-    if busy_with_foreground_child(fg.pid, proc):
+    if busy_with_foreground_child(fg.pid, kernel):
         raise ShellBusy(
             f"pane {pane}'s shell is running a command in the foreground (its startup files, "
             "or a command it waits for), not waiting at its prompt; wait for it "
             "(wait_for_state with states [shell-ready]) or send_keys C-c"
         )
-    refuse_shell_reading(pane, pane_pid, fg.pid, proc)
+    refuse_shell_reading(pane, pane_pid, fg.pid, kernel)
     return Shell(fg.pid, fg.program.lstrip("-"))
 
 
-def refuse_shell_reading(pane: str, pane_pid: int, shell_pid: int, proc: Path = PROC) -> None:
+def refuse_shell_reading(pane: str, pane_pid: int, shell_pid: int, kernel: Kernel = HOST) -> None:
     """Rule 2, the terminal's side (issue 28.1): a shell waiting in its ``read`` builtin
     looks like one at its prompt to every check above (same process, asleep, no child);
     the terminal's line modes and the shell's read tell them apart (``pane_state`` Rule 2).
     Where they cannot be read, nothing is refused here."""
-    reading = foreground.read_terminal(pane_pid, procfs.terminal_path(pane_pid, proc), proc)
+    reading = kernel.read_terminal(pane_pid, None)
     if reading is None or reading.modes is None:
         return
     verdict = classify(LIVE_PANE, reading)
@@ -318,9 +315,9 @@ def refuse_shell_reading(pane: str, pane_pid: int, shell_pid: int, proc: Path = 
     )
 
 
-def still_waiting_at_prompt(pane_pid: int, shell_pid: int | None, proc: Path = PROC) -> bool:
+def still_waiting_at_prompt(pane_pid: int, shell_pid: int | None, kernel: Kernel = HOST) -> bool:
     """After typing: the same shell is in the foreground and asleep (it read, but ran nothing)."""
-    if shell_pid is None or not procfs.available(proc):
+    if shell_pid is None or not kernel.available():
         return False
-    fg = foreground_of(pane_pid, proc)
+    fg = foreground_of(pane_pid, kernel)
     return isinstance(fg, Foreground) and fg.pid == shell_pid and fg.state in ("S", "I")

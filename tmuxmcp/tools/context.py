@@ -13,6 +13,7 @@ import msgspec
 
 from tmuxmcp.driver.binding import ServerFacts
 from tmuxmcp.driver.client import TmuxClient
+from tmuxmcp.driver.kernel import HOST, Kernel
 from tmuxmcp.panetext.geometry import PaneGeometry
 
 Progress = Callable[[float, float | None, str | None], Awaitable[None]]
@@ -78,6 +79,9 @@ class ToolContext(msgspec.Struct, frozen=True, kw_only=True):
     """This process's run_command runs (shared by every copy of the context)."""
     geometry: PaneGeometry = msgspec.field(default_factory=PaneGeometry)
     """The panes' last seen geometry, a hint for captures (shared by every copy)."""
+    kernel: Kernel = HOST
+    """Where the handlers read the kernel's facts about a pane's processes
+    (``driver.kernel``): this machine's, or a test's fake world's (issue 30.2)."""
 
 
 Handler = Callable[[ToolContext, Any], Awaitable[msgspec.Struct]]

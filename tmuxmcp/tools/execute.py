@@ -131,7 +131,7 @@ async def _note_secret_input(ctx: ToolContext, pane: str, parameter: str) -> Non
     the secret is entered, the prompt is gone."""
     if ctx.notes is None:
         return
-    for found in await panes_with_state(ctx.client, cmd("list-panes", t=pane)):
+    for found in await panes_with_state(ctx.client, ctx.kernel, cmd("list-panes", t=pane)):
         if found.pane_id == pane and found.state.state == "awaiting-secret":
             ctx.notes.secret.add(parameter)
 

@@ -121,8 +121,8 @@ async def list_panes(ctx: ToolContext, args: ListPanesArgs) -> ListPanesResult:
     pane_id = args.pane_id
     if pane_id is None:
         command = pane_listing(args.session_id, args.window_id)
-        return ListPanesResult(await panes_with_state(ctx.client, command))
-    panes = await panes_with_state(ctx.client, cmd("list-panes", t=pane_id))
+        return ListPanesResult(await panes_with_state(ctx.client, ctx.kernel, command))
+    panes = await panes_with_state(ctx.client, ctx.kernel, cmd("list-panes", t=pane_id))
     for pane in panes:
         if pane.pane_id == pane_id:
             return ListPanesResult([pane])

@@ -61,7 +61,6 @@ from msgspec import Meta
 from tmuxmcp.capability.arguments import Arguments
 from tmuxmcp.capability.params import PaneId, sink
 from tmuxmcp.capability.results import Own, TmuxId
-from tmuxmcp.driver import proc
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.errors import ObjectNotFound, PaneNotReady
 from tmuxmcp.panes.activity import ActivityHint
@@ -210,7 +209,7 @@ class _Recovery:
 
     async def read(self) -> PaneWithState:
         """The pane with its state now."""
-        for found in await panes_with_state(self.ctx.client, cmd("list-panes", t=self.pane)):
+        for found in await panes_with_state(self.ctx.client, self.ctx.kernel, cmd("list-panes", t=self.pane)):
             if found.pane_id == self.pane:
                 self.pacer.follow(found.pid or 0)
                 return found
@@ -261,11 +260,10 @@ class _Recovery:
                 continue
             return found
 
-    @staticmethod
-    def _gone(before: PaneState) -> bool:
+    def _gone(self, before: PaneState) -> bool:
         """Whether the foreground process a step reached has exited (Rule 3)."""
         pid = before.foreground_pid
-        return pid is not None and not proc.running(pid)
+        return pid is not None and not self.ctx.kernel.running(pid)
 
     async def wait_run_done(self) -> PaneWithState | None:
         """Rule 4: the state once this process's run in the pane is done (or its time is up)."""

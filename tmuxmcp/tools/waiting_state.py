@@ -5,7 +5,8 @@ The states are ``pane_state``'s (``shell-ready``, ``awaiting-line``, …,
 ``quiet``: the screen unchanged that long (what ``wait_for_idle`` was, issue
 28.3). It waits as wait_for_text does: each look is one tmux invocation (the
 state's tmux facts, then ``observation``'s frame and screen) and one kernel
-reading of the terminal (``pane_reading.read_state``), paced by
+reading of the terminal (``pane_reading.read_state``, through the context's
+``driver.kernel``), paced by
 ``observation.Pacer`` and the per-pane activity hint.
 
 Rules:
@@ -202,7 +203,7 @@ class _StateWait:
         self.pacer.follow(view.frame.pid)
         self.facts = typed_record(record, PANE_STATE_FIELDS, TmuxFacts)
         self.cursor_row = _cursor_row(view)
-        self.state = read_state(self.facts, self.cursor_row)
+        self.state = read_state(self.ctx.kernel, self.facts, self.cursor_row)
         self.looked_at = trio.current_time()
         screen = _screen(view)
         if self.screen is not None and screen != self.screen:
@@ -219,7 +220,7 @@ class _StateWait:
         """
         if self.facts is None or self.hint is None or self.state is None:
             return True
-        return read_state(self.facts, self.cursor_row).state != self.state.state
+        return read_state(self.ctx.kernel, self.facts, self.cursor_row).state != self.state.state
 
     def _result(
         self, outcome: StateOutcome, reached: Condition | None = None

@@ -30,6 +30,7 @@ from tests.support import (
     structured,
 )
 from tmuxmcp.driver import guards
+from tmuxmcp.driver.kernel import Proc
 from tmuxmcp.errors import PaneNotReady
 from tmuxmcp.panes import pane_state, readiness
 from tmuxmcp.runs import directory as run_directory
@@ -496,7 +497,7 @@ def test_a_job_that_just_ended_is_waited_for_not_refused(tmp_path: Any, leader: 
         str(tmp_path), {100: ("100 (sh) S 1 100 100 34816 200 0\n", "/bin/sh"), 200: job}
     )
     with pytest.raises(readiness.ShellBusy, match="has just exited"):
-        readiness.check("%1", _state(100), ["$ "], proc=proc)
+        readiness.check("%1", _state(100), ["$ "], kernel=Proc(proc))
 
 
 @pytest.mark.parametrize("shell", sorted(SHELLS))
@@ -536,7 +537,7 @@ def test_a_foreground_job_exiting_while_it_is_read_is_waited_for(
     )
     _fail_reads_of(monkeypatch, Path, "read_text", 200, ProcessLookupError(3, "No such process"))
     with pytest.raises(readiness.ShellBusy, match="has just exited"):
-        readiness.check("%1", _state(100), ["$ "], proc=proc)
+        readiness.check("%1", _state(100), ["$ "], kernel=Proc(proc))
 
 
 def test_a_pane_whose_program_has_no_terminal_yet_is_waited_for_not_refused(
@@ -547,7 +548,7 @@ def test_a_pane_whose_program_has_no_terminal_yet_is_waited_for_not_refused(
     refused ("cannot see which process", the docs' long-running example in CI)."""
     proc = _fake_proc(str(tmp_path), {100: ("100 (bash) R 1 100 100 0 -1 0\n", "/bin/bash")})
     with pytest.raises(readiness.ShellBusy, match="just starting"):
-        readiness.check("%1", _state(100), ["$ "], proc=proc)
+        readiness.check("%1", _state(100), ["$ "], kernel=Proc(proc))
 
 
 async def test_run_command_right_after_create_session_runs(private_tmux: PrivateTmux) -> None:
@@ -578,12 +579,12 @@ def test_a_shell_waiting_for_a_child_in_its_own_group_is_busy(tmp_path: Any) -> 
     (proc / "100" / "task" / "100").mkdir(parents=True)
     (proc / "100" / "task" / "100" / "children").write_text("200 ")
     with pytest.raises(readiness.ShellBusy, match="running a command in the foreground") as busy:
-        readiness.check("%1", _state(100), ["$ "], proc=proc)
+        readiness.check("%1", _state(100), ["$ "], kernel=Proc(proc))
     # The hint names a wait the tools have (wait_for_idle is gone, issue 28.3).
     assert "(wait_for_state with states [shell-ready])" in str(busy.value)
     # A background job (its own process group) does not make the shell busy.
     (proc / "200" / "stat").write_text("200 (sleep) S 100 200 100 34816 100 0\n")
-    assert readiness.check("%1", _state(100), ["$ "], proc=proc).pid == 100
+    assert readiness.check("%1", _state(100), ["$ "], kernel=Proc(proc)).pid == 100
 
 
 async def test_a_shell_still_in_its_startup_files_is_not_typed_into(
@@ -618,7 +619,7 @@ def test_a_shell_running_a_c_command_is_waited_for_as_a_program(tmp_path: Any) -
     proc = _fake_proc(str(tmp_path), {100: ("100 (sh) S 1 100 100 34816 100 0\n", "/bin/sh")})
     (proc / "100" / "cmdline").write_bytes(b"sh\0-c\0sh\0")
     with pytest.raises(readiness.ProgramInForeground, match="-c command"):
-        readiness.check("%1", _state(100), ["$ "], proc=proc)
+        readiness.check("%1", _state(100), ["$ "], kernel=Proc(proc))
 
 
 async def test_run_command_waits_for_a_c_shell_to_exec_its_shell(
@@ -646,7 +647,7 @@ def test_a_program_s_long_argv0_is_quoted_short_in_the_refusal(tmp_path: Any) ->
     )
     (proc / "200" / "cmdline").write_bytes(b"bash" + b"x" * 100_000 + b"\0")
     with pytest.raises(readiness.ProgramInForeground, match="calls itself") as refused:
-        readiness.check("%1", _state(100), ["$ "], proc=proc)
+        readiness.check("%1", _state(100), ["$ "], kernel=Proc(proc))
     assert len(str(refused.value)) < 1000
 
 
@@ -664,7 +665,7 @@ def test_an_unreadable_foreground_is_still_refused(
     )
     _fail_reads_of(monkeypatch, os, "readlink", 200, PermissionError(13, "Permission denied"))
     with pytest.raises(PaneNotReady, match="cannot see") as refused:
-        readiness.check("%1", _state(100), ["$ "], proc=proc)
+        readiness.check("%1", _state(100), ["$ "], kernel=Proc(proc))
     assert not isinstance(refused.value, readiness.ShellBusy)
 
 
@@ -681,7 +682,7 @@ def test_a_leader_exiting_before_it_is_a_zombie_is_waited_for(tmp_path: Any) -> 
         },
     )
     with pytest.raises(readiness.ShellBusy, match="has just exited"):
-        readiness.check("%1", _state(100), ["$ "], proc=proc)
+        readiness.check("%1", _state(100), ["$ "], kernel=Proc(proc))
 
 
 def test_the_foreground_is_judged_on_one_reading_of_the_terminal(
@@ -710,7 +711,7 @@ def test_the_foreground_is_judged_on_one_reading_of_the_terminal(
 
     monkeypatch.setattr(Path, "read_text", shell_takes_terminal_back)
     with pytest.raises(readiness.ShellBusy, match="has just exited"):
-        readiness.check_process("%1", 100, proc=proc)
+        readiness.check_process("%1", 100, kernel=Proc(proc))
     assert len(reads) == 1
 
 

@@ -89,7 +89,7 @@ class RunTask:
 
     async def wait_finished(self) -> None:
         """Return once the run reached its final phase, or its program asks (Rule 5)."""
-        asks = asking.AskWatch()
+        asks = asking.AskWatch(self._ctx.kernel)
         while not self.run.done.is_set():
             with trio.move_on_after(asking.ASK_POLL_SECONDS):
                 await self.run.done.wait()

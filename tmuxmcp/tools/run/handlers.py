@@ -95,7 +95,7 @@ async def _wait_for_end(
     question on screen."""
     now = trio.current_time()
     since = now if since is None else since
-    asks = asking_.AskWatch()
+    asks = asking_.AskWatch(ctx.kernel)
     reported = now
     if ctx.in_task:  # a task's status is the command's line from its start (issue 29.2)
         await _report(ctx, run, seconds + (now - since), since)

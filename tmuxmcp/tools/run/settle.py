@@ -21,7 +21,6 @@ from __future__ import annotations
 import msgspec
 import trio
 
-from tmuxmcp.driver import proc
 from tmuxmcp.driver.argv import cmd
 from tmuxmcp.driver.records import RecordFormat
 from tmuxmcp.errors import ObjectNotFound, PaneNotReady, TmuxCommandFailed
@@ -85,8 +84,8 @@ async def wait_shell_ready(ctx: ToolContext, pane: str) -> Ready:
         cached = registry.of(ctx.runs).pane_pid(pane)
         try:
             prompt = registry.of(ctx.runs).prompt(pane)
-            if cached is not None and proc.available():
-                shell = readiness.check_process(pane, cached)
+            if cached is not None and ctx.kernel.available():
+                shell = readiness.check_process(pane, cached, kernel=ctx.kernel)
                 unseen = registry.of(ctx.runs).unseen_input(pane, shell.pid)
                 pending.refuse_unseen_input(pane, shell.program, unseen)
                 column = None if prompt is None else prompt.column
@@ -94,7 +93,7 @@ async def wait_shell_ready(ctx: ToolContext, pane: str) -> Ready:
             state, rows = await read_state(ctx, pane)
             if state.pane_id != pane:
                 raise ObjectNotFound(f"tmux did not report pane {pane}")
-            shell = readiness.check(pane, state, rows)
+            shell = readiness.check(pane, state, rows, kernel=ctx.kernel)
             registry.of(ctx.runs).saw_pane_pid(pane, state.pid)
             if 0 <= state.cursor_y < len(rows):
                 pending.refuse_typed_ahead(pane, rows[state.cursor_y], state.cursor_x, prompt)
