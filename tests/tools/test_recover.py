@@ -214,8 +214,11 @@ async def test_a_program_ignoring_sigint_gets_c_backslash(private_tmux: PrivateT
             private_tmux,
             pane,
             f"{sys.executable} -c 'import signal, time; "
-            "signal.signal(signal.SIGINT, signal.SIG_IGN); time.sleep(600)'",
+            "signal.signal(signal.SIGINT, signal.SIG_IGN); print(\"dea\" \"f\", flush=True); "
+            "time.sleep(600)'",
         )
+        # The program ignores SIGINT only once it printed: "running" comes before that.
+        await private_tmux.wait_for_screen(pane, "deaf\n")
         state = await _reach(session, pane, "running", "python")
         result = await _recover(session, pane, end_pid=state["foreground_pid"])
         assert _sent(result) == [["C-c"], ["C-\\"]]

@@ -209,7 +209,9 @@ class _Recovery:
 
     async def read(self) -> PaneWithState:
         """The pane with its state now."""
-        for found in await panes_with_state(self.ctx.client, self.ctx.kernel, cmd("list-panes", t=self.pane)):
+        for found in await panes_with_state(
+            self.ctx.client, self.ctx.kernel, cmd("list-panes", t=self.pane)
+        ):
             if found.pane_id == self.pane:
                 self.pacer.follow(found.pid or 0)
                 return found
