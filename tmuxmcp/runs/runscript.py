@@ -25,7 +25,30 @@ command can point it elsewhere only by making it readonly first
 (``readonly tmuxmcp_t=…``), as it can already redefine the typed line's
 ``eval`` as a bash function: the typed line runs in the shell state the
 command leaves, the same user's. No other process can set a shell's
-variables. The group
+variables.
+
+Why the typed line stays on the screen, and is not rewritten there as the
+prompt and the shown command before the command runs (issue 31.3, measured
+with ``bench/probe_redraw.py`` in dash 0.5.12, bash 5.2 and zsh 5.9 on tmux
+3.3a, 3.5a and 3.6): the script could do it (move the cursor up over the
+typed line's rows, erase to the end of the screen, print ``shown``), and
+where nothing else prints between Enter and the script the rows are exactly
+those counted beforehand from the prompt's column, the pane's width and the
+line's cells (wide characters included; zsh adds a blank row below a line
+that fills its last row exactly); the history then keeps only the prompt and
+the command. But the script cannot read where the cursor is, so the move is
+blind, and output drawn after Enter and before the script puts it on the
+wrong row, where it erases that output and leaves the start of the typed
+line, its private path included, on the screen: bash's ``PS0``, zsh's
+``preexec`` printing a line, ``set -v``, a transient prompt redrawn by a
+``zle-line-finish`` widget (the line moves to a new column), a typed line
+taller than the pane (zsh shows ``>....``; the others scroll its first rows into
+the history), and, detectable by nothing, a background job's output or a
+trap writing to ``/dev/tty`` at that moment. Collection would also have to
+find the output's start by the shown command, which is not unique (an earlier
+run of the same command shows the same row), rather than by the typed line's
+text. Waiting, in the script, for tmuxmcp to read the cursor first costs one
+tmux invocation per run. The group
 keeps the shell's own stdout and stderr on descriptors 7 and 8 and runs
 tmuxmcp's steps with both on /dev/null, so nothing the shell prints *for
 them* reaches the screen: xtrace lines (``set -x``), a bash DEBUG trap's
