@@ -214,7 +214,7 @@ async def test_a_program_ignoring_sigint_gets_c_backslash(private_tmux: PrivateT
             private_tmux,
             pane,
             f"{sys.executable} -c 'import signal, time; "
-            "signal.signal(signal.SIGINT, signal.SIG_IGN); print(\"dea\" \"f\", flush=True); "
+            'signal.signal(signal.SIGINT, signal.SIG_IGN); print("dea" "f", flush=True); '
             "time.sleep(600)'",
         )
         # The program ignores SIGINT only once it printed: "running" comes before that.
