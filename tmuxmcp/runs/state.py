@@ -13,7 +13,13 @@ Rule 1: ``TRANSITIONS`` is the whole life of a run; an event it does not
   naming both (the watcher filters what arrives on the status FIFO, which a
   program of the same user could write, before it becomes an event).
 Rule 2: only this module writes a run's fields; the other modules read them
-  (``run.phase``, ``run.status``, ``run.outcome`` ...) and send events.
+  (``run.phase``, ``run.status``, ``run.outcome`` ...) and send events. A run
+  keeps its data (set when it is made) and its life: the phase, ``done``, and
+  the events that moved it, as they came (``checked``, ``typing``, ``start``,
+  ``end``, ``stopped``, ``ending``), written by ``handle`` alone. What a run
+  reports beyond them (``started``, ``status``, ``outcome``, ``error``,
+  ``finished_at``, the typing's facts) is derived from those events, never
+  stored twice, so it cannot disagree with the phase (issue 30.1).
 Rule 3: ``done`` is set exactly when the run reaches a final phase; a final
   phase has an ``outcome`` (``COLLECTED``) or an ``error`` (every other one
   but ``ABANDONED``, whose error went to the call that was starting it).
@@ -113,6 +119,8 @@ class Typed(msgspec.Struct, frozen=True):
     """``#{pane_path}`` before the run (the fence replaces it; the script puts it back)."""
     at_typing: AtTyping = AtTyping(prompt="", clear_below=False)
     """What the screen showed around the prompt row then (``output`` Rule 1)."""
+    command: str = ""
+    """The caller's command as given, which the line runs (what progress shows)."""
 
 
 class Started(msgspec.Struct, frozen=True):
@@ -202,6 +210,18 @@ Event = (
     | Cancelled
 )
 
+
+class Ending(msgspec.Struct, frozen=True):
+    """How a run reached its final phase: the event, when, and the error it ends with
+    (Rule 3; a ``Cancelled`` run's is made here, once)."""
+
+    event: Event
+    at: float
+    error: TmuxMcpError | None
+
+
+_NOTHING_SEEN = AtTyping(prompt="", clear_below=False)
+
 _WATCHED = (Phase.TYPED, Phase.RUNNING, Phase.ENDED, Phase.LEFT)
 
 TRANSITIONS: dict[Phase, dict[type[Event], Phase]] = {
@@ -271,39 +291,40 @@ class Run:
         lock_fd: int,
         probe: bool = False,
     ) -> None:
+        # What the run is: given when it is made, never changed.
         self.run_id = run_id
         self.pane = pane
         self.budget = budget
         """Bytes of output to collect (the starting call's max_output_bytes)."""
         self.files = RunFiles(run_directory, index, lock_fd)
+        """Its files, with their own table (``files``); written and closed through the
+        methods below."""
         self.fence = f"tmuxmcp-{secrets.token_hex(12)}"
         self.began = trio.current_time()
-        self.finished_at: float | None = None
-        """When the run reached its final phase (a result made later reports this end)."""
-        self.done = trio.Event()
-        self.cancel = trio.CancelScope()
-        self.phase = Phase.PREPARING
-        self.started = False
-        """The script reported ``S`` or ``E`` (the command began)."""
-        self.status_before: int | None = None
-        """``$?`` when the typed line ran (``Started``)."""
         self.probe = probe
         """A status probe (Rule 5): an empty command whose release gives the shell back
         the status it started with, so that ``$?`` stays the left run's."""
+        self.cancel = trio.CancelScope()
+        """Its watcher's scope: cancelling it makes the watcher send ``Cancelled``."""
+        # Its life (Rule 2): the phase, and the events that moved it, kept as they
+        # came; ``handle`` alone writes these, and what they say is read through
+        # the properties below, so no flag can disagree with the phase.
+        self.phase = Phase.PREPARING
+        self.done = trio.Event()
+        """Set by ``handle`` exactly when the phase becomes final (Rule 3): what a
+        call waiting for the run waits on."""
+        self.checked: Checked | None = None
+        """The last readiness evidence (``Checked``: a refused typing checks again)."""
+        self.typing: Typed | None = None
+        """How the line was typed (``Typed``)."""
+        self.start: Started | None = None
+        """The script's ``S <status>`` (``Started``)."""
+        self.end: Ended | None = None
+        """The script's ``E <status>`` (``Ended``)."""
         self.stopped = False
-        """tmuxmcp typed C-c to stop the run (``Stopped``)."""
-        self.status: int | None = None
-        self.outcome: Outcome | None = None
-        self.error: TmuxMcpError | None = None
-        self.mark: Mark | None = None
-        self.typed = ""
-        self.command = ""
-        """The caller's command as given (what progress shows until it prints)."""
-        self.at_typing = AtTyping(prompt="", clear_below=False)
-        self.restore_path: str | None = None
-        self.pane_pid = 0
-        self.shell_pid: int | None = None
-        self.shell_image: tuple[int, ...] | None = None
+        """tmuxmcp typed C-c to stop the run (``Stopped``: the phase stays)."""
+        self.ending: Ending | None = None
+        """How and when the run reached its final phase (set with ``done``)."""
 
     def allows(self, event: Event) -> bool:
         """Whether the current phase takes ``event`` (Rule 1)."""
@@ -318,34 +339,114 @@ class Run:
                 f"{self.phase.value}"
             )
         match event:
-            case Checked(pane_pid=pane_pid, shell_pid=shell_pid, shell_image=shell_image):
-                self.pane_pid, self.shell_pid = pane_pid, shell_pid
-                self.shell_image = shell_image
-            case Typed(line=line, mark=mark, restore_path=restore_path, at_typing=at_typing):
-                self.typed, self.mark, self.restore_path = line, mark, restore_path
-                self.at_typing = at_typing
-            case Started(status_before=status_before):
-                self.started, self.status_before = True, status_before
+            case Checked():
+                self.checked = event
+            case Typed():
+                self.typing = event
+            case Started():
+                self.start = event
             case Stopped():
                 self.stopped = True
-            case Ended(status=status):
-                self.started, self.status = True, status
-            case Collected(outcome=outcome):
-                self.outcome = outcome
-            case Probed(outcome=outcome):
-                self.status, self.outcome = outcome.exit_status, outcome
-            case _EndsWithError(error=error):
-                self.error = error
-            case Cancelled():
-                self.error = CommandInterrupted(
-                    CANCELLED_ERROR.format(run_id=self.run_id, pane=self.pane)
-                )
-            case Left() | Abandoned():
+            case Ended():
+                self.end = event
+            case _:
                 pass
         self.phase = following
         if following in FINAL:
-            self.finished_at = trio.current_time()
+            self.ending = Ending(event, at=trio.current_time(), error=self._error_of(event))
             self.done.set()
+
+    def _error_of(self, event: Event) -> TmuxMcpError | None:
+        """The error a final event ends the run with (Rule 3), made once."""
+        match event:
+            case _EndsWithError(error=error):
+                return error
+            case Cancelled():
+                return CommandInterrupted(
+                    CANCELLED_ERROR.format(run_id=self.run_id, pane=self.pane)
+                )
+            case _:
+                return None
+
+    # -- what the events said (read-only: each is derived, never stored twice) --------
+
+    @property
+    def started(self) -> bool:
+        """The script reported ``S`` or ``E`` (the command began)."""
+        return self.start is not None or self.end is not None
+
+    @property
+    def status_before(self) -> int | None:
+        """``$?`` when the typed line ran (``Started``)."""
+        return None if self.start is None else self.start.status_before
+
+    @property
+    def status(self) -> int | None:
+        """The command's exit status: reported (``Ended``) or read back (``Probed``)."""
+        if self.end is not None:
+            return self.end.status
+        if self.ending is not None and isinstance(self.ending.event, Probed):
+            return self.ending.event.outcome.exit_status
+        return None
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """The output read (``Collected``, ``Probed``): set exactly in ``COLLECTED``."""
+        match None if self.ending is None else self.ending.event:
+            case Collected(outcome=outcome) | Probed(outcome=outcome):
+                return outcome
+            case _:
+                return None
+
+    @property
+    def error(self) -> TmuxMcpError | None:
+        """What the caller gets from a final phase other than ``COLLECTED`` (Rule 3)."""
+        return None if self.ending is None else self.ending.error
+
+    @property
+    def finished_at(self) -> float | None:
+        """When the run reached its final phase (a result made later reports this end)."""
+        return None if self.ending is None else self.ending.at
+
+    @property
+    def pane_pid(self) -> int:
+        """The pane's process the readiness check read (0 before ``Checked``)."""
+        return 0 if self.checked is None else self.checked.pane_pid
+
+    @property
+    def shell_pid(self) -> int | None:
+        """The shell the line is typed into, when it is not the pane's process itself."""
+        return None if self.checked is None else self.checked.shell_pid
+
+    @property
+    def shell_image(self) -> tuple[int, ...] | None:
+        """Where that shell's program lay in memory at the check (``Checked``)."""
+        return None if self.checked is None else self.checked.shell_image
+
+    @property
+    def typed(self) -> str:
+        """The line tmuxmcp typed ("" before ``Typed``)."""
+        return "" if self.typing is None else self.typing.line
+
+    @property
+    def command(self) -> str:
+        """The caller's command as given (what progress shows until it prints)."""
+        return "" if self.typing is None else self.typing.command
+
+    @property
+    def mark(self) -> Mark | None:
+        """The prompt row when the line was typed."""
+        return None if self.typing is None else self.typing.mark
+
+    @property
+    def at_typing(self) -> AtTyping:
+        """What the screen showed around the prompt row then (``output`` Rule 1)."""
+        return _NOTHING_SEEN if self.typing is None else self.typing.at_typing
+
+    @property
+    def restore_path(self) -> str | None:
+        """``#{pane_path}`` before the run, which the release puts back."""
+        return None if self.typing is None else self.typing.restore_path
 
     @property
     def shell(self) -> str:
@@ -383,7 +484,6 @@ class Run:
             self.files.write_script(shell=shell, fence=self.fence)
         else:
             self.files.write(command, shell=shell, fence=self.fence)
-            self.command = command
 
     def record_shell(self) -> None:
         """Record the shell about to be typed into (``directory``, Rule 2)."""

@@ -87,7 +87,15 @@ async def type_line(
         # next run's guard wants the cursor there (pending Rule 4).
         prompt = pending.prompt_at(view.row(view.cursor_row), start.cursor_x)
         registry.of(ctx.runs).saw_prompt(run.pane, prompt)
-    run.handle(Typed(line=line, mark=mark, restore_path=found.path, at_typing=screen_then))
+    run.handle(
+        Typed(
+            line=line,
+            mark=mark,
+            restore_path=found.path,
+            at_typing=screen_then,
+            command=command,
+        )
+    )
     return True
 
 

@@ -37,6 +37,22 @@ Rule 3: a shell that has not started the script ``START_GRACE`` seconds after
   typing and still sleeps at its prompt read the line without running it
   (a continuation, a ``read``): the script is removed so that line can never
   run it, and the run ends with ``NotRun``.
+
+The read-back's path (Rule 2, issue 30.1) is one straight sequence,
+``_read_back``, each phase entered once from it or from the one helper it
+calls once for that step: ``settle`` (is the pane safe to type into),
+``collect.left`` (the left run's output), the probe typed
+(``type_line.wait_line_typed``), watched (``_wait_for_status``, the loop
+every run's watcher runs) and released (``_probe``), ``settle`` and
+``collect.prompt_after`` (the prompt the shell drew after it,
+``_prompt_after``), then ``Probed``. It re-enters the handler's phases
+rather than having its own because a probe is a run like any other, its
+guards included. Two re-entries stay, and cannot be one call: ``settle``
+is asked twice, before the probe is typed and after its release, because
+the probe's own run lies between the two prompts it waits for; and the
+typing checks the pane again through ``settle`` when tmux's guard finds it
+changed (at most ``type_line.TYPING_ATTEMPTS`` typings), as the handler's
+typing does, in the one function both call.
 """
 
 from __future__ import annotations
