@@ -8,6 +8,12 @@ quarter of the budget, the tail the rest).
 
 from __future__ import annotations
 
+from unittest import mock
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tmuxmcp.panetext.inline import line_cost
 from tmuxmcp.runs import output
 from tmuxmcp.runs.output import Outcome, TypedLine
 
@@ -338,3 +344,24 @@ def test_a_left_outcome_has_the_status_read_back_and_its_lines_end_trimmed() -> 
     )
     left = output.left_outcome(read, ["$ "], "bash", 130)
     assert (left.exit_status, left.head, left.tail) == (130, ["one"], [])
+
+
+LINE = st.text(st.characters(exclude_characters="\n", exclude_categories=["Cs"]), max_size=300)
+
+
+@given(
+    st.lists(LINE, max_size=30),
+    st.lists(LINE, max_size=30),
+    st.integers(0, 50),
+    st.integers(1, 4_000),
+)
+def test_shape_counts_an_output_with_one_encoding_as_line_by_line(
+    head: list[str], tail: list[str], omitted: int, budget: int
+) -> None:
+    """Rule 2, issue 31.1: ``shape`` sizes the output from one encoding of its lines
+    (``lines_cost``); the result is the one counting each ``line_cost`` gives."""
+    outcome = _outcome(head, tail, omitted=omitted)
+    shaped = output.shape(outcome, budget)
+    by_line = sum(line_cost(line) for line in head + tail)
+    with mock.patch.object(output, "lines_cost", lambda lines: by_line):
+        assert output.shape(outcome, budget) == shaped

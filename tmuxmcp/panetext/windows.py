@@ -57,13 +57,23 @@ Rule 4: one way of counting a budget. What a reading has taken is the
   at a row cap, and with the blank rows below the text left out. A result's
   own unit (search_panes' UTF-8 ``max_scan_bytes``) is a per-row ``cost``
   given to the budget, which keeps a window's newest rows that fit.
+Rule 5: one text, split only when a row is looked at alone (issue 31.1). A
+  window's rows are held as tmux printed them (``Chunk``: the text, found in
+  the invocation's output by offset, and its row count) until a reader asks
+  for them one by one. A reading that returns its rows as one text
+  (capture_pane's, ``PaneRange.unsplit``) and keeps a window whole neither
+  splits it nor joins it again: blank rows at its bottom are found from the
+  end of the text, its cost is one encoding of the text (Rule 4's count,
+  the same number), and its text is copied out of tmux's output once. Every
+  step gives what it gives on the rows split from the text.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
+
+import msgspec
 
 from tmuxmcp.panetext.inline import lines_cost
 
@@ -138,15 +148,16 @@ class WindowSizer:
         most = max(plan, rows_within(MAX_GROWN_BYTES, self.width))
         return max(self.least, min(predicted, GROWTH * plan, most))
 
-    def saw(self, rows: Sequence[str]) -> int:
+    def saw(self, rows: Sequence[str] | Chunk) -> int:
         """Count ``rows`` as read; their cost (``rows_cost``).
 
         Counted a slice of about ``COST_SLICE_BYTES`` of full rows at a time: the
         cost of joined rows is the sum of theirs, and one encoding of a whole
-        16 MiB window would hold twice its size again while it is counted.
+        16 MiB window would hold twice its size again while it is counted. A
+        ``Chunk`` read from tmux is counted from its text (``Chunk.cost``).
         """
         step = max(MIN_WINDOW_ROWS, COST_SLICE_BYTES // (self.width + 1))
-        cost = sum(rows_cost(rows[at : at + step]) for at in range(0, len(rows), step))
+        cost = rows.cost(step) if isinstance(rows, Chunk) else _sliced_cost(rows, step)
         self.rows_read += len(rows)
         self.cost_read += cost
         return cost
@@ -160,11 +171,167 @@ def split_rows(body: str) -> list[str]:
     return rows
 
 
-class Chunk(NamedTuple):
-    """The rows one window gave, top to bottom, and the number of the first."""
+def _sliced_cost(rows: Sequence[str], step: int) -> int:
+    """``rows_cost`` of ``rows``, counted ``step`` rows at a time."""
+    return sum(rows_cost(rows[at : at + step]) for at in range(0, len(rows), step))
 
-    start: int
-    rows: list[str]
+
+def _escaped(text: str) -> int:
+    """The characters ``text`` takes inside a JSON string (its encoding less the quotes)."""
+    return len(msgspec.json.encode(text)) - 2
+
+
+def _text_cost(body: str, begin: int, end: int) -> int:
+    """``rows_cost`` of the rows joined in ``body[begin:end]`` (at least one row).
+
+    A string's JSON escapes are per character, so the rows cost the encoding of
+    the whole of ``body`` less what lies outside them: no copy of the rows. A
+    ``body`` longer than ``COST_SLICE_BYTES`` is counted a slice of about that
+    many characters at a time, each cut at a newline (joined rows cost the sum
+    of theirs), so its encoding is never held whole.
+    """
+    if len(body) <= COST_SLICE_BYTES:
+        return len(msgspec.json.encode(body)) - _escaped(body[:begin]) - _escaped(body[end:])
+    cost = 0
+    at = begin
+    while True:
+        cut = body.find("\n", at + COST_SLICE_BYTES, end) if at + COST_SLICE_BYTES < end else -1
+        stop = end if cut < 0 else cut
+        cost += len(msgspec.json.encode(body[at:stop]))
+        if cut < 0:
+            return cost
+        at = cut + 1
+
+
+class Chunk:
+    """The rows one window gave, top to bottom, and the number of the first.
+
+    Held as tmux printed them (Rule 5): ``text`` and ``count`` without a split,
+    ``rows`` split once when asked for; or built from rows (``Chunk(start,
+    rows)``). Every form gives the same ``rows``, ``text``, ``count`` and
+    ``cost`` as the rows split from its text (``tests/panetext/test_window_text.py``).
+    """
+
+    __slots__ = ("_begin", "_body", "_end", "_rows", "count", "start")
+
+    def __init__(self, start: int, rows: list[str]) -> None:
+        self.start = start
+        self._rows: list[str] | None = rows
+        self._body: str | None = None
+        self._begin = self._end = 0
+        self.count = len(rows)
+        """How many rows."""
+
+    @classmethod
+    def printed(cls, start: int, body: str, *, begin: int = 0, split: bool = True) -> Chunk:
+        """The rows of ``capture-pane -p`` output ``body[begin:]`` (``split_rows``):
+        split now (``split``), or only when asked for (Rule 5)."""
+        end = len(body) - 1 if body.endswith("\n") and len(body) > begin else len(body)
+        ended = end < len(body)  # the last row has its newline
+        if split:
+            rows = body[begin:end].split("\n") if end > begin or ended else []
+            chunk = cls._unsplit(start, body, begin, end, len(rows))
+            chunk._rows = rows
+            return chunk
+        count = body.count("\n", begin) + (0 if ended or end == begin else 1)
+        return cls._unsplit(start, body, begin, end, count)
+
+    @classmethod
+    def joined(cls, chunks: Sequence[Chunk]) -> Chunk:
+        """The rows of ``chunks``, one after the other, numbered from the first's: their
+        texts joined when none is split yet, else their rows."""
+        chunks = [chunk for chunk in chunks if chunk.count]
+        if len(chunks) == 1:
+            return chunks[0]
+        start = chunks[0].start if chunks else 0
+        if any(chunk._rows is not None for chunk in chunks):
+            return cls(start, [row for chunk in chunks for row in chunk.rows])
+        text = "\n".join(chunk.text for chunk in chunks)
+        return cls._unsplit(start, text, 0, len(text), sum(chunk.count for chunk in chunks))
+
+    @classmethod
+    def _unsplit(cls, start: int, body: str, begin: int, end: int, count: int) -> Chunk:
+        """The ``count`` rows joined in ``body[begin:end]``, not split."""
+        chunk = cls.__new__(cls)
+        chunk.start, chunk.count, chunk._rows = start, count, None
+        chunk._body, chunk._begin, chunk._end = body, begin, end
+        return chunk
+
+    @property
+    def rows(self) -> list[str]:
+        """The rows, top to bottom."""
+        if self._rows is None:
+            self._rows = self.text.split("\n") if self.count else []
+        return self._rows
+
+    @property
+    def text(self) -> str:
+        """The rows joined by newlines (``"\\n".join(rows)``), copied out of tmux's output
+        once."""
+        if self._body is None:
+            assert self._rows is not None
+            self._body = "\n".join(self._rows)
+            self._begin, self._end = 0, len(self._body)
+        elif self._begin or self._end < len(self._body):
+            self._body = self._body[self._begin : self._end]
+            self._begin, self._end = 0, len(self._body)
+        return self._body
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Chunk):
+            return NotImplemented
+        return (self.start, self.count, self.rows) == (other.start, other.count, other.rows)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable caches; equal by value
+
+    def __repr__(self) -> str:
+        return f"Chunk({self.start!r}, {self.rows!r})"
+
+    def head(self, count: int) -> Chunk:
+        """The first ``count`` rows (all if fewer)."""
+        return self if count >= self.count else Chunk(self.start, self.rows[: max(0, count)])
+
+    def tail(self, count: int) -> Chunk:
+        """The last ``count`` rows (all if fewer), numbered as they were."""
+        if count >= self.count:
+            return self
+        keep = max(0, count)
+        return Chunk(self.start + self.count - keep, self.rows[self.count - keep :])
+
+    def above_blank(self) -> Chunk:
+        """The rows down to the last one with text: blank rows (``str.strip`` leaves
+        nothing) at the bottom dropped."""
+        if self._rows is not None:
+            end = len(self._rows)
+            while end and _blank(self._rows[end - 1]):
+                end -= 1
+            return self if end == len(self._rows) else Chunk(self.start, self._rows[:end])
+        assert self._body is not None
+        body, end, count = self._body, self._end, self.count
+        while count:
+            newline = body.rfind("\n", self._begin, end)
+            if body[max(newline + 1, self._begin) : end].strip():
+                break
+            count -= 1
+            end = max(newline, self._begin)
+        return (
+            self
+            if count == self.count
+            else Chunk._unsplit(self.start, body, self._begin, end, count)
+        )
+
+    def cost(self, slice_rows: int) -> int:
+        """What the rows cost together (``rows_cost``), counted ``slice_rows`` rows, or
+        about ``COST_SLICE_BYTES`` characters of the text, at a time (``WindowSizer.saw``)."""
+        if self._body is None:
+            assert self._rows is not None
+            return _sliced_cost(self._rows, slice_rows)
+        if not self.count:
+            return 0
+        return _text_cost(self._body, self._begin, self._end)
 
 
 class PaneRange:
@@ -180,6 +347,8 @@ class PaneRange:
     ``first_rows``: the first window's rows before any is measured (else
     ``WindowSizer``'s plan); ``window_bytes``: the full-row plan's most bytes
     (Rule 1a). A head and a tail of one range share one ``sizer``.
+    ``unsplit``: the caller takes the rows as one text (capture_pane), so a
+    window is split into rows only if a row must be looked at alone (Rule 5).
     """
 
     def __init__(self, pane_id: str, *, history_size: int, height: int, width: int, back: int):
@@ -202,6 +371,7 @@ class PaneRange:
         self.margin = 0
         self.first_rows: int | None = None
         self.window_bytes: int | None = None
+        self.unsplit = False
         self._stalled = 0
 
     @classmethod
@@ -229,6 +399,7 @@ class PaneRange:
         sizer: WindowSizer | None = None,
         first_rows: int | None = None,
         window_bytes: int | None = None,
+        unsplit: bool = False,
     ) -> PaneRange:
         """Rows ``top`` to ``bottom`` in the caller's numbers (row ``base`` is tmux's row 0),
         read without tracking the history size (``track`` off)."""
@@ -236,6 +407,7 @@ class PaneRange:
         reader.top, reader.next_bottom, reader.origin = top, bottom, base
         reader.track, reader.down, reader.joined, reader.escapes = False, down, joined, escapes
         reader.margin, reader.first_rows, reader.window_bytes = margin, first_rows, window_bytes
+        reader.unsplit = unsplit
         if sizer is not None:
             reader.sizer = sizer
         return reader
@@ -269,21 +441,23 @@ class PaneRange:
         than the history's oldest row, which tmux starts a range above it at."""
         self.top = max(self.top, self.base - history_size)
 
-    def take(self, window: Window, body: str, history_size: int | None = None) -> Chunk:
-        """The new rows of a read of ``window``, top to bottom; ``history_size``, read in the
-        same invocation, when ``track`` is on (None there: tmux did not say)."""
+    def take(
+        self, window: Window, body: str, history_size: int | None = None, *, begin: int = 0
+    ) -> Chunk:
+        """The new rows of a read of ``window`` (``body[begin:]``), top to bottom;
+        ``history_size``, read in the same invocation, when ``track`` is on (None there:
+        tmux did not say)."""
         first, last = window
-        rows = split_rows(body)
         if not self.track:
             # tmux starts a range that reaches above the oldest row at the oldest row.
             start = max(first, self.top)
-            if len(rows) > last - start + 1:
-                rows = rows[: max(0, last - start + 1)]
+            chunk = Chunk.printed(start, body, begin=begin, split=not self.unsplit)
+            chunk = chunk.head(last - start + 1)
             if self.down:
                 self.top = last + 1
             else:
                 self.next_bottom = start - 1
-            return Chunk(start, rows)
+            return chunk
         if history_size is None:
             self.broken = True
             return Chunk(first, [])
@@ -292,20 +466,21 @@ class PaneRange:
             self.broken = True
             return Chunk(first, [])
         start = max(0, first + shift)
+        chunk = Chunk.printed(start, body, begin=begin, split=not self.unsplit)
         if self.origin is None:
             # The first read defines the numbering: every row it gave is new,
             # including rows printed since the range was planned.
             self.origin = history_size
-        elif len(rows) > last - start + 1:
-            rows = rows[: max(0, last - start + 1)]  # Rule 2
+        else:
+            chunk = chunk.head(last - start + 1)  # Rule 2
         self.base = history_size
-        if rows:
+        if chunk.count:
             self.next_bottom = start - 1
             self._stalled = 0
         else:
             self._stalled += 1
             self.broken = self._stalled >= MAX_STALLED_READS
-        return Chunk(start, rows)
+        return chunk
 
     def relative(self, row: int) -> int:
         """An absolute row as capture-pane numbered it at the first read (0: top visible row)."""
@@ -389,28 +564,22 @@ class Budget:
     def keep(self, chunk: Chunk) -> Chunk:
         """The rows of ``chunk`` kept: blank rows below the text dropped, the newest that
         fit a per-row ``cost`` kept."""
-        start, rows = chunk
         if not self.text_seen:
-            end = len(rows)
-            while end and _blank(rows[end - 1]):
-                end -= 1
-            if end < len(rows):
-                rows = rows[:end]
-            if rows:
+            chunk = chunk.above_blank()
+            if chunk.count:
                 self.text_seen = True
-                self.last_text = start + len(rows) - 1
+                self.last_text = chunk.start + chunk.count - 1
         if self.cost is not None:
             keep = 0
-            for row in reversed(rows):
+            for row in reversed(chunk.rows):
                 cost = self.cost(row)
                 if cost > self.chars - self.held:
                     self.cut = True
                     break
                 self.held += cost
                 keep += 1
-            if keep < len(rows):
-                start, rows = start + len(rows) - keep, rows[len(rows) - keep :]
-        return Chunk(start, rows)
+            chunk = chunk.tail(keep)
+        return chunk
 
     def spend(self, rows: int, cost: int) -> None:
         """Count ``rows`` kept that cost ``cost`` (``line_cost``, unless ``cost`` counts)."""

@@ -61,7 +61,7 @@ import re
 
 import msgspec
 
-from tmuxmcp.panetext.inline import CUT_ROOM, cut_line, end_within, line_cost
+from tmuxmcp.panetext.inline import CUT_ROOM, cut_line, end_within, line_cost, lines_cost
 from tmuxmcp.panetext.scrollback import cells, trimmed_at_least
 
 HEAD_SHARE = 4
@@ -438,7 +438,7 @@ def shape(outcome: Outcome, budget: int) -> Shaped:
     """
     head, tail, omitted = list(outcome.head), list(outcome.tail), outcome.lines_omitted
     total = len(head) + len(tail) + omitted
-    size = sum(line_cost(line) for line in head + tail)
+    size = lines_cost(head + tail)  # the sum of their line_cost, from one encoding
     cut = False
     if size > budget:
         lines = head + tail

@@ -165,17 +165,18 @@ def _captured(
     return "\n".join(kept), len(kept), len(lines), by
 
 
-def _history_text(rows: list[str], cost: int | None, budget: int) -> tuple[str, int, str | None]:
+def _history_text(rows: Chunk, cost: int | None, budget: int) -> tuple[str, int, str | None]:
     """The rows read from history as (text, lines kept, truncated by), within ``budget``.
 
     ``cost`` is what the rows cost as counted while reading them: when it fits,
     nothing is cut and the text is their join, without counting them again
     (a second encoding and count of 10,000 rows was a tenth of a capture's
-    Python time); otherwise ``_captured`` cuts them.
+    Python time), nor splitting and joining them (``windows`` Rule 5: one
+    window's text is tmux's output itself); otherwise ``_captured`` cuts them.
     """
     if cost is not None and cost <= budget:
-        return "\n".join(rows), len(rows), None
-    text, kept, _, by = _captured("\n".join(rows), None, budget)
+        return rows.text, rows.count, None
+    text, kept, _, by = _captured(rows.text, None, budget)
     return text, kept, by
 
 
@@ -203,12 +204,13 @@ def _span(
         escapes=args.include_escapes,
         margin=WINDOW_MARGIN,
         sizer=WindowSizer(width, prior=prior, least=1),
+        unsplit=True,
     )
 
 
 async def _history_rows(
     ctx: ToolContext, pane_id: str, args: CapturePaneArgs
-) -> tuple[list[str], int, int | None]:
+) -> tuple[Chunk, int, int | None]:
     """The last rows of a range reaching into history, read by the one history reader.
 
     Windows of at most ``max_lines + WINDOW_MARGIN`` rows are read from the
@@ -255,11 +257,11 @@ async def _history_rows(
     reading = await read(ctx, span, budget, first=first)
     ctx.geometry.remember_row_cost(pane_id, span.sizer.per_row)
     if budget.last_text is None:
-        return [], 0, 0
+        return Chunk(0, []), 0, 0
     in_range = budget.last_text - span.top + 1  # the top as tmux clamped it
     if budget.kept > args.max_lines:
-        return reading.rows[-args.max_lines :], in_range, None
-    return reading.rows, in_range, budget.held
+        return reading.kept.tail(args.max_lines), in_range, None
+    return reading.kept, in_range, budget.held
 
 
 async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneResult:
@@ -273,8 +275,8 @@ async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneRe
     """
     pane_id = args.pane_id
     if args.start is not None and args.start < 0:
-        rows, in_range, cost = await _history_rows(ctx, pane_id, args)
-        text, kept, by = _history_text(rows, cost, args.max_chars)
+        history, in_range, cost = await _history_rows(ctx, pane_id, args)
+        text, kept, by = _history_text(history, cost, args.max_chars)
         if by is None and kept < in_range:
             by = "max_lines"
         captured = in_range
@@ -292,10 +294,10 @@ async def capture_pane(ctx: ToolContext, args: CapturePaneArgs) -> CapturePaneRe
         height, rows = await read_screen(ctx, pane_id, flags, first, end)
         bottom = height - 1 if args.end is None else min(args.end, height - 1)
         if bottom > end:  # a range taller than one window: from its bottom up, bounded
-            rows, captured, cost = await _history_rows(
+            history, captured, cost = await _history_rows(
                 ctx, pane_id, msgspec.structs.replace(args, start=first)
             )
-            text, kept, by = _history_text(rows, cost, args.max_chars)
+            text, kept, by = _history_text(history, cost, args.max_chars)
             if by is None and kept < captured:
                 by = "max_lines"
         else:

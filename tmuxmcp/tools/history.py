@@ -39,8 +39,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 
-import msgspec
-
 from tmuxmcp.driver.argv import Command, cmd
 from tmuxmcp.driver.guards import GuardRefused, Refusal, geometry_guard_name, guard
 from tmuxmcp.driver.records import SectionMarker
@@ -52,11 +50,24 @@ Each = Callable[[Chunk], Awaitable[bool]]
 """A caller's step after each window's kept rows; False ends the reading."""
 
 
-class Reading(msgspec.Struct, frozen=True):
-    """The rows a reading kept, top to bottom, and the number of the first (None: none)."""
+class Reading:
+    """The rows a reading kept, top to bottom, and the number of the first (None: none).
 
-    start: int | None
-    rows: list[str]
+    ``kept``: the rows as one ``Chunk``; a reading of one window is that window's
+    chunk, its text not split into rows until they are asked for
+    (``windows`` Rule 5).
+    """
+
+    __slots__ = ("kept", "start")
+
+    def __init__(self, start: int | None, kept: Chunk) -> None:
+        self.start = start
+        self.kept = kept
+
+    @property
+    def rows(self) -> list[str]:
+        """The rows kept, top to bottom."""
+        return self.kept.rows
 
 
 def window_commands(
@@ -154,20 +165,18 @@ async def read(
             if chunk is None:
                 break
         kept = budget.keep(chunk)
-        budget.spend(len(kept.rows), pane.sizer.saw(kept.rows))
+        budget.spend(kept.count, pane.sizer.saw(kept))
         chunk = None
         if each is not None:
             if not await each(kept):
                 break
-        elif kept.rows:
+        elif kept.count:
             chunks.append(kept)
     if not pane.down:
         chunks.reverse()
     if not chunks:
-        return Reading(None, [])
-    if len(chunks) == 1:
-        return Reading(chunks[0].start, chunks[0].rows)
-    return Reading(chunks[0].start, [row for chunk in chunks for row in chunk.rows])
+        return Reading(None, Chunk(0, []))
+    return Reading(chunks[0].start, Chunk.joined(chunks))
 
 
 async def behind_guard(
@@ -190,12 +199,16 @@ async def behind_guard(
         if refused.refusal is not Refusal.GEOMETRY_CHANGED:
             raise
         return None
-    _, _, rest = out.stdout.partition("\n")  # the guard's option value
-    history_text, _, body = rest.partition("\n")
+    # The guard's option value, the history size, then the rows: found by offset, so
+    # the rows are not copied out of the output (``windows`` Rule 5).
+    stdout = out.stdout
+    history_at = stdout.find("\n") + 1  # 0: no line after the guard's
+    rows_at = (stdout.find("\n", history_at) + 1 or len(stdout) + 1) if history_at else 0
+    history_text = stdout[history_at : rows_at - 1] if history_at else ""
     if not history_text.isdigit():
         raise InvalidArguments(f"tmux did not report the geometry of pane {pane.pane_id}")
     pane.clamp(int(history_text))
-    return pane.take(window, body)
+    return pane.take(window, stdout, begin=min(rows_at, len(stdout)))
 
 
 async def read_screen(

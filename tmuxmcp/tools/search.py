@@ -170,7 +170,7 @@ class _Search:
     async def _scan(self, index: int, pane: PaneRange, chunk: Chunk) -> bool:
         """Match the rows the byte cap kept of a window (the newest first); whether the
         search goes on."""
-        start, rows = chunk
+        start, rows = chunk.start, chunk.rows
         lines = [ScanLine(pane.relative(start + at), rows[at]) for at in reversed(range(len(rows)))]
         budget = self.args.match_budget_ms / 1000 - self.meter.spent
         if not lines:
