@@ -14,10 +14,14 @@ client attaches to a session, which changes tmux state and runs
 the definition does not declare). So:
 
 Rule 1: a call that can change the set is the event. After every tool call
-  whose declaration starts panes (``starts_panes``) or deletes
-  (``Effect.DELETE``), the server pokes (``ListChanges.poke``), and the set is
-  read at once: a change made through this server is told as soon as the
-  call ended, whoever is listening.
+  whose declaration says it adds or removes panes (``ToolSpec.pane_set``:
+  create_session, create_window, split_pane, kill_session, kill_window,
+  kill_pane), the server pokes (``ListChanges.poke``), and the set is read at
+  once: a change made through this server is told as soon as the call ended,
+  whoever is listening. A call that deletes something else (clear_history,
+  delete_buffer, move_window's emptied session) or starts a program in a pane
+  that keeps its id (respawn_pane) keeps the set, so it costs no read, and
+  raises no ``after-list-panes`` hook of the user's (issue 29.3's neighbour).
   A read of the pane index pokes too: the client then knows the panes of
   that moment, and the set a later change is told against should be as new.
 Rule 2: what no call here did is polled, bounded, on the kernel first.
@@ -57,8 +61,7 @@ from typing import Any, Final
 
 import trio
 
-from tmuxmcp.capability.model import ToolSpec
-from tmuxmcp.capability.vocabulary import Effect
+from tmuxmcp.capability.model import PaneSet, ToolSpec
 from tmuxmcp.driver import proc
 from tmuxmcp.errors import TmuxMcpError
 from tmuxmcp.protocol.listen import ListChanges
@@ -78,7 +81,7 @@ _START_TOLERANCE_S: Final = 2
 
 def changes_panes(spec: ToolSpec[Any, Any]) -> bool:
     """Whether a call of ``spec`` can add or remove panes, from its declaration (Rule 1)."""
-    return spec.starts_panes or Effect.DELETE in spec.effects
+    return spec.pane_set is not PaneSet.KEPT
 
 
 def server_children(pid: int, start_time: int) -> Callable[[], frozenset[int]] | None:
