@@ -25,7 +25,7 @@ from collections.abc import Callable
 import pytest
 
 from tests.support import PrivateTmux, tmux_wrapper
-from tests.test_resource_index import MODERN, Client, opened
+from tests.test_resource_index import ACKNOWLEDGED, MODERN, Client, opened, told
 from tmuxmcp.capability.model import PaneSet
 from tmuxmcp.capability.vocabulary import Effect
 from tmuxmcp.definition import DEFINITION
@@ -72,9 +72,10 @@ def _objects(tmux: PrivateTmux) -> Ids:
 
 
 def _logging_tmux(tmux: PrivateTmux) -> tuple[str, str]:
-    """A ``--tmux`` wrapper logging each invocation's argv, one line, as it starts."""
+    """A ``--tmux`` wrapper logging each invocation's start (seconds since the epoch) and
+    argv, one line, as it starts."""
     log = os.path.join(tmux.directory, "invocations")
-    body = f'printf "%s\\n" "$*" >> {shlex.quote(log)}'
+    body = f'printf "%s %s\\n" "$(date +%s.%N)" "$*" >> {shlex.quote(log)}'
     return tmux_wrapper(os.path.join(tmux.directory, "logging-tmux"), body), log
 
 
@@ -86,14 +87,19 @@ def _logged(log: str) -> list[str]:
         return []
 
 
+def _began(line: str) -> float:
+    """When a logged invocation started (seconds since the epoch)."""
+    return float(line.split(" ", 1)[0])
+
+
 def _is_pane_id_read(line: str) -> bool:
-    """The watcher's read: ``list-panes -a`` of one field, ``pane_id`` (no call's
-    listing reads only that)."""
+    """The watcher's read: ``list-panes -a`` of ``pane_id`` and ``pane_dead`` alone (no
+    call's listing reads only those)."""
     words = line.split(" ")
     if "list-panes" not in words or "-a" not in words or "-F" not in words[:-1]:
         return False
     template = words[words.index("-F") + 1]
-    return template.count("#{") == 1 and ":pane_id}" in template
+    return template.count("#{") == 2 and ":pane_id}" in template and ":pane_dead}" in template
 
 
 def _until_read(log: str, after: int = 0) -> list[str]:
@@ -151,3 +157,74 @@ def test_a_call_that_adds_or_removes_panes_reads_the_ids_at_once(
 
 def _call(client: Client, tool: str, ids: Ids) -> None:
     client.call(tool, CALLS[tool](ids))
+
+
+DEAD_TOLD_S = 10.0
+"""How long a test waits to be told of a dead pane's end: ``pane_changes.DEAD_S`` (2 s)
+with room for a loaded machine, and well short of ``SAFETY_S`` (30 s, c37ff53's only
+read that saw it)."""
+
+
+def test_a_dead_pane_killed_by_another_client_is_told_within_seconds(
+    private_tmux: PrivateTmux,
+) -> None:
+    """Issue 29.3's neighbour: a pane kept by ``remain-on-exit`` has no process left, so
+    its kill changes nothing the kernel shows; ``pane_changes`` Rule 2a reads the ids
+    every 2 s while a pane is dead, and the kill is told on the listen stream."""
+    created = private_tmux.new_session("keeper")
+    private_tmux.bare("set-option", "-g", "remain-on-exit", "on")
+    wrapper, log = _logging_tmux(private_tmux)
+    with opened(private_tmux, MODERN, "--tmux", wrapper) as (client, _):
+        client.send(
+            "dead-1", "subscriptions/listen", {"notifications": {"resourcesListChanged": True}}
+        )
+        client.until(lambda m: m.get("method") == ACKNOWLEDGED)
+        doomed = private_tmux.bare(
+            "split-window", "-d", "-P", "-F", "#{pane_id}", "-t", created["pane_id"], "cat"
+        ).stdout.strip()
+        told(client, "dead-1", lambda index: doomed in index)
+        private_tmux.bare("send-keys", "-t", doomed, "C-d")
+        deadline = time.monotonic() + 20
+        while (
+            private_tmux.bare("display-message", "-p", "-t", doomed, "#{pane_dead}").stdout.strip()
+            != "1"
+        ):
+            assert time.monotonic() < deadline, "the pane never died"
+            time.sleep(0.02)
+        # Rule 2a: while it is dead the watcher reads again, after this instant too.
+        died = time.time()
+        deadline = time.monotonic() + DEAD_TOLD_S
+        while not [ln for ln in _logged(log) if _is_pane_id_read(ln) and _began(ln) > died]:
+            assert time.monotonic() < deadline, "no read of the ids while a pane is dead"
+            time.sleep(0.02)
+        private_tmux.bare("kill-pane", "-t", doomed)
+        told(client, "dead-1", lambda index: doomed not in index, timeout=DEAD_TOLD_S)
+
+
+def test_a_listed_pane_killed_before_the_watcher_looks_is_told(private_tmux: PrivateTmux) -> None:
+    """Issue 29.3's neighbour (``pane_changes`` Rule 2b): another client makes a pane and
+    kills it between two of the watcher's looks, and the client listed the resources
+    while it lived; the listing hands the watcher what the client holds, so the pane's
+    end is told. (On c37ff53 the two looks saw the same ids and children, and the
+    client kept a listed pane that was gone.) The pane lives for a few tmux calls right
+    after a read of the watcher's, so its next look comes after the pane is gone."""
+    created = private_tmux.new_session("lister")
+    wrapper, log = _logging_tmux(private_tmux)
+    with opened(private_tmux, MODERN, "--tmux", wrapper) as (client, _):
+        _until_read(log)  # the first set, read at start
+        mark = len(_logged(log))
+        client.send(
+            "listed-1", "subscriptions/listen", {"notifications": {"resourcesListChanged": True}}
+        )
+        client.until(lambda m: m.get("method") == ACKNOWLEDGED)
+        # The stream's own poke reads the ids; the watcher's next look at the server's
+        # children is half a second after it: the pane below lives in between.
+        _until_read(log, mark)
+        brief = private_tmux.bare(
+            "split-window", "-d", "-P", "-F", "#{pane_id}", "-t", created["pane_id"], "sh"
+        ).stdout.strip()
+        listed = {r["uri"] for r in client.result("resources/list")["resources"]}
+        private_tmux.bare("kill-pane", "-t", brief)
+        uri = f"tmux://pane/{brief.removeprefix('%')}"
+        assert uri in listed, listed
+        told(client, "listed-1", lambda index: brief not in index, timeout=DEAD_TOLD_S)
