@@ -14,6 +14,8 @@ watch that missed its output would run to its 20 s end and return None.
 
 from __future__ import annotations
 
+import inspect
+import shutil
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -22,7 +24,11 @@ import pytest
 import trio
 
 from tests.support import PrivateTmux, serve, structured
-from tmuxmcp.driver import doorbell
+from tmuxmcp.driver import binding, doorbell
+from tmuxmcp.driver.argv import cmd
+from tmuxmcp.driver.client import TmuxClient
+from tmuxmcp.driver.socket import select_socket
+from tmuxmcp.tools import activity
 from tmuxmcp.tools.activity import ActivityHint, Seen
 
 WATCH_S = 1.0
@@ -76,16 +82,22 @@ async def test_a_quiet_pane_is_read_a_few_times_a_second_not_every_period(
 
 
 async def _watch_then(
-    hint: ActivityHint, act: Callable[[], object], monkeypatch: pytest.MonkeyPatch
-) -> Seen | None:
+    hint: ActivityHint,
+    act: Callable[[], object],
+    monkeypatch: pytest.MonkeyPatch,
+    woken: list[bool] | None = None,
+) -> Seen | None:  # ``act`` may return an awaitable: it is awaited
     """A watch of up to ``LONG_S`` in which ``act`` runs once the watch sleeps on the
     doorbell (its first wait for a ring), so what ``act`` does must wake it."""
     asleep = threading.Event()
     ring = doorbell.wait_ring
 
-    def spied(fd: int, seconds: float) -> bool:
+    def spied(fds: tuple[int, ...], seconds: float) -> bool:
         asleep.set()
-        return ring(fd, seconds)
+        rang = ring(fds, seconds)
+        if woken is not None:
+            woken.append(rang)
+        return rang
 
     monkeypatch.setattr(doorbell, "wait_ring", spied)
     hint.settle()
@@ -94,7 +106,9 @@ async def _watch_then(
 
         async def later() -> None:
             assert await trio.to_thread.run_sync(asleep.wait, LONG_S), "the watch never slept"
-            act()
+            done = act()
+            if inspect.isawaitable(done):
+                await done
 
         nursery.start_soon(later)
         found.append(await hint.watch(LONG_S, first_change=True))
@@ -136,6 +150,27 @@ async def test_the_terminals_own_echo_wakes_a_sleeping_watch(
     hint, pane = quiet
     send = ("send-keys", "-t", pane["pane_id"], "abc")
     assert isinstance(await _watch_then(hint, lambda: private_tmux.bare(*send), monkeypatch), Seen)
+
+
+async def test_keys_this_process_sends_stir_a_sleeping_watch(
+    quiet: tuple[ActivityHint, dict[str, str]],
+    private_tmux: PrivateTmux,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``doorbell`` Rule 2a: with the backstop out of reach, the echo of keys sent through
+    tmuxmcp's own client still wakes the watch, since the client stirs the doorbells
+    after a ``send-keys``."""
+    hint, pane = quiet
+    monkeypatch.setattr(activity, "BACKSTOP", 3600.0)
+    tmux = shutil.which("tmux")
+    assert tmux is not None
+    client = TmuxClient(tmux, select_socket(None, None), private_tmux.env, timeout=10)
+    await binding.establish(client)
+    typed = cmd("send-keys", "-l", t=pane["pane_id"], args=["abc"])
+    woken: list[bool] = []
+    seen = await _watch_then(hint, lambda: client.run(typed), monkeypatch, woken)
+    assert isinstance(seen, Seen)
+    assert any(woken), "the watch slept to its end: nothing stirred it"
 
 
 QUIET_WAIT_S = 6.0

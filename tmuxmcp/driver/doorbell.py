@@ -25,6 +25,14 @@ Rule 3: watched: the pane's terminal, found as what its process's
   ``/dev/tty`` (a program that writes its prompt through ``/dev/tty``, as
   ``sudo`` and ``getpass`` do, writes to that inode, not to the pane's). The
   watch is on the inode: nothing is opened, read or written on the terminal.
+Rule 2a: input this process sends stirs every doorbell. Most echo follows
+  input tmuxmcp itself typed (``send-keys``, ``paste-buffer``), and the
+  driver knows when it sends it: ``stir`` writes a byte to each open
+  doorbell's own pipe, which its sleeping watchers wait on beside the
+  inotify instance, so they read their counters at once and the echo is
+  seen as before. Input another tmux client sends still waits for the
+  backstop. The pipes' write ends are written and closed only under one
+  lock, so a byte never lands on a descriptor number reused meanwhile.
 Rule 4: where inotify is missing (another OS, no libc symbol, no room for a
   watch) there is no doorbell, and the hint polls as it always did.
   Descriptors: one inotify instance per doorbell, closed by ``close`` (in a
@@ -76,11 +84,33 @@ def _terminal_of(pid: int) -> str | None:
     return None
 
 
+_STIRRED: set[int] = set()
+"""The write ends of the open doorbells' stir pipes (Rule 2a)."""
+_STIR_LOCK = threading.Lock()
+
+
+def stir() -> None:
+    """This process just sent input to a pane: wake every doorbell (Rule 2a)."""
+    with _STIR_LOCK:
+        for fd in _STIRRED:
+            with contextlib.suppress(OSError):  # full: it is stirred already
+                os.write(fd, b"\0")
+
+
 class Doorbell:
-    """An inotify instance watching one pane's terminal and ``/dev/tty``."""
+    """An inotify instance watching one pane's terminal and ``/dev/tty``, and the pipe
+    ``stir`` writes to."""
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
+        self.stirred, self._stir = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        with _STIR_LOCK:
+            _STIRRED.add(self._stir)
+
+    @property
+    def fds(self) -> tuple[int, int]:
+        """What a watcher waits on: the inotify instance and the stir pipe's read end."""
+        return self.fd, self.stirred
 
     @classmethod
     def open(cls, pane_pid: int) -> Doorbell | None:
@@ -108,6 +138,10 @@ class Doorbell:
         if self.fd >= 0:
             threading.Thread(target=os.close, args=(self.fd,), daemon=True).start()
             self.fd = -1
+            with _STIR_LOCK:
+                _STIRRED.discard(self._stir)
+                os.close(self._stir)
+            os.close(self.stirred)
 
 
 def drain(fd: int) -> None:
@@ -117,14 +151,13 @@ def drain(fd: int) -> None:
             pass
 
 
-def wait_ring(fd: int, seconds: float) -> bool:
-    """Wait on a duplicate ``fd`` of a doorbell for up to ``seconds``; whether it rang.
-    The rings so far are read away, so the next wait waits for a new one."""
+def wait_ring(fds: tuple[int, ...], seconds: float) -> bool:
+    """Wait on duplicates ``fds`` of a doorbell's ``fds`` for up to ``seconds``; whether
+    it rang or was stirred. What woke it is read away, so the next wait waits anew."""
     try:
-        ready, _, _ = select.select([fd], [], [], max(0.0, seconds))
+        ready, _, _ = select.select(list(fds), [], [], max(0.0, seconds))
     except (OSError, ValueError):
-        return True  # cannot wait on it: let the caller read its counters
-    if not ready:
-        return False
-    drain(fd)
-    return True
+        return True  # cannot wait on them: let the caller read its counters
+    for fd in ready:
+        drain(fd)
+    return bool(ready)

@@ -36,9 +36,11 @@ pane's doorbell (``driver.doorbell``: inotify on its terminal device, which
 every write(2) to it rings, whoever writes, and ``/dev/tty``) and reads the
 counters when it rings, or every ``BACKSTOP`` (20 ms) for what rings
 nothing: the terminal's own echo of typed input, written by the kernel and
-seen by the server counter when tmux reads it. A ring, or an event, brings
-back the 2 ms readings until the pane is quiet again. Program output wakes a
-sleeping watch at once; echo alone at most ``BACKSTOP`` later than before.
+seen by the server counter when tmux reads it. Input this process sends
+(``send-keys``, ``paste-buffer``) stirs every doorbell (``driver.doorbell``
+Rule 2a), so its echo is seen at once; only the echo of input another tmux
+client sends waits for the backstop. A ring, a stir or an event brings back
+the 2 ms readings until the pane is quiet again.
 Without a doorbell (no inotify) the readings stay every ``PERIOD``.
 
 Weighed and rejected as per-pane signals: control mode (``%output`` per
@@ -344,7 +346,12 @@ class ActivityHint:
         return None
 
     def _watch(
-        self, fd: int, ring: int | None, seconds: float, stop: threading.Event, first_change: bool
+        self,
+        fd: int,
+        ring: tuple[int, ...] | None,
+        seconds: float,
+        stop: threading.Event,
+        first_change: bool,
     ) -> Seen | None:
         """The watching thread: the counters every ``PERIOD`` while the pane stirs; once
         quiet for ``IDLE_S``, when the doorbell ``ring`` rings, or every ``BACKSTOP``."""
@@ -372,15 +379,16 @@ class ActivityHint:
                 elif not asleep:
                     # Rings so far came while the counters were read anyway; read them
                     # once more after forgetting those, so no write falls between.
-                    bell.drain(ring)
+                    for one in ring:
+                        bell.drain(one)
                     asleep = True
                 elif bell.wait_ring(ring, min(BACKSTOP, remaining)):
                     self._stirred = time.monotonic()
             return None if last is None else Seen(time.monotonic() - last, pane)
         finally:
             os.close(fd)
-            if ring is not None:
-                os.close(ring)
+            for one in ring or ():
+                os.close(one)
 
     async def watch(self, seconds: float, *, first_change: bool) -> Seen | None:
         """Check the counters every ``PERIOD`` for up to ``seconds``, in a worker thread.
@@ -394,7 +402,7 @@ class ActivityHint:
         stop = threading.Event()
         fd = os.dup(self._fd)
         with self._lock:
-            ring = None if self._bell is None else os.dup(self._bell.fd)
+            ring = None if self._bell is None else tuple(os.dup(one) for one in self._bell.fds)
         try:
             return await trio.to_thread.run_sync(
                 self._watch, fd, ring, seconds, stop, first_change, abandon_on_cancel=True

@@ -70,8 +70,9 @@ doubles while the pane's output keeps coming (cap 50 ms); output the pane's
 processes did not write (the terminal's echo, a neighbour pane) polls at
 once after a quiet spell and at most every 50 ms otherwise; and at least
 every 0.5 s as a safety net. A quiet pane costs the thread almost nothing: it
-sleeps on the pane's terminal's doorbell (inotify, ``driver.doorbell``) and
-reads the counters every 20 ms for echo, instead of every 2 ms. Without the
+sleeps on the pane's terminal's doorbell (inotify, ``driver.doorbell``,
+stirred too by the input this process sends) and reads the counters every
+20 ms for the echo of other clients' input, instead of every 2 ms. Without the
 hint (not Linux, another pid namespace) polling backs off from 1 ms to 50 ms. bench/bench_wait.py
 measures both (2-core VM, shared): with the hint a median reaction of about
 5-6 ms, also with a busy neighbour pane (bare ``capture-pane`` in a tight
