@@ -53,6 +53,9 @@ from typing import Final
 
 from tmuxmcp.driver import proc
 
+DESCRIPTORS: Final = 5
+"""Descriptors one doorbell holds at most: its inotify instance, its stir pipe's two
+ends, and a watcher's duplicates of the instance and the pipe's read end."""
 IN_MODIFY: Final = 0x002
 IN_CLOSE_WRITE: Final = 0x008
 _MASK: Final = IN_MODIFY | IN_CLOSE_WRITE
