@@ -422,11 +422,12 @@ def _logging_tmux(tmux: PrivateTmux) -> str:
 
 def _is_pane_id_read(words: list[str]) -> bool:
     """Whether an invocation is the server's own read of the pane ids (``pane_changes``,
-    issue 29.3: ``list-panes -a`` of one field, ``pane_id``), not a call's."""
+    issue 29.3: ``list-panes -a`` of two fields, ``pane_id`` and ``pane_dead``), not a
+    call's."""
     if "list-panes" not in words or "-a" not in words:
         return False
     template = words[words.index("-F") + 1] if "-F" in words[:-1] else ""
-    return template.count("#{") == 1 and ":pane_id}" in template
+    return template.count("#{") == 2 and ":pane_id}" in template and ":pane_dead}" in template
 
 
 def _commands_ran(tmux: PrivateTmux) -> tuple[list[str], list[str]]:
@@ -466,8 +467,13 @@ async def _raised(tool: str, arrangement: str) -> tuple[set[str], list[str]]:
             # The sentinel's own hooks: its rename writes END and nothing else.
             tmux.bare("set-hook", "-t", sentinel, "session-renamed", _mark(tmux, "END"))
             tmux.bare("set-hook", "-t", sentinel, "after-rename-session", "run-shell true")
+            open(os.path.join(tmux.directory, "argv"), "w").close()
             await _settle(tmux, sentinel, 1)
             before = len(_marks(tmux))
+            # The server's own reads of the ids from just before the call: their hooks
+            # may land after ``before`` (only a call that adds or removes panes reads
+            # them after it, pane_changes Rule 1, so nothing else hides them).
+            _, early = _commands_ran(tmux)
             open(os.path.join(tmux.directory, "argv"), "w").close()
             if tool == "wait_for_command":
                 _go(tmux)
@@ -484,7 +490,7 @@ async def _raised(tool: str, arrangement: str) -> tuple[set[str], list[str]]:
             # commands are theirs, not the call's (a call raises after-X only by running X).
             _, own = _commands_ran(tmux)
             assert set(own) <= {"show-options", "list-panes"}, own
-            raised -= {f"after-{command}" for command in own if command not in ran}
+            raised -= {f"after-{command}" for command in own + early if command not in ran}
             if "list-clients" not in ran:
                 raised.discard(_WAIT_HOOK)  # the waiting's own, not the call's
             return raised, ran

@@ -14,6 +14,7 @@ from typing import Any
 from tmuxmcp.capability.model import (
     DeclaredResource,
     DeclaredTool,
+    PaneSet,
     ToolSpec,
     Waits,
     declare_resource,
@@ -163,6 +164,7 @@ DEFINITION += (
         result=manage.Created,
         additive=True,
         starts_panes=True,
+        pane_set=PaneSet.ADDS,
     ),
     declare_tool(
         name="create_window",
@@ -177,6 +179,7 @@ DEFINITION += (
         result=manage.Created,
         additive=True,
         starts_panes=True,
+        pane_set=PaneSet.ADDS,
     ),
     declare_tool(
         name="split_pane",
@@ -191,6 +194,7 @@ DEFINITION += (
         result=manage.Created,
         additive=True,
         starts_panes=True,
+        pane_set=PaneSet.ADDS,
     ),
     declare_tool(
         name="rename",
@@ -317,6 +321,7 @@ DEFINITION += (
         result=teardown.Deleted,
         repeat_safe=True,
         disclosures=ENDS_PROCESSES,
+        pane_set=PaneSet.REMOVES,
     ),
     declare_tool(
         name="kill_window",
@@ -334,6 +339,7 @@ DEFINITION += (
         result=teardown.Deleted,
         repeat_safe=True,
         disclosures=ENDS_PROCESSES,
+        pane_set=PaneSet.REMOVES,
     ),
     declare_tool(
         name="kill_pane",
@@ -351,6 +357,7 @@ DEFINITION += (
         result=teardown.Deleted,
         repeat_safe=True,
         disclosures=ENDS_PROCESSES,
+        pane_set=PaneSet.REMOVES,
     ),
     declare_tool(
         name="clear_history",

@@ -501,6 +501,10 @@ def _resource_methods(runtime: Runtime, changes: ListChanges | None = None) -> d
                 )
                 for r in found
             ]
+        if changes is not None:
+            # The client now holds this list: a pane in it that goes before the watcher
+            # looks is told against it (pane_changes Rule 2b).
+            changes.listed(frozenset(r.uri for r in listed))
         return ListResourcesResult(resources=listed)
 
     async def read(ctx: RequestContext, p: params.ReadResourceParams) -> Result:

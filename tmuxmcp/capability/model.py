@@ -14,6 +14,7 @@ they may be claimed for the whole call is decided in ``annotations``.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 import msgspec
@@ -28,6 +29,25 @@ A = TypeVar("A", bound=msgspec.Struct)
 """A tool's argument Struct."""
 R = TypeVar("R", bound=msgspec.Struct)
 """A tool's result Struct."""
+
+
+class PaneSet(StrEnum):
+    """What a call of a tool can do to the set of panes (their ids), besides what the
+    programs it reaches do by themselves (a shell told to ``exit``).
+
+    Declared beside ``starts_panes`` because the two differ: ``respawn_pane``
+    starts a pane program in a pane that keeps its id, and ``clear_history``,
+    ``delete_buffer`` and ``move_window`` delete without ending a pane. The
+    pane index's listeners are told from it (``pane_changes`` Rule 1, issue
+    29.3's neighbour): a call that keeps the set costs no read of the ids.
+    """
+
+    KEPT = "kept"
+    ADDS = "adds"
+    """Makes panes (a session, window or pane): their programs are started, so the
+    tool declares ``starts_panes`` too."""
+    REMOVES = "removes"
+    """Ends panes (kills a session, window or pane): the tool declares ``Effect.DELETE``."""
 
 
 class Waits(msgspec.Struct, frozen=True, kw_only=True):
@@ -82,6 +102,8 @@ class ToolSpec(msgspec.Struct, Generic[A, R], frozen=True, kw_only=True):
     starts_panes: bool = False
     """The tool starts a pane program (a session, window or pane, or a respawn): its calls
     get the operator's pane environment and apply it (``capability.environment``)."""
+    pane_set: PaneSet = PaneSet.KEPT
+    """What its calls can do to the set of panes (``PaneSet``)."""
     continues: Callable[[Any, A, R], Any] | Waits | None = None
     """Set when a call may continue as an MCP Task (``protocol.tasks``), for a
     request that opted in, once it has run the operator's hand-over time
@@ -96,6 +118,10 @@ class ToolSpec(msgspec.Struct, Generic[A, R], frozen=True, kw_only=True):
         # A parameter without a sink, or with an encoding the dispatcher cannot
         # apply, cannot be declared (CM-5): the definition fails to import.
         params_of(self)
+        if self.pane_set is PaneSet.ADDS and not self.starts_panes:
+            raise TypeError(f"{self.name}: a tool that adds panes starts their programs")
+        if self.pane_set is PaneSet.REMOVES and Effect.DELETE not in self.effects:
+            raise TypeError(f"{self.name}: a tool that removes panes declares the delete effect")
         if isinstance(self.continues, Waits) and self.continues.deadline not in (
             f.name for f in msgspec.structs.fields(self.args)
         ):
@@ -205,6 +231,7 @@ def declare_tool(
     additive: bool = False,
     disclosures: tuple[str, ...] = (),
     starts_panes: bool = False,
+    pane_set: PaneSet = PaneSet.KEPT,
     continues: Callable[[Any, A, R], Any] | Waits | None = None,
 ) -> DeclaredTool:
     """One tool's ToolSpec, its args, result and handler checked against each other."""
@@ -224,6 +251,7 @@ def declare_tool(
         additive=additive,
         disclosures=disclosures,
         starts_panes=starts_panes,
+        pane_set=pane_set,
         continues=continues,
     )
     return cast("DeclaredTool", spec)
@@ -251,6 +279,7 @@ def declare_resource(
     additive: bool = False,
     disclosures: tuple[str, ...] = (),
     starts_panes: bool = False,
+    pane_set: PaneSet = PaneSet.KEPT,
     continues: Callable[[Any, A, R], Any] | Waits | None = None,
 ) -> DeclaredResource:
     """One resource's ResourceSpec, checked as ``declare_tool`` checks a tool's."""
@@ -275,6 +304,7 @@ def declare_resource(
         additive=additive,
         disclosures=disclosures,
         starts_panes=starts_panes,
+        pane_set=pane_set,
         continues=continues,
     )
     return cast("DeclaredResource", spec)

@@ -73,7 +73,7 @@ from collections.abc import Mapping, Sequence
 
 import msgspec
 
-from tmuxmcp.driver import guards, hooks, liveness, proc
+from tmuxmcp.driver import doorbell, guards, hooks, liveness, proc
 from tmuxmcp.driver.argv import Command, render
 from tmuxmcp.driver.guards import GuardRefused, Refusal, choose
 from tmuxmcp.driver.runner import Runner, spawn
@@ -314,6 +314,8 @@ class TmuxClient:
             seconds=self.timeout if seconds is None else seconds,
             stdin=stdin,
         )
+        if not INPUT_COMMANDS.isdisjoint(c.name for c in commands):
+            doorbell.stir()  # its echo rings no doorbell: the waits look now
         head, _, rest = done.stdout.partition(b"\n")
         seen = parse_identity(decode(head))
         if seen is None:
@@ -435,6 +437,10 @@ OBSERVING_COMMANDS = frozenset(
     }
 )
 """Commands that change no tmux state, so they raise no notification (notify.c)."""
+
+INPUT_COMMANDS = frozenset({"send-keys", "paste-buffer"})
+"""Commands that write input to a pane: the kernel may echo it, which rings no doorbell
+(``doorbell`` Rule 2a)."""
 
 EVENT_HOOKS = hooks.CALL_RAISED
 """Notification hooks a state-changing command can raise (notify.c

@@ -499,10 +499,10 @@ def pid_namespace(proc: Path = PROC) -> int:
         return 0
 
 
-def terminal_path(pid: int, proc: Path = PROC) -> str:
-    """A path that opens the terminal ``pid`` reads (its ``fd/0``), for ``driver.tty``
-    when tmux's ``pane_tty`` is not at hand."""
-    return f"{proc}/{pid}/fd/0"
+def terminal_path(pid: int, proc: Path = PROC, *, fd: int = 0) -> str:
+    """A path that opens the terminal ``pid`` reads (its ``fd/0``, or descriptor ``fd``),
+    for ``driver.tty`` when tmux's ``pane_tty`` is not at hand, and ``driver.doorbell``."""
+    return f"{proc}/{pid}/fd/{fd}"
 
 
 # -- the sweep's census of this user's processes (issue 30.3) ---------------------------

@@ -28,6 +28,21 @@ explain fires at once after a quiet spell (``QUIET_S``) and otherwise at most
 every ``SERVER_GAP_S``, so a busy neighbour costs a poll every 50 ms, not one
 per line it prints.
 
+A quiet pane sleeps on its doorbell (issue 29's neighbour). Reading every
+2 ms is a thread that wakes 500 times a second: about 2-3 % of a core for
+each wait, also for an MCP Task waiting an hour on a pane that prints
+nothing. So once no event came for ``IDLE_S``, the thread waits on the
+pane's doorbell (``driver.doorbell``: inotify on its terminal device, which
+every write(2) to it rings, whoever writes, and ``/dev/tty``) and reads the
+counters when it rings, or every ``BACKSTOP`` (20 ms) for what rings
+nothing: the terminal's own echo of typed input, written by the kernel and
+seen by the server counter when tmux reads it. Input this process sends
+(``send-keys``, ``paste-buffer``) stirs every doorbell (``driver.doorbell``
+Rule 2a), so its echo is seen at once; only the echo of input another tmux
+client sends waits for the backstop. A ring, a stir or an event brings back
+the 2 ms readings until the pane is quiet again.
+Without a doorbell (no inotify) the readings stay every ``PERIOD``.
+
 Weighed and rejected as per-pane signals: control mode (``%output`` per
 pane) attaches a client to a session, which changes tmux state and runs
 ``client-attached`` hooks, for an observe-only tool; ``pipe-pane`` and hooks
@@ -54,6 +69,9 @@ Promises and limits:
   counter moves as soon as it exits and is reaped); a listing reads at most
   ``MAX_TASK_READS`` thread ``children`` files, main threads first, so
   children of threads past that budget are left to the server counter;
+* a cancelled watch's thread ends within one period, or one ``BACKSTOP``
+  while it sleeps on the doorbell (it waits on its own duplicate of the
+  doorbell's descriptor, so closing the hint never leaves it on a reused one);
 * the cost does not grow with a program's threads (issue 27, N9): each
   process's thread count is read from its main thread's own ``stat``; a
   process with more than ``driver.proc.LISTED_THREADS`` threads has only its
@@ -85,6 +103,7 @@ from typing import NamedTuple
 
 import trio
 
+from tmuxmcp.driver import doorbell as bell
 from tmuxmcp.driver import proc as procfs
 
 _START_TOLERANCE_S = 2
@@ -100,6 +119,12 @@ QUIET_S = 0.05
 """A server event after this long without one fires at once."""
 SERVER_GAP_S = 0.05
 """Otherwise server events fire at most this often."""
+IDLE_S = 0.05
+"""With a doorbell, no event for this long and the counters are read only when it rings,
+or every ``BACKSTOP``."""
+BACKSTOP = 0.02
+"""Seconds between two readings of the counters while the doorbell is quiet: what does
+not ring it (the terminal's own echo of typed input) is seen this late at most."""
 
 
 def _children(pid: int, budget: int, proc: Path) -> tuple[list[int], int, int | None]:
@@ -240,6 +265,11 @@ class ActivityHint:
         """When the server counter last moved (monotonic)."""
         self._fired = 0.0
         """When the last event fired (monotonic)."""
+        self._bell: bell.Doorbell | None = None
+        """The pane's doorbell (``driver.doorbell``), opened with its tree."""
+        self._stirred = 0.0
+        """When the last event fired or the doorbell last rang (monotonic): until ``IDLE_S``
+        after it the counters are read every ``PERIOD``."""
         self._lock = threading.Lock()
         """Guards the tree: a cancelled wait's thread may still run one period after close."""
 
@@ -252,7 +282,10 @@ class ActivityHint:
                 if self._tree.root == pane_pid:
                     return
                 self._tree.close()
+            if self._bell is not None:
+                self._bell.close()
             self._tree = PaneTree.open(pane_pid)
+            self._bell = None if self._tree is None else bell.Doorbell.open(pane_pid)
 
     @classmethod
     def open(cls, pid: int, start_time: int) -> ActivityHint | None:
@@ -313,27 +346,49 @@ class ActivityHint:
         return None
 
     def _watch(
-        self, fd: int, seconds: float, stop: threading.Event, first_change: bool
+        self,
+        fd: int,
+        ring: tuple[int, ...] | None,
+        seconds: float,
+        stop: threading.Event,
+        first_change: bool,
     ) -> Seen | None:
+        """The watching thread: the counters every ``PERIOD`` while the pane stirs; once
+        quiet for ``IDLE_S``, when the doorbell ``ring`` rings, or every ``BACKSTOP``."""
         try:
             end = time.monotonic() + seconds
             last: float | None = None
             pane = False
             periods = 0
+            asleep = False
             while True:
                 now = time.monotonic()
                 event = self._event(fd, now, periods)
                 periods += 1
                 if event is not None:
-                    last, pane = now, pane or event
+                    last, pane, self._stirred = now, pane or event, now
                     if first_change:
                         break
                 remaining = end - time.monotonic()
-                if remaining <= 0 or stop.wait(min(PERIOD, remaining)):
+                if remaining <= 0 or stop.is_set():
                     break
+                if ring is None or now - self._stirred < IDLE_S:
+                    asleep = False
+                    if stop.wait(min(PERIOD, remaining)):
+                        break
+                elif not asleep:
+                    # Rings so far came while the counters were read anyway; read them
+                    # once more after forgetting those, so no write falls between.
+                    for one in ring:
+                        bell.drain(one)
+                    asleep = True
+                elif bell.wait_ring(ring, min(BACKSTOP, remaining)):
+                    self._stirred = time.monotonic()
             return None if last is None else Seen(time.monotonic() - last, pane)
         finally:
             os.close(fd)
+            for one in ring or ():
+                os.close(one)
 
     async def watch(self, seconds: float, *, first_change: bool) -> Seen | None:
         """Check the counters every ``PERIOD`` for up to ``seconds``, in a worker thread.
@@ -346,9 +401,11 @@ class ActivityHint:
             return None
         stop = threading.Event()
         fd = os.dup(self._fd)
+        with self._lock:
+            ring = None if self._bell is None else tuple(os.dup(one) for one in self._bell.fds)
         try:
             return await trio.to_thread.run_sync(
-                self._watch, fd, seconds, stop, first_change, abandon_on_cancel=True
+                self._watch, fd, ring, seconds, stop, first_change, abandon_on_cancel=True
             )
         finally:
             stop.set()  # an abandoned (cancelled) thread ends within one period
@@ -366,6 +423,9 @@ class ActivityHint:
             if self._tree is not None:
                 self._tree.close()
                 self._tree = None
+            if self._bell is not None:
+                self._bell.close()
+                self._bell = None
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1

@@ -106,6 +106,7 @@ class ListChanges:
         self._plain: Callable[[bytes], None] | None = None
         self._wake = trio.Event()
         self._poked = False
+        self._listed: frozenset[str] | None = None
         self._freed = trio.Event()
 
     @property
@@ -123,6 +124,17 @@ class ListChanges:
         whoever watches looks now."""
         self._poked = True
         self._wake.set()
+
+    def listed(self, uris: frozenset[str]) -> None:
+        """The client was just given these resource URIs (``resources/list``): whoever
+        watches looks now, and tells a change against them (``take_listed``)."""
+        self._listed = uris
+        self.poke()
+
+    def take_listed(self) -> frozenset[str] | None:
+        """The URIs the client was last given, once (None: no listing since the last take)."""
+        listed, self._listed = self._listed, None
+        return listed
 
     async def wait_poked(self, period: float) -> bool:
         """Whether poked; else it returned after ``period`` seconds while someone would

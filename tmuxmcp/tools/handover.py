@@ -41,14 +41,16 @@ from typing import Any, Literal
 import msgspec
 import trio
 
+from tmuxmcp.driver import doorbell
 from tmuxmcp.errors import InternalError
 from tmuxmcp.panes.activity import MAX_TREE
 from tmuxmcp.tools.context import Progress, ToolContext
 from tmuxmcp.tools.run import registry_of
 
-DESCRIPTORS_PER_WAIT = MAX_TREE + 1
-"""Descriptors one wait may hold: the tmux server's counter and one per pane process the
-activity hint follows (``activity.MAX_TREE``)."""
+DESCRIPTORS_PER_WAIT = MAX_TREE + 1 + doorbell.DESCRIPTORS
+"""Descriptors one wait may hold: the tmux server's counter, one per pane process the
+activity hint follows (``activity.MAX_TREE``), and the pane's doorbell
+(``driver.doorbell``)."""
 TTL_MARGIN = 2.0
 """Seconds before the task's TTL a wait as a task reaches its deadline (Rule 1): two
 polls at the advertised interval see its outcome before the task expires."""

@@ -71,6 +71,8 @@ GAP_CAP = 0.05
 """Longest time between two polls without the hint, or while the hint keeps firing."""
 SAFETY_POLL = 0.5
 """With the hint, poll at least this often anyway (resizes, exits, clears)."""
+SAFETY_MAX = 2.0
+"""While looks find nothing new, the safety poll's gap doubles up to this (``Pacer.looked``)."""
 QUIET = 0.05
 """Activity after this long without any counts as a fresh start: poll at once."""
 PROGRESS_EVERY = 1.0
@@ -221,6 +223,8 @@ class Pacer:
         self.gap = GAP_MIN
         self.last_poll = now
         self.activity = now
+        self.safety = SAFETY_POLL
+        """Seconds between two safety polls with the hint (``looked``)."""
 
     def _active(self, now: float) -> bool:
         """Note activity at ``now``; True if it ends a quiet spell."""
@@ -232,6 +236,13 @@ class Pacer:
         """Without the hint, a poll that found the pane changed is the activity signal."""
         if self.hint is None and self._active(now):
             self.gap = GAP_MIN
+
+    def looked(self, changed: bool) -> None:
+        """After a look: while looks find nothing new the safety gap doubles, up to
+        ``SAFETY_MAX`` (a quiet pane costs a tmux client every 2 s, not two a second;
+        what the hint sees still wakes a look at once); a change brings it back to
+        ``SAFETY_POLL``."""
+        self.safety = SAFETY_POLL if changed else min(self.safety * 2, SAFETY_MAX)
 
     def follow(self, pane_pid: int) -> None:
         """Let the hint follow the pane's processes (each observation reports the pid)."""
@@ -254,7 +265,7 @@ class Pacer:
     async def _wait_for_hint(self, hint: ActivityHint, deadline: float) -> bool:
         now = trio.current_time()
         seen = await hint.watch(
-            min(self.last_poll + SAFETY_POLL, deadline) - now, first_change=True
+            min(self.last_poll + self.safety, deadline) - now, first_change=True
         )
         if seen is None:
             self.gap = min(self.gap * 2, GAP_CAP)

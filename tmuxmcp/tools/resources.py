@@ -53,7 +53,7 @@ INDEX_MAX_PANES = 200
 read under the 40,000 characters a client keeps inline."""
 INDEX_FIELD_CHARS = 32
 """The most characters of a session name or a command in an index line."""
-_PREFIX = "tmux://pane/"
+PANE_PREFIX = "tmux://pane/"
 # The pane pattern without its '%': the same digits the pane-id sink accepts.
 PANE_NUMBER = "^" + ID_PATTERNS[IdKind.PANE].removeprefix("^%")
 _MAX_URI_CHARS = 64
@@ -83,19 +83,19 @@ class PaneScreen(msgspec.Struct, frozen=True, kw_only=True):
 
 def pane_uri(pane_id: str) -> str:
     """The resource URI of a pane id such as ``%3``."""
-    return _PREFIX + pane_id.removeprefix("%")
+    return PANE_PREFIX + pane_id.removeprefix("%")
 
 
 def args_of_uri(uri: str) -> PaneResourceArgs:
     """The decoded (not yet encoded) variables of a resource URI, or ``InvalidArguments``."""
     shown = uri if len(uri) <= _MAX_URI_CHARS and uri.isprintable() else uri[:_MAX_URI_CHARS]
     shown = shown.encode("unicode_escape", "replace").decode("ascii")
-    if not uri.startswith(_PREFIX):
+    if not uri.startswith(PANE_PREFIX):
         raise InvalidArguments(
             f"unknown resource URI {shown!r}: pane resources look like tmux://pane/3 "
             f"(the pane %3); {INDEX_URI} lists every pane, and resources/list returns them"
         )
-    n = uri[len(_PREFIX) :]
+    n = uri[len(PANE_PREFIX) :]
     if re.fullmatch(PANE_NUMBER.removesuffix("$").removeprefix("^"), n) is None:
         raise InvalidArguments(
             f"resource URI {shown!r}: n must be the number of a pane id, such as 3 for %3 "
@@ -248,11 +248,14 @@ async def list_pane_index(ctx: ToolContext) -> list[ListedResource]:
     ]
 
 
-async def pane_ids(ctx: ToolContext) -> frozenset[str]:
-    """The ids of every pane now, in one invocation: what a change of the list is told by."""
-    rows = await list_records(ctx, cmd("list-panes", "-a"), {"pane_id": "pane_id"}, _PaneId)
-    return frozenset(r.pane_id for r in rows)
+async def pane_ids_and_dead(ctx: ToolContext) -> tuple[frozenset[str], bool]:
+    """The ids of every pane now, what a change of the list is told by, and whether any
+    pane is dead (kept by ``remain-on-exit``), in one invocation."""
+    fields = {"pane_id": "pane_id", "dead": "pane_dead"}
+    rows = await list_records(ctx, cmd("list-panes", "-a"), fields, _PaneId)
+    return frozenset(r.pane_id for r in rows), any(r.dead for r in rows)
 
 
 class _PaneId(msgspec.Struct, frozen=True, kw_only=True):
     pane_id: TmuxId
+    dead: bool = False

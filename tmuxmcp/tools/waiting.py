@@ -69,8 +69,11 @@ pane's processes have written, after a minimum gap that starts at 1 ms and
 doubles while the pane's output keeps coming (cap 50 ms); output the pane's
 processes did not write (the terminal's echo, a neighbour pane) polls at
 once after a quiet spell and at most every 50 ms otherwise; and at least
-every 0.5 s as a safety net. Without the hint (not Linux, another pid
-namespace) polling backs off from 1 ms to 50 ms. bench/bench_wait.py
+every 0.5 s as a safety net. A quiet pane costs the thread almost nothing: it
+sleeps on the pane's terminal's doorbell (inotify, ``driver.doorbell``,
+stirred too by the input this process sends) and reads the counters every
+20 ms for the echo of other clients' input, instead of every 2 ms. Without the
+hint (not Linux, another pid namespace) polling backs off from 1 ms to 50 ms. bench/bench_wait.py
 measures both (2-core VM, shared): with the hint a median reaction of about
 5-6 ms, also with a busy neighbour pane (bare ``capture-pane`` in a tight
 loop: 2-4 ms), for 2-3% of a core while waiting on a quiet socket; polling
@@ -327,9 +330,11 @@ class _Wait:
         """The last view stopped short of the rows asked for, at the byte cap."""
         self.seen = ""
         """The last non-blank new row matched, for an MCP Task's status (issue 29.2)."""
+        self.looked_at = self.began
 
     async def _observe(self, back: int | None) -> View:
         self.polls += 1
+        self.looked_at = trio.current_time()
         view, self.cut = await observe_bounded(
             self.ctx, self.pane, back, max_bytes=self.args.max_scan_bytes, width=self.width
         )
@@ -401,10 +406,13 @@ class _Wait:
         next_progress = self.began + PROGRESS_EVERY
         if self.ctx.in_task:  # a task's status says what it waits for from its start
             await self.ctx.progress(0.0, self.args.timeout, self._doing())
+        looked = True
         while True:
-            done = await self._check(rows, view)
-            if done is not None:
-                return done
+            if looked:
+                done = await self._check(rows, view)
+                if done is not None:
+                    return done
+                self.pacer.looked(rows.changed)
             now = trio.current_time()
             if now >= self.deadline:
                 return self._result("timeout")
@@ -413,10 +421,15 @@ class _Wait:
                 await self.ctx.progress(
                     round(now - self.began, 3), self.args.timeout, self._doing()
                 )
-            if rows.changed:
+            if looked and rows.changed:
                 self.pacer.pane_changed(now)
-            # Wake for the deadline (a last poll) and for the next progress report.
-            await self.pacer.wait(min(self.deadline, next_progress))
+            # Wake for the deadline (a last poll) and for the next progress report; a
+            # report alone is no reason to look.
+            woke = await self.pacer.wait(min(self.deadline, next_progress))
+            now = trio.current_time()
+            looked = woke or now >= self.deadline or now >= self.looked_at + self.pacer.safety
+            if not looked:
+                continue
             try:
                 view = await self._observe(rows.back())
             except ObjectNotFound:

@@ -20,7 +20,11 @@ Rule 2: events where tmux gives them. A pane's output wakes a look at once
   terminal after its prompt was written, a pane entering a mode) is seen by a
   kernel reading every ``STATE_EVERY`` seconds, which costs no tmux process
   and leads to a look when its state differs, and by a look at least every
-  ``observation.SAFETY_POLL``. Without the hint (no ``/proc``), looks are
+  ``observation.SAFETY_POLL``. On a quiet pane both back off (issue 29's
+  neighbour): while readings find the same state and no output comes, the
+  readings' gap doubles up to ``STATE_MAX``, and while looks find nothing new
+  the looks' up to ``observation.SAFETY_MAX`` (``Pacer.looked``); output brings
+  both back at once. Without the hint (no ``/proc``), looks are
   polled as wait_for_text polls.
 Rule 3: ``quiet`` is measured as wait_for_idle measured it: the screen is the
   visible rows, the cursor, the size, which screen is on and the history size
@@ -67,7 +71,6 @@ from tmuxmcp.tools.context import ToolContext
 from tmuxmcp.tools.observation import (
     MAX_WAIT_S,
     PROGRESS_EVERY,
-    SAFETY_POLL,
     Pacer,
     WaitSeconds,
     observe_commands,
@@ -76,6 +79,8 @@ from tmuxmcp.tools.observation import (
 
 STATE_EVERY: Final = 0.1
 """Seconds between two kernel readings while no output wakes a look (Rule 2)."""
+STATE_MAX: Final = 0.4
+"""While readings find the same state and no output comes, their gap doubles up to this."""
 
 Condition = Literal[State, "quiet"]
 """What a wait can end on: a state, or a quiet screen."""
@@ -188,6 +193,7 @@ class _StateWait:
         self.cursor_row: str | None = None
         self.state: PaneState | None = None
         self.screen: tuple[object, ...] | None = None
+        self.state_every = STATE_EVERY
 
     async def _look(self) -> None:
         """One look: the state's tmux facts and the screen in one invocation, then the
@@ -203,6 +209,7 @@ class _StateWait:
         self.pacer.follow(view.frame.pid)
         self.facts = typed_record(record, PANE_STATE_FIELDS, TmuxFacts)
         self.cursor_row = _cursor_row(view)
+        before = None if self.state is None else self.state.state
         self.state = read_state(self.ctx.kernel, self.facts, self.cursor_row)
         self.looked_at = trio.current_time()
         screen = _screen(view)
@@ -210,6 +217,7 @@ class _StateWait:
             self.changes += 1
             self.changed_at = self.looked_at
             self.pacer.pane_changed(self.changed_at)
+        self.pacer.looked(screen != self.screen or before != self.state.state)
         self.screen = screen
 
     def _moved(self) -> bool:
@@ -251,11 +259,11 @@ class _StateWait:
         return None
 
     def _due(self, now: float, next_progress: float) -> float:
-        due = min(self.deadline, next_progress, self.looked_at + SAFETY_POLL)
+        due = min(self.deadline, next_progress, self.looked_at + self.pacer.safety)
         if self.quiet is not None:
             due = min(due, self.changed_at + self.quiet)
         if self.hint is not None:
-            due = min(due, now + STATE_EVERY)
+            due = min(due, now + self.state_every)
         return due
 
     def _doing(self) -> str:
@@ -289,10 +297,13 @@ class _StateWait:
             due = self._due(now, next_progress)
             woke = await self.pacer.wait(due)
             now = trio.current_time()
-            timed = now >= self.deadline or now >= self.looked_at + SAFETY_POLL
+            timed = now >= self.deadline or now >= self.looked_at + self.pacer.safety
             if self.quiet is not None and now >= self.changed_at + self.quiet:
                 timed = True  # a last look before quiet is reported
+            if woke:
+                self.state_every = STATE_EVERY
             if not (woke or timed or self._moved()):
+                self.state_every = min(self.state_every * 2, STATE_MAX)
                 continue
             try:
                 await self._look()
