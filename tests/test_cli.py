@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -12,26 +11,10 @@ from pathlib import Path
 import pytest
 
 from tests.raw_client import handshake, raw_exchange
-from tests.support import PrivateTmux, serve, structured
+from tests.support import Offline, PrivateTmux, serve, structured
 from tmuxmcp.capability.manifest import definition_manifest
 from tmuxmcp.definition import BY_NAME, DEFINITION, RESOURCES
 from tmuxmcp.settings import COMMANDS, Command
-
-
-class Offline:
-    """The environment of a ``tmuxmcp`` command that must not reach tmux: a private
-    ``TMUX_TMPDIR`` and no ``TMUX``. Its tests are in the fast tier (``tests/tiers.py``),
-    so ``tmux`` on its ``PATH`` is the tripwire: a command that ran tmux fails the test,
-    which says more than a ``list-sessions`` afterwards did (issue 30.2)."""
-
-    def __init__(self, directory: Path) -> None:
-        self.env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
-        self.env["TMUX_TMPDIR"] = str(directory)
-
-
-@pytest.fixture
-def offline(tmp_path: Path) -> Offline:
-    return Offline(tmp_path)
 
 
 def _run(
