@@ -6,12 +6,11 @@ import os
 import subprocess
 from typing import Any
 
-import msgspec
 import pytest
 import trio
 from mcp.types import Tool
 
-from tests.fake_support import VALUES, fake_config, fake_runtime, words
+from tests.fake_support import VALUES, fake_runtime, words
 from tests.memory_session import memory_session
 from tests.process_support import alive
 from tests.raw_client import handshake, raw_exchange
@@ -30,20 +29,11 @@ from tmuxmcp.capability.schema import input_schema, output_schema
 from tmuxmcp.capability.surface import SurfaceRequest
 from tmuxmcp.definition import BY_NAME
 from tmuxmcp.driver.fake import ANY, FakeTmux
-from tmuxmcp.runtime import Runtime, build
 
 CAUTIOUS = (False, True, False, True)
 
 
 HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
-
-
-def _fake_runtime_without(fake: FakeTmux, *excluded: str) -> Runtime:
-    """``fake_runtime``'s runtime, served as ``tmuxmcp serve --exclude-tools`` would be."""
-    config = msgspec.structs.replace(
-        fake_config(fake), request=SurfaceRequest(exclude=tuple(excluded))
-    )
-    return build(config, fake.facts(), fake.client(), environ={}, kernel=fake.kernel)
 
 
 def _sent(tool: Tool) -> dict[str, object]:
@@ -183,7 +173,7 @@ async def test_hidden_and_missing_tools_get_the_same_error(fake: FakeTmux) -> No
 
     On the fake world, in memory (issue 30.2): the surface is decided from the
     operator's request before tmux is asked anything, so a real server showed no more."""
-    served = _fake_runtime_without(fake, "capture_pane")
+    served = fake_runtime(fake, request=SurfaceRequest(exclude=("capture_pane",)))
     async with memory_session(served) as client:
         listed = await client.request("tools/list")
         names = {tool["name"] for tool in listed["result"]["tools"]}
