@@ -16,14 +16,13 @@ import os
 import shutil
 import subprocess
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from tests import tiers
 from tests.bounds_support import byte_counter, filled_wide_pane, wide_pane  # noqa: F401 (fixtures)
 from tests.skip_reasons import pytest_runtest_makereport  # noqa: F401 (a hook: reasons kept)
-from tests.support import Offline, PrivateTmux, temporary_tmux
+from tests.support import PrivateTmux, temporary_tmux
 from tmuxmcp.driver.fake import FakeTmux
 
 
@@ -34,13 +33,6 @@ def private_tmux() -> Iterator[PrivateTmux]:
         pytest.fail("tmux is not installed; .ci/run installs it")
     with temporary_tmux() as tmux:
         yield tmux
-
-
-@pytest.fixture
-def offline(tmp_path: Path) -> Offline:
-    """The environment of a ``tmuxmcp`` process that must not reach tmux (fast tier:
-    the tripwire fails the test if it does)."""
-    return Offline(str(tmp_path))
 
 
 @pytest.fixture

@@ -8,8 +8,6 @@ The one private-tmux helper of the tests, the fuzz suite and the benchmarks
   own servers are never contacted; ``bare`` runs the tmux binary directly
   (read-back through bare tmux, never through tmuxmcp);
 * ``temporary_tmux`` makes one in a fresh directory and removes both after;
-* ``Offline`` is the environment of a ``tmuxmcp`` process that must never
-  reach tmux (a startup refusal, ``--help``), for the fast tier;
 * ``serve`` starts ``python -m tmuxmcp`` as a subprocess and connects the
   official SDK client over stdio (``tests.recording_stdio``); when the
   session ends, every message the server wrote is checked against the SDK's
@@ -235,22 +233,6 @@ def temporary_tmux(prefix: str = "tmx") -> Iterator[PrivateTmux]:
         yield tmux
     finally:
         tmux.close()
-
-
-class Offline:
-    """The environment of a ``tmuxmcp`` process that must not reach tmux: a private
-    ``TMUX_TMPDIR`` (``directory``) and no ``TMUX``, ``PATH`` as the test has it.
-
-    A test that takes one (the ``offline`` fixture) and no tmux helper is in the fast
-    tier (``tests/tiers.py``), so ``tmux`` on that ``PATH`` is the tripwire: a process
-    that ran tmux at all fails the test, which says more than asking afterwards whether
-    a server was started (issue 30.2).
-    """
-
-    def __init__(self, directory: str) -> None:
-        self.directory = directory
-        self.env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
-        self.env["TMUX_TMPDIR"] = directory
 
 
 @asynccontextmanager

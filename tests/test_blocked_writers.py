@@ -3,8 +3,7 @@
 The audit log is a regular file or nothing: a FIFO (with or without a
 reader), ``/dev/stderr`` and a symbolic link are refused at start, at once,
 with an error that says what to name instead, and before any tmux server is
-started (those tests run in the fast tier, where running tmux at all fails
-them). stderr is written by a thread of its own (``tmuxmcp.spool``): with
+started. stderr is written by a thread of its own (``tmuxmcp.spool``): with
 a pipe that is already full and never read, the server still answers
 ``initialize`` and pings and ends on SIGTERM. Over real stdio, against a
 private tmux. The spool's own bounds are ``tests/test_spool.py``.
@@ -23,13 +22,13 @@ from contextlib import contextmanager
 import pytest
 
 from tests.raw_client import RawClient, initialize_params
-from tests.support import Offline, PrivateTmux
+from tests.support import PrivateTmux
 
 START = 60.0
 """Deadline for a refused start: a start that waits on its log never meets it."""
 
 
-def _start(tmux: PrivateTmux | Offline, *args: str) -> subprocess.CompletedProcess[str]:
+def _start(tmux: PrivateTmux, *args: str) -> subprocess.CompletedProcess[str]:
     """``tmuxmcp`` with ``args`` and an empty stdin; fails if it has not exited by START."""
     try:
         return subprocess.run(
@@ -45,56 +44,56 @@ def _start(tmux: PrivateTmux | Offline, *args: str) -> subprocess.CompletedProce
         raise AssertionError(f"tmuxmcp {args} neither served nor exited: it waits") from None
 
 
-def _refused(tmux: Offline, path: str, what: str) -> None:
+def _refused(tmux: PrivateTmux, path: str, what: str) -> None:
     """The start with ``--audit-log path`` exits 2 naming ``what`` and a regular file, and
-    tmux was never run (the log is opened before tmux is contacted): ``Offline``, whose
-    tests are in the fast tier, where running tmux at all fails the test."""
+    no tmux server was started (the log is opened before tmux is contacted)."""
     done = _start(tmux, "--audit-log", path)
     assert done.returncode == 2, (done.returncode, done.stderr)
     assert f"--audit-log {path} is {what}" in done.stderr, done.stderr
     assert "name a regular file" in done.stderr or "name the regular file" in done.stderr
+    assert tmux.bare("list-sessions", check=False).returncode != 0, "a server was started"
 
 
 def test_a_fifo_without_a_reader_is_refused_at_start_instead_of_hanging(
-    offline: Offline,
+    private_tmux: PrivateTmux,
 ) -> None:
     """On 7563819 the open waited for a reader: `initialize` was never answered."""
-    fifo = os.path.join(offline.directory, "audit.fifo")
+    fifo = os.path.join(private_tmux.directory, "audit.fifo")
     os.mkfifo(fifo)
-    _refused(offline, fifo, "a FIFO")
+    _refused(private_tmux, fifo, "a FIFO")
 
 
-def test_a_fifo_whose_reader_never_reads_is_refused(offline: Offline) -> None:
+def test_a_fifo_whose_reader_never_reads_is_refused(private_tmux: PrivateTmux) -> None:
     """On 7563819 it was opened, and after some 365 records a write blocked the loop."""
-    fifo = os.path.join(offline.directory, "audit.fifo")
+    fifo = os.path.join(private_tmux.directory, "audit.fifo")
     os.mkfifo(fifo)
     reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
     try:
-        _refused(offline, fifo, "a FIFO")
+        _refused(private_tmux, fifo, "a FIFO")
     finally:
         os.close(reader)
 
 
-def test_dev_stderr_is_refused(offline: Offline) -> None:
+def test_dev_stderr_is_refused(private_tmux: PrivateTmux) -> None:
     """A link to the client's stderr pipe (on 7563819, a client that never read stderr
     froze the server), refused as a link; its target, a device or a pipe, as such."""
-    _refused(offline, "/dev/stderr", "a symbolic link")
-    _refused(offline, "/dev/null", "a character device")
+    _refused(private_tmux, "/dev/stderr", "a symbolic link")
+    _refused(private_tmux, "/dev/null", "a character device")
 
 
-def test_a_symbolic_link_is_refused_and_its_target_left_alone(offline: Offline) -> None:
+def test_a_symbolic_link_is_refused_and_its_target_left_alone(private_tmux: PrivateTmux) -> None:
     """Even to a regular file: the operator names the file itself."""
-    target = os.path.join(offline.directory, "real.jsonl")
-    link = os.path.join(offline.directory, "audit.jsonl")
+    target = os.path.join(private_tmux.directory, "real.jsonl")
+    link = os.path.join(private_tmux.directory, "audit.jsonl")
     with open(target, "w"):
         pass
     os.symlink(target, link)
-    _refused(offline, link, "a symbolic link")
+    _refused(private_tmux, link, "a symbolic link")
     assert os.path.getsize(target) == 0
-    dangling = os.path.join(offline.directory, "dangling.jsonl")
-    os.symlink(os.path.join(offline.directory, "nowhere.jsonl"), dangling)
-    _refused(offline, dangling, "a symbolic link")
-    assert not os.path.exists(os.path.join(offline.directory, "nowhere.jsonl"))
+    dangling = os.path.join(private_tmux.directory, "dangling.jsonl")
+    os.symlink(os.path.join(private_tmux.directory, "nowhere.jsonl"), dangling)
+    _refused(private_tmux, dangling, "a symbolic link")
+    assert not os.path.exists(os.path.join(private_tmux.directory, "nowhere.jsonl"))
 
 
 def test_a_regular_file_is_still_the_log(private_tmux: PrivateTmux) -> None:

@@ -11,15 +11,13 @@ from pathlib import Path
 import pytest
 
 from tests.raw_client import handshake, raw_exchange
-from tests.support import Offline, PrivateTmux, serve, structured
+from tests.support import PrivateTmux, serve, structured
 from tmuxmcp.capability.manifest import definition_manifest
 from tmuxmcp.definition import BY_NAME, DEFINITION, RESOURCES
 from tmuxmcp.settings import COMMANDS, Command
 
 
-def _run(
-    tmux: PrivateTmux | Offline, *args: str, stdin: str = ""
-) -> subprocess.CompletedProcess[str]:
+def _run(tmux: PrivateTmux, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "tmuxmcp", *args],
         capture_output=True,
@@ -31,21 +29,21 @@ def _run(
     )
 
 
-def test_version_and_help(offline: Offline) -> None:
-    done = _run(offline, "--version")
+def test_version_and_help(private_tmux: PrivateTmux) -> None:
+    done = _run(private_tmux, "--version")
     assert done.returncode == 0
     assert done.stdout.startswith("tmuxmcp ")
     for command in ("serve", "surface", "manifest"):
-        helped = _run(offline, command, "--help")
+        helped = _run(private_tmux, command, "--help")
         assert helped.returncode == 0, helped.stderr
         assert "usage: tmuxmcp" in helped.stdout
-    assert "--exclude-tools" in _run(offline, "serve", "--help").stdout
+    assert "--exclude-tools" in _run(private_tmux, "serve", "--help").stdout
 
 
-def test_top_level_help_shows_the_serving_options(offline: Offline) -> None:
+def test_top_level_help_shows_the_serving_options(private_tmux: PrivateTmux) -> None:
     """Issue 14: `tmuxmcp --help` must not hide the options of the default command."""
-    top = _run(offline, "--help").stdout
-    serve_help = _run(offline, "serve", "--help").stdout
+    top = _run(private_tmux, "--help").stdout
+    serve_help = _run(private_tmux, "serve", "--help").stdout
     flags = [word for word in serve_help.split() if word.startswith("--") and word != "--help"]
     assert "--socket-name" in flags and "--toolsets" in flags
     for flag in flags:
@@ -53,10 +51,10 @@ def test_top_level_help_shows_the_serving_options(offline: Offline) -> None:
 
 
 @pytest.mark.parametrize("command", [c for c in COMMANDS if c.settings], ids=lambda c: c.name)
-def test_help_shows_every_options_default(offline: Offline, command: Command) -> None:
+def test_help_shows_every_options_default(private_tmux: PrivateTmux, command: Command) -> None:
     """Issue 18.5: each option's help ends with its default, also where it is "not set"."""
     for args in (["--help"], [command.name, "--help"]):
-        shown = " ".join(_run(offline, *args).stdout.split())
+        shown = " ".join(_run(private_tmux, *args).stdout.split())
         for setting in command.settings:
             start = shown.index(f"{setting.flag} {setting.metavar} ")
             entry = shown[start:].split(")", 1)[0]
@@ -88,24 +86,26 @@ def test_a_flag_value_that_spells_a_command_stays_a_value(private_tmux: PrivateT
 
 
 @pytest.mark.parametrize("options_first", [True, False], ids=["options-first", "command-first"])
-def test_verify_takes_its_tmux_flag_on_either_side(offline: Offline, options_first: bool) -> None:
+def test_verify_takes_its_tmux_flag_on_either_side(
+    private_tmux: PrivateTmux, options_first: bool
+) -> None:
     flag = ["--tmux", "/nonexistent/tmux-for-verify"]
-    done = _run(offline, *([*flag, "verify"] if options_first else ["verify", *flag]))
+    done = _run(private_tmux, *([*flag, "verify"] if options_first else ["verify", *flag]))
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith("tmuxmcp: error: tmux executable not found"), done.stderr
 
 
 def test_an_option_the_command_does_not_take_is_named_in_the_error(
-    offline: Offline,
+    private_tmux: PrivateTmux,
 ) -> None:
     """verify runs on a throwaway socket, so a socket flag before it is refused, not ignored."""
-    done = _run(offline, "--socket-name", "x", "verify")
+    done = _run(private_tmux, "--socket-name", "x", "verify")
     assert done.returncode == 2
     assert "--socket-name" in done.stderr.splitlines()[-1]
 
 
-def test_manifest_prints_the_whole_definition(offline: Offline) -> None:
-    done = _run(offline, "manifest")
+def test_manifest_prints_the_whole_definition(private_tmux: PrivateTmux) -> None:
+    done = _run(private_tmux, "manifest")
     assert done.returncode == 0, done.stderr
     printed = json.loads(done.stdout)
     assert printed == json.loads(json.dumps(definition_manifest(DEFINITION, RESOURCES)))
@@ -174,18 +174,18 @@ def test_surface_on_an_existing_server_reports_unknown_provenance(
     ],
 )
 def test_unknown_names_exit_before_serving(
-    offline: Offline, args: list[str], bad: str, valid: str
+    private_tmux: PrivateTmux, args: list[str], bad: str, valid: str
 ) -> None:
-    """CM-3: reject unknown names at startup with one line naming bad and valid values,
-    before tmux is asked anything (``Offline``: no server is started, none is asked)."""
+    """CM-3: reject unknown names at startup with one line naming bad and valid values."""
     request = '{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
-    done = _run(offline, *args, stdin=request)
+    done = _run(private_tmux, *args, stdin=request)
     assert done.returncode == 2
     assert done.stdout == "", "nothing may be served"
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1
     assert bad in lines[0]
     assert valid in lines[0]
+    assert private_tmux.bare("list-sessions", check=False).returncode != 0
 
 
 def test_environment_variables_select_the_surface(private_tmux: PrivateTmux) -> None:
@@ -213,8 +213,10 @@ def test_environment_variables_select_the_surface(private_tmux: PrivateTmux) -> 
         ["--toolsets", ""],
     ],
 )
-def test_invalid_configuration_is_one_line_and_exit_2(offline: Offline, args: list[str]) -> None:
-    done = _run(offline, "surface", *args)
+def test_invalid_configuration_is_one_line_and_exit_2(
+    private_tmux: PrivateTmux, args: list[str]
+) -> None:
+    done = _run(private_tmux, "surface", *args)
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1
     assert done.stderr.startswith("tmuxmcp: error: ")
@@ -222,13 +224,13 @@ def test_invalid_configuration_is_one_line_and_exit_2(offline: Offline, args: li
 
 @pytest.mark.parametrize("source", ["flag", "environment"])
 def test_verify_reads_its_tmux_setting_from_flag_and_environment(
-    offline: Offline, source: str
+    private_tmux: PrivateTmux, source: str
 ) -> None:
     """``tmuxmcp verify`` takes ``--tmux`` / ``TMUXMCP_TMUX`` like serve; a bad one exits 2."""
     missing = "/nonexistent/tmux-for-verify"
     if source == "environment":
-        offline.env["TMUXMCP_TMUX"] = missing
-    done = _run(offline, "verify", *(["--tmux", missing] if source == "flag" else []))
+        private_tmux.env["TMUXMCP_TMUX"] = missing
+    done = _run(private_tmux, "verify", *(["--tmux", missing] if source == "flag" else []))
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith("tmuxmcp: error: tmux executable not found")
 
