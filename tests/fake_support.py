@@ -149,20 +149,26 @@ class Called(msgspec.Struct, frozen=True, kw_only=True):
         return self.structured
 
 
-def fake_config(fake: FakeTmux, *, env: dict[str, str] | None = None) -> Config:
+def fake_config(
+    fake: FakeTmux, *, env: dict[str, str] | None = None, request: SurfaceRequest | None = None
+) -> Config:
     """The ``Config`` of a default ``tmuxmcp serve`` on the fake's socket and binary,
-    with ``env`` as the environment its tmux clients get (none by default)."""
+    with ``env`` as the environment its tmux clients get (none by default) and
+    ``request`` as the operator's surface (``--toolsets``, ``--exclude-tools``...)."""
     return Config(
         socket=fake.socket,
         tmux_binary=fake.binary,
-        request=SurfaceRequest(),
+        request=request or SurfaceRequest(),
         timeout=10.0,
         env=env or {},
     )
 
 
-def fake_runtime(fake: FakeTmux, *, self_pane: str | None = None) -> runtime.Runtime:
-    """The runtime ``serve`` builds for the fake's server (default toolsets, minimal).
+def fake_runtime(
+    fake: FakeTmux, *, self_pane: str | None = None, request: SurfaceRequest | None = None
+) -> runtime.Runtime:
+    """The runtime ``serve`` builds for the fake's server (default toolsets unless
+    ``request`` says otherwise, minimal provenance).
 
     With ``self_pane``, tmuxmcp runs in that pane of the bound server, as
     tmux's ``TMUX`` and ``TMUX_PANE`` would tell it. The panes' processes are read
@@ -173,7 +179,11 @@ def fake_runtime(fake: FakeTmux, *, self_pane: str | None = None) -> runtime.Run
     if self_pane is not None:
         environ = {"TMUX": f"{facts.socket_path},{facts.identity.pid},0", "TMUX_PANE": self_pane}
     return runtime.build(
-        fake_config(fake), facts, fake.client(), environ=environ, kernel=fake.kernel
+        fake_config(fake, request=request),
+        facts,
+        fake.client(),
+        environ=environ,
+        kernel=fake.kernel,
     )
 
 

@@ -1,4 +1,4 @@
-"""Errors that teach (issue 14.3) and one error path (issue 10.3), over real stdio.
+"""Errors that teach (issue 14.3) and one error path (issue 10.3), through the dispatcher.
 
 Each invalid-argument error opens with its slug and the parameter, says what
 was wrong in plain words and what a valid value looks like; its location may
@@ -17,11 +17,13 @@ from typing import Any
 import msgspec
 import pytest
 
-from tests.support import PrivateTmux, error_text, serve
+from tests.fake_support import fake_runtime
+from tests.memory_session import memory_session
 from tmuxmcp import errors, server
 from tmuxmcp.capability.decode import decode_arguments
 from tmuxmcp.capability.encode import encode_arguments
 from tmuxmcp.definition import BY_NAME
+from tmuxmcp.driver.fake import FakeTmux
 from tmuxmcp.errors import InvalidArguments, ObjectNotFound, TmuxMcpError, UnsafeValue
 from tmuxmcp.tools import inspect as inspect_tools
 from tmuxmcp.tools.context import ToolContext
@@ -45,13 +47,21 @@ def _invalid(text: str, parameter: str) -> str:
     return rest
 
 
-async def test_invalid_argument_errors_teach(private_tmux: PrivateTmux) -> None:
-    async with serve(private_tmux) as session:
-        pane = private_tmux.new_session("e")["pane_id"]
-        schemas = {t.name: t.input_schema for t in (await session.list_tools()).tools}
+async def test_invalid_argument_errors_teach(fake: FakeTmux) -> None:
+    """Each error is decided before tmux is asked, so the fake world in memory shows all
+    of it (issue 30.2): the schemas come from ``tools/list``, the errors from
+    ``tools/call``, and no call runs a tmux command."""
+    pane = "%3"
+    async with memory_session(fake_runtime(fake)) as session:
+        listed = await session.request("tools/list")
+        schemas = {t["name"]: t["inputSchema"] for t in listed["result"]["tools"]}
 
         async def text(tool: str, arguments: dict[str, Any]) -> str:
-            return error_text(await session.call_tool(tool, arguments))
+            result = await session.call(tool, arguments)
+            assert result["isError"] is True, result
+            content = result["content"][0]["text"]
+            assert isinstance(content, str)
+            return content
 
         named = _invalid(await text("list_windows", {"session_id": "work"}), "session_id")
         assert "session ids look like `$3`; list_sessions returns them; names are not accepted" in (
@@ -108,6 +118,7 @@ async def test_invalid_argument_errors_teach(private_tmux: PrivateTmux) -> None:
         unknown = _invalid(await text("capture_pane", {"pane_id": pane, "bogus": 1}), "bogus")
         assert "not a parameter of capture_pane" in unknown
         assert "`pane_id`" in unknown
+    assert fake.calls == [], "every error is decided before tmux is asked"
 
 
 def test_every_key_suggestion_is_a_key_the_tool_accepts() -> None:

@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 import trio
-from mcp.shared.exceptions import MCPError
 from mcp.types import Tool
 
+from tests.fake_support import VALUES, fake_runtime, words
+from tests.memory_session import memory_session
 from tests.process_support import alive
 from tests.raw_client import handshake, raw_exchange
 from tests.support import (
@@ -25,7 +26,9 @@ from tmuxmcp.capability.annotations import gather_evidence, whole_call_hints
 from tmuxmcp.capability.describe import describe
 from tmuxmcp.capability.manifest import hints_json
 from tmuxmcp.capability.schema import input_schema, output_schema
+from tmuxmcp.capability.surface import SurfaceRequest
 from tmuxmcp.definition import BY_NAME
+from tmuxmcp.driver.fake import ANY, FakeTmux
 
 CAUTIOUS = (False, True, False, True)
 
@@ -164,20 +167,29 @@ async def test_a_hook_added_after_startup_refuses_the_read_only_call(
             await trio.sleep(0.01)
 
 
-async def test_hidden_and_missing_tools_get_the_same_error(private_tmux: PrivateTmux) -> None:
-    """CM-3: a tool outside the surface is neither advertised nor callable."""
-    async with serve(private_tmux, "--exclude-tools", "capture_pane") as session:
-        names = {t.name for t in (await session.list_tools()).tools}
-        assert "capture_pane" not in names
+async def test_hidden_and_missing_tools_get_the_same_error(fake: FakeTmux) -> None:
+    """CM-3: a tool outside the surface is neither advertised nor callable; it gets the
+    error of a name that was never a tool, asks tmux nothing, and the connection goes on.
+
+    On the fake world, in memory (issue 30.2): the surface is decided from the
+    operator's request before tmux is asked anything, so a real server showed no more."""
+    served = fake_runtime(fake, request=SurfaceRequest(exclude=("capture_pane",)))
+    async with memory_session(served) as client:
+        listed = await client.request("tools/list")
+        names = {tool["name"] for tool in listed["result"]["tools"]}
+        assert "capture_pane" not in names and "list_sessions" in names
         errors = []
         for name in ("capture_pane", "no_such_tool"):
-            with pytest.raises(MCPError) as caught:
-                await session.call_tool(name, {"pane_id": "%0"})
-            errors.append(caught.value)
-        assert [e.error.code for e in errors] == [-32602, -32602]
-        assert [e.error.message.split(":")[0] for e in errors] == ["Unknown tool"] * 2
-        still = await session.call_tool("list_sessions", {})
-        assert not still.is_error
+            answer = await client.request(
+                "tools/call", {"name": name, "arguments": {"pane_id": "%0"}}
+            )
+            errors.append(answer["error"])
+        assert [e["code"] for e in errors] == [-32602, -32602]
+        assert [e["message"].split(":")[0] for e in errors] == ["Unknown tool"] * 2
+        assert fake.calls == [], "a hidden tool asks tmux nothing"
+        fake.expect(*words("list-sessions -F"), ANY, rows=[VALUES])
+        still = await client.call("list_sessions", {})
+    assert still.get("isError") is not True, still
 
 
 @pytest.mark.parametrize(
@@ -196,18 +208,27 @@ async def test_hidden_and_missing_tools_get_the_same_error(private_tmux: Private
     ],
 )
 async def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(
-    private_tmux: PrivateTmux, arguments: dict[str, object]
+    fake: FakeTmux, arguments: dict[str, object]
 ) -> None:
-    async with serve(private_tmux) as session:
-        ids = private_tmux.new_session("keep")
-        before = private_tmux.bare("list-panes", "-a", "-F", "#{pane_id}").stdout
-        result = await session.call_tool("capture_pane", arguments)
-        text = error_text(result)
-        assert text.startswith(("[invalid-arguments]", "[unsafe-value]"))
+    """CM-1.3, CM-5: arguments the declaration refuses (an undeclared one, a wrong type,
+    a value its sink cannot carry) are a tool error that says so, without a traceback;
+    tmux is asked nothing, so nothing changed, and the next call on the connection is
+    served.
+
+    On the fake world, in memory (issue 30.2): the refusal is decided before tmux is
+    asked, and the fake fails any command it was not told to expect, which says more
+    than reading the panes back said on a real server."""
+    served = fake_runtime(fake)
+    async with memory_session(served) as client:
+        result = await client.call("capture_pane", arguments)
+        assert result["isError"] is True
+        text = result["content"][0]["text"]
+        assert text.startswith(("[invalid-arguments]", "[unsafe-value]")), text
         assert "Traceback" not in text
-        assert private_tmux.bare("list-panes", "-a", "-F", "#{pane_id}").stdout == before
-        ok = structured(await session.call_tool("list_panes", {"pane_id": ids["pane_id"]}))
-        assert ok["panes"][0]["pane_id"] == ids["pane_id"]
+        assert fake.calls == [], "a refused call asks tmux nothing"
+        fake.expect(*words("list-sessions -F"), ANY, rows=[VALUES])
+        ok = await client.call("list_sessions", {})
+    assert [s["name"] for s in ok["structuredContent"]["sessions"]] == [VALUES["session_name"]]
 
 
 async def test_missing_objects_say_what_to_fix(private_tmux: PrivateTmux) -> None:

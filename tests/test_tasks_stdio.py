@@ -28,9 +28,12 @@ from typing import Any
 
 import pytest
 
+from tests.fake_support import fake_runtime
+from tests.memory_session import memory_session
 from tests.raw_client import RawClient
 from tests.support import PrivateTmux
 from tests.wire_oracle import Conversation
+from tmuxmcp.driver.fake import FakeTmux
 from tmuxmcp.protocol.tasks import status_line
 
 MODERN = "2026-07-28"
@@ -408,17 +411,23 @@ def test_a_pane_that_dies_mid_task_completes_it_with_is_error(
     assert done["result"]["content"][0]["text"].startswith("[")
 
 
-def test_unknown_task_ids_are_invalid_params_and_the_server_keeps_serving(
-    private_tmux: PrivateTmux,
+async def test_unknown_task_ids_are_invalid_params_and_the_server_keeps_serving(
+    fake: FakeTmux,
 ) -> None:
-    """-32602 "Task not found" for tasks/get, tasks/cancel and tasks/update."""
-    with modern(private_tmux) as client:
+    """-32602 "Task not found" for tasks/get, tasks/cancel and tasks/update.
+
+    The task store answers before any tool runs, so the whole server in memory on the
+    fake world shows it (issue 30.2): no tmux command is run, and the next request on
+    the connection is served."""
+    async with memory_session(fake_runtime(fake), handshake=False) as client:
         for method in ("tasks/get", "tasks/cancel", "tasks/update"):
-            reply = client.request(method, {"taskId": "f" * 32, "inputResponses": {}})
+            params = {"taskId": "f" * 32, "inputResponses": {}, "_meta": _envelope(True)}
+            reply = await client.request(method, params)
             assert reply["error"]["code"] == -32602, method
             assert reply["error"]["message"] == "Failed to retrieve task: Task not found"
-        listed = client.result("tools/list", {})
-    assert any(tool["name"] == "run_command" for tool in listed["tools"])
+        listed = await client.request("tools/list", {"_meta": _envelope(True)})
+    assert any(tool["name"] == "run_command" for tool in listed["result"]["tools"])
+    assert fake.calls == []
 
 
 def test_a_task_past_its_ttl_has_expired_and_the_server_keeps_serving(

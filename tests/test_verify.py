@@ -276,8 +276,11 @@ def test_verified_status_follows_the_cache() -> None:
     assert cache.verified_status(binary, "9.9")["verified"] is False
 
 
-def test_verified_status_never_raises_on_a_corrupt_cache() -> None:
-    binary = _binary()
+def test_verified_status_never_raises_on_a_corrupt_cache(tmp_path: pathlib.Path) -> None:
+    """The cache is keyed by the binary's digest, never by running it, so any file
+    stands in for tmux here (issue 30.2: the fast tier's tripwire fails it if it runs)."""
+    binary = str(tmp_path / "a-tmux-binary")
+    pathlib.Path(binary).write_bytes(b"not run\n")
     path = cache.cache_path("3.3a", cache.binary_digest(binary))
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:

@@ -5,8 +5,8 @@
   one by one (a spy table, so nothing here depends on an encoder's rule);
 * the real encoders do what their sink needs, on the values a handler gets;
 * a parameter without a sink, or with an unknown encoding, cannot be declared;
-* over a real tmux, the dispatcher refuses a call whose encoder refuses, so no
-  handler runs on a raw value.
+* the dispatcher refuses a call whose encoder refuses, so no handler runs on a
+  raw value and tmux is asked nothing.
 """
 
 from __future__ import annotations
@@ -18,15 +18,14 @@ import msgspec
 import pytest
 from msgspec import Meta
 
-from tests.support import PrivateTmux
+from tests.fake_support import fake_runtime
 from tmuxmcp import server
 from tmuxmcp.capability import encode
 from tmuxmcp.capability.encode import encode_arguments
 from tmuxmcp.capability.model import ToolSpec, UnclassifiedParameter, params_of
-from tmuxmcp.config import Options, load
 from tmuxmcp.definition import BY_NAME, DEFINITION, RESOURCES
+from tmuxmcp.driver.fake import FakeTmux
 from tmuxmcp.errors import UnsafeValue
-from tmuxmcp.runtime import start
 from tmuxmcp.sinks import Encoding
 from tmuxmcp.sinks.encoders import ENCODERS, Rule
 from tmuxmcp.tools import capture, execute, inspect, manage, resources
@@ -174,11 +173,12 @@ def test_closed_choices_stay_what_the_decoder_made_them() -> None:
 
 
 async def test_a_refusing_encoder_stops_the_call_before_its_handler(
-    private_tmux: PrivateTmux, monkeypatch: pytest.MonkeyPatch
+    fake: FakeTmux, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Over a real server: the encoding step, not the handler, decides."""
-    private_tmux.new_session("enc")
-    state = await start(load(Options(), private_tmux.env))
+    """Through the dispatcher of a served runtime: the encoding step, not the handler,
+    decides, and tmux is asked nothing (on the fake world, which fails any command it
+    was not told to expect: issue 30.2)."""
+    state = fake_runtime(fake)
 
     def refuse(value: object, rule: Rule) -> object:
         raise UnsafeValue(f"`{rule.param}` refused by the test encoder")
@@ -198,6 +198,7 @@ async def test_a_refusing_encoder_stops_the_call_before_its_handler(
     assert result.is_error
     assert "`pane_id` refused by the test encoder" in result.content[0].text
     assert ran == []
+    assert fake.calls == []
 
 
 # The generator of run_command's script quotes its own file paths, and the

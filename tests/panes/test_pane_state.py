@@ -167,13 +167,6 @@ async def test_copy_mode_and_a_dead_pane_are_tmuxs_own(private_tmux: PrivateTmux
         assert state["exit_status"] == 7, state
 
 
-async def test_a_wrong_pane_is_the_callers_mistake(private_tmux: PrivateTmux) -> None:
-    async with serve(private_tmux) as session:
-        _pane(private_tmux, "w", *SHELLS["bash"])
-        result = await session.call_tool("list_panes", {"pane_id": "%999"})
-        assert "%999" in error_text(result)
-
-
 @pytest.mark.parametrize("shell", sorted(SHELLS))
 async def test_run_command_does_not_answer_a_shells_own_read(
     private_tmux: PrivateTmux, shell: str

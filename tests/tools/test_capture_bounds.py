@@ -14,7 +14,9 @@ from tests.bounds_support import (
     ByteCounter,
     new_long_pane,
 )
-from tests.support import PrivateTmux, error_text, serve, structured
+from tests.fake_support import call_tool, fake_runtime
+from tests.support import PrivateTmux, serve, structured
+from tmuxmcp.driver.fake import FakeTmux
 from tmuxmcp.tools.capture import DEFAULT_CAPTURE_LINES, MAX_CAPTURE_BYTES, WINDOW_MARGIN
 
 
@@ -67,18 +69,17 @@ async def test_blank_rows_below_the_text_are_not_returned_or_counted(
 
 
 async def test_an_end_above_the_default_start_is_refused_before_any_capture(
-    private_tmux: PrivateTmux, byte_counter: ByteCounter
+    fake: FakeTmux,
 ) -> None:
-    """tmux reads ``-E -50000`` without ``-S`` from row -50000 down to row 0, unbounded."""
-    pane = private_tmux.new_session("e")["pane_id"]
-    async with serve(private_tmux, "--tmux", byte_counter.wrapper) as session:
-        byte_counter.reset()
-        refused = await session.call_tool("capture_pane", {"pane_id": pane, "end": -50000})
-        captures = byte_counter.captures()
-        text = error_text(refused)
-        assert text.startswith("[invalid-arguments]") and "`end`" in text, text
-        assert captures == []
-        assert not (await session.call_tool("capture_pane", {"pane_id": pane})).is_error
+    """tmux reads ``-E -50000`` without ``-S`` from row -50000 down to row 0, unbounded,
+    so the call is refused before tmux is asked anything (on the fake world, which
+    fails any command it was not told to expect: issue 30.2)."""
+    refused = await call_tool(
+        fake, fake_runtime(fake), "capture_pane", {"pane_id": "%3", "end": -50000}
+    )
+    assert refused.error is not None, refused
+    assert refused.error.startswith("[invalid-arguments]") and "`end`" in refused.error
+    assert fake.calls == []
 
 
 async def test_a_wide_history_is_read_only_as_far_as_the_byte_cap(

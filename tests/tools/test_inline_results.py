@@ -14,11 +14,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import msgspec
+import msgspec.inspect
 import pytest
 import trio
 from mcp import ClientSession
 
 from tests.support import PrivateTmux, serve, structured
+from tmuxmcp import server
+from tmuxmcp.definition import BY_NAME
 
 INLINE_LIMIT = 40_000
 
@@ -97,26 +101,43 @@ async def test_larger_budget_on_request(private_tmux: PrivateTmux) -> None:
         assert len(_json(done)) > INLINE_LIMIT
 
 
-async def test_inspect_results_put_facts_before_bulk(private_tmux: PrivateTmux) -> None:
-    async with serve(private_tmux) as session:
-        pane = private_tmux.new_session("facts")["pane_id"]
-        await private_tmux.wait_for_prompt(pane)
-        await _run(session, pane, "seq 1 3000")
-        capture = _json(structured(await session.call_tool("capture_pane", {"pane_id": pane})))
-        _before(capture, ["lines", "captured_lines", "truncated", "truncated_by"], "text")
-        search = _json(structured(await session.call_tool("search_panes", {"pattern": "1"})))
-        _before(search, ["outcome", "panes_searched", "truncated", "truncated_by"], "matches")
-        snapshot = _json(structured(await session.call_tool("snapshot", {})))
-        _before(snapshot, ["omitted_operations", "content_truncated"], "sessions")
-        first = structured(await session.call_tool("capture_since", {"pane_id": pane}))
-        since = _json(
-            structured(
-                await session.call_tool(
-                    "capture_since", {"pane_id": pane, "cursor": first["cursor"]}
-                )
-            )
-        )
-        _before(since, ["more", "gap", "lines_lost", "first_row", "cursor"], "lines")
+def _empty(kind: msgspec.inspect.Type) -> Any:
+    """The least value of a declared type: None where it may be, else empty or zero."""
+    mi = msgspec.inspect
+    if isinstance(kind, mi.UnionType):
+        if any(isinstance(t, mi.NoneType) for t in kind.types):
+            return None
+        return _empty(kind.types[0])
+    if isinstance(kind, mi.StructType):
+        return kind.cls(**{field.name: _empty(field.type) for field in kind.fields})
+    if isinstance(kind, (mi.LiteralType, mi.EnumType)):
+        return next(iter(kind.values if isinstance(kind, mi.LiteralType) else kind.cls))
+    if isinstance(kind, mi.Metadata):
+        return _empty(kind.type)
+    empty = {mi.StrType: "", mi.IntType: 0, mi.FloatType: 0.0, mi.BoolType: False}
+    if isinstance(kind, (mi.ListType, mi.VarTupleType)):
+        return [] if isinstance(kind, mi.ListType) else ()
+    return empty[type(kind)]
+
+
+@pytest.mark.parametrize(
+    ("tool", "facts", "bulk"),
+    [
+        ("capture_pane", ["lines", "captured_lines", "truncated", "truncated_by"], "text"),
+        ("search_panes", ["outcome", "panes_searched", "truncated", "truncated_by"], "matches"),
+        ("snapshot", ["omitted_operations", "content_truncated"], "sessions"),
+        ("capture_since", ["more", "gap", "lines_lost", "first_row", "cursor"], "lines"),
+    ],
+)
+def test_inspect_results_put_facts_before_bulk(tool: str, facts: list[str], bulk: str) -> None:
+    """The order is the result Struct's and the one encoder's (``server.tool_result``),
+    whatever a pane holds, so the result as a client receives it is built from the
+    declared type with every field set, and no tmux is needed (issue 30.2: this read
+    a real pane's capture, search, snapshot and capture_since for the same order)."""
+    result = BY_NAME[tool].result
+    sent = server.tool_result(_empty(msgspec.inspect.type_info(result))).structured_content
+    assert isinstance(sent, msgspec.Raw)
+    _before(_json(json.loads(bytes(sent))), facts, bulk)
 
 
 # 1,500 rows of 79 double quotes: all the same text, and 160 characters each as JSON.

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from tests.bounds_support import ByteCounter, fill_and_wait, fill_rows
+from tests.fake_support import VALUES, call_tool, fake_runtime, words
+from tests.memory_session import memory_session
 from tests.support import PrivateTmux, serve, structured
+from tmuxmcp.capability.surface import SurfaceRequest
+from tmuxmcp.driver.fake import ANY, FakeTmux
 
 
 async def test_snapshot_tree_with_screens(private_tmux: PrivateTmux) -> None:
@@ -31,18 +35,26 @@ async def test_snapshot_tree_with_screens(private_tmux: PrivateTmux) -> None:
 
 
 async def test_excluding_capture_pane_removes_content_from_the_aggregate(
-    private_tmux: PrivateTmux,
+    fake: FakeTmux,
 ) -> None:
-    """ADR aggregates / CM-3: an exclusion removes the nested operation's authority."""
-    async with serve(private_tmux, "--exclude-tools", "capture_pane") as session:
-        private_tmux.new_session("x")
-        tools = {t.name: t for t in (await session.list_tools()).tools}
+    """ADR aggregates / CM-3: an exclusion removes the nested operation's authority.
+
+    On the fake world, in memory (issue 30.2): the surface is the operator's request,
+    decided before tmux is asked, and the fake fails a ``capture-pane`` it was not told
+    to expect, so the one listing scripted here is all the snapshot may ask."""
+    served = fake_runtime(fake, request=SurfaceRequest(exclude=("capture_pane",)))
+    fake.expect(*words("list-panes -a -F"), ANY, rows=[VALUES])
+    fake.expect()  # server_info: the gate alone, twice
+    fake.expect()
+    async with memory_session(served) as session:
+        listed = await session.request("tools/list")
+        tools = {t["name"]: t for t in listed["result"]["tools"]}
         assert "capture_pane" not in tools
-        description = tools["snapshot"].description or ""
+        description = tools["snapshot"]["description"]
         assert "Excluded by the operator, so never invoked: capture_pane." in description
-        snap = structured(await session.call_tool("snapshot", {}))
-        info = structured(await session.call_tool("server_info", {"detail": True}))
-        compact = structured(await session.call_tool("server_info", {}))
+        snap = (await session.call("snapshot", {}))["structuredContent"]
+        info = (await session.call("server_info", {"detail": True}))["structuredContent"]
+        compact = (await session.call("server_info", {}))["structuredContent"]
     assert compact["info"]["surface"]["excluded_tools"] == ["capture_pane"]
     assert snap["omitted_operations"] == ["capture_pane"]
     panes = [p for s in snap["sessions"] for w in s["windows"] for p in w["panes"]]
@@ -53,12 +65,14 @@ async def test_excluding_capture_pane_removes_content_from_the_aggregate(
     assert entry["excluded_nested_operations"] == ["capture_pane"]
 
 
-async def test_excluding_a_listing_omits_every_level_below(private_tmux: PrivateTmux) -> None:
-    async with serve(private_tmux, "--exclude-tools", "list_windows") as session:
-        ids = private_tmux.new_session("y")
-        snap = structured(await session.call_tool("snapshot", {}))
+async def test_excluding_a_listing_omits_every_level_below(fake: FakeTmux) -> None:
+    """With ``list_windows`` excluded, the snapshot reads sessions only (on the fake,
+    which fails any other command: issue 30.2)."""
+    served = fake_runtime(fake, request=SurfaceRequest(exclude=("list_windows",)))
+    fake.expect(*words("list-sessions -F"), ANY, rows=[VALUES])
+    snap = (await call_tool(fake, served, "snapshot", {})).ok()
     assert snap["omitted_operations"] == ["list_windows", "list_panes", "capture_pane"]
-    assert snap["sessions"] == [{"session_id": ids["session_id"], "name": "y", "windows": None}]
+    assert snap["sessions"] == [{"session_id": "$1", "name": "build", "windows": None}]
 
 
 async def test_a_screen_larger_than_the_content_budget_is_not_read(

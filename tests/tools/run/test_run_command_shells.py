@@ -453,21 +453,6 @@ async def test_a_nested_shell_that_exits_leaves_the_pane_to_its_own_shell(
         assert structured(again)["output"].isdigit()
 
 
-async def test_a_shell_named_by_its_path_gets_the_posix_script(tmp_path: Any) -> None:
-    """The script is written for the shell found: bash and zsh call `builtin`, every other
-    shell POSIX `command` (zsh's `command` runs external programs only)."""
-    from tmuxmcp.runs import runscript
-
-    files = {key: os.path.join(str(tmp_path), key) for key in "cesgt"}
-    zsh = runscript.script(files=files, fence="f", shell="zsh", errexit_copy=True)
-    dash = runscript.script(files=files, fence="f", shell="dash", errexit_copy=True)
-    assert "\\builtin read" in zsh and "\\command" not in zsh
-    assert "\\command read" in dash and "\\builtin" not in dash
-    assert f"\\command . {files['c']}" in dash  # a syntax error ends the run, not the script
-    # Under errexit, a plain `.`: there `command .` would end the shell on a syntax error.
-    assert f"\\. {files['e']}" in dash
-
-
 @pytest.mark.parametrize("shell", sorted(SHELLS))
 async def test_a_typed_line_as_wide_as_the_pane_keeps_the_first_output_line(
     private_tmux: PrivateTmux, shell: str
