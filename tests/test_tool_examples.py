@@ -174,7 +174,8 @@ def render(runs: list[tuple[str, dict[str, Any], dict[str, Any]]], version: str)
         "fails when a run no longer produces it. Values that differ between runs",
         '(run ids, cursors, timings, pids, paths) are shown as `"…"`; long lists and',
         "strings are cut. Results are the `structuredContent`; the text form says the",
-        "same in prose. See the [tool reference](tools.md) for every parameter and the",
+        "same in prose, and is all a client on a protocol version before 2025-06-18",
+        "gets. See the [tool reference](tools.md) for every parameter and the",
         "[agent patterns](patterns.md) for how the calls fit together.",
         "",
     ]
