@@ -44,6 +44,14 @@ async def _polled(log: str, since: int, polls: int = 2) -> None:
     await _until(lambda: len(logged_pids(log)) >= since + polls)
 
 
+async def _counting_from_now(log: str, since: int) -> None:
+    """Wait until the wait has read the screen it counts new rows from: its tmux calls
+    run one after another, so once a third has started after ``since`` the first two
+    (the call's opening reads) have ended. Two started is not enough: the second may
+    still be reading when the test types, and what it reads then counts as old."""
+    await _polled(log, since, polls=3)
+
+
 async def _shows(tmux: PrivateTmux, pane: str, needle: str) -> None:
     await _until(lambda: needle in tmux.bare("capture-pane", "-p", "-t", pane).stdout)
 
@@ -100,7 +108,7 @@ async def test_new_output_matches_and_the_echoed_command_line_never_does(
         async with trio.open_nursery() as nursery:
             since = len(logged_pids(log))
             call = _start(nursery, session, "wait_for_text", _wait(pane, "ANCHOR_1", timeout=20))
-            await _polled(log, since)
+            await _counting_from_now(log, since)
             assert not call.done.is_set(), "the echoed command line must not match"
             private_tmux.bare("send-keys", "-t", pane, "Enter")
             with trio.fail_after(10):
@@ -153,7 +161,7 @@ async def test_a_match_is_found_across_history_trims(private_tmux: PrivateTmux) 
             since = len(logged_pids(log))
             args = _wait(pane, "^END_[0-9]+$", regex=True, timeout=20)
             call = _start(nursery, session, "wait_for_text", args)
-            await _polled(log, since)
+            await _counting_from_now(log, since)
             private_tmux.bare("send-keys", "-t", pane, "seq 1 3000; echo END_$((6*7))", "Enter")
             with trio.fail_after(15):
                 await call.done.wait()
