@@ -48,9 +48,11 @@ changes, and why it is sound for a tmux client:
   (``EPERM``) instead of filling memory no one reads;
 * a child whose output has no bound (the handlers bound what they ask tmux
   for; a runaway is a bug or a hostile binary) fills its memfd until the
-  deadline, as it filled this process's memory through a pipe before; at
-  the deadline it is SIGKILLed and reaped and the memfd truncated and
-  closed, which frees all of it;
+  deadline, about as fast as it filled this process's memory through a
+  pipe before; at the deadline it is SIGKILLed and reaped and the memfd
+  truncated and closed, which frees all of it. A memfd's pages are in no
+  process's resident set, so until then the OOM killer would not pick us;
+  there is no per-call cap;
 * we never ``read`` a memfd (only ``pread``): the file offset is shared with
   the child's fd 1 or 2, and moving it would make the child overwrite;
 * ``USE_MEMFD`` is off where ``memfd_create`` or sealing is missing, and a
