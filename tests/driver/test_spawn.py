@@ -235,6 +235,23 @@ def test_linux_puts_the_output_in_memfds() -> None:
         assert MEMFD_AT_IMPORT
 
 
+@pytest.mark.parametrize("refusal", [errno.ENOSYS, errno.EPERM, None])
+def test_without_memfd_create_the_pipes_are_chosen(
+    refusal: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An old kernel (ENOSYS), a seccomp filter (EPERM) or a Python without
+    ``os.memfd_create`` (None): ``USE_MEMFD`` is decided off, not an error."""
+    if refusal is None:
+        monkeypatch.delattr(os, "memfd_create", raising=False)
+    else:
+
+        def refuse(name: str, flags: int = 0) -> int:
+            raise OSError(refusal, os.strerror(refusal))
+
+        monkeypatch.setattr(os, "memfd_create", refuse)
+    assert _spawn._memfd_available() is False
+
+
 async def test_the_child_writes_to_memory_files_or_pipes(mechanism: str) -> None:
     """Issue 31.1: what the child's fds 1 and 2 are, per mechanism (pipes on main)."""
     done = await run_argv(
