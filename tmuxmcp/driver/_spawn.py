@@ -11,8 +11,6 @@ Promises:
 * every child has a deadline; on timeout or cancellation it is killed with
   SIGKILL and reaped before this function returns or raises;
 * every descriptor opened here is close-on-exec and closed on every path;
-  no output the child wrote holds memory once this function returns or
-  raises;
 * OS errors become ``TmuxUnavailable`` and deadlines ``TmuxTimeout``, here
   and nowhere else; running out of descriptors (``EMFILE``, ``ENFILE``) is
   ``DescriptorsExhausted``, which says so, not "is tmux installed" (issue 27,
@@ -31,8 +29,8 @@ and for an argv[0] without a slash (posix_spawn does no PATH search),
 **Output in memory files** (issue 31.1). On the pidfd path the child's
 stdout and stderr are two memfds (``memfd_create``, kernel 3.17+), not
 pipes: the child writes into them at its own pace, nothing wakes the event
-loop or switches to the child while it writes (a tmux client writes in
-16 KiB pieces: a 370 KB capture was 24 wake-ups through a pipe), and each is
+loop or switches to the child while it writes (through a pipe, a 370 KB
+capture was 6-17 reads of up to 64 KiB, each after a wake-up), and each is
 read with one ``os.pread`` once the pidfd says the child exited. What that
 changes, and why it is sound for a tmux client:
 
