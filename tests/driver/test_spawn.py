@@ -443,10 +443,12 @@ async def test_the_call_ends_at_the_childs_exit_with_all_its_output(
     gate, told, pidfile = tmp_path / "gate", tmp_path / "told", tmp_path / "pid"
     os.mkfifo(gate)
     os.mkfifo(told)
-    # The grandchild waits on the gate (a FIFO nobody opens until the call has
-    # returned), then tries to write more and says how that went.
+    # The grandchild waits for a line on the gate (a FIFO the child opens before
+    # it forks, so it is open when the test writes; nothing is written until
+    # the call has returned), then tries to write more and says how that went.
     script = (
-        f"{{ cat {shlex.quote(str(gate))}; printf late; echo $? > {shlex.quote(str(told))}; }} &"
+        f"exec 9<>{shlex.quote(str(gate))};"
+        f" {{ read x <&9; printf late; echo $? > {shlex.quote(str(told))}; }} &"
         f" echo $! > {shlex.quote(str(pidfile))}; head -c 300000 /dev/zero | tr '\\0' x; exit 5"
     )
     before = _open_fds()
@@ -456,7 +458,9 @@ async def test_the_call_ends_at_the_childs_exit_with_all_its_output(
         assert done.stdout == b"x" * 300000
         assert done.stderr == b""
         assert _open_fds() == before
-        os.close(os.open(gate, os.O_WRONLY | os.O_NONBLOCK))  # the grandchild goes on
+        opened = os.open(gate, os.O_WRONLY | os.O_NONBLOCK)  # the grandchild holds it
+        os.write(opened, b"go\n")  # the grandchild goes on
+        os.close(opened)
         # Its write after the call is refused: the memfd is sealed and empty, so
         # nothing it writes holds memory.
         status = await trio.to_thread.run_sync(told.read_text, abandon_on_cancel=True)
