@@ -7,12 +7,17 @@ OS errors become ``TmuxUnavailable`` and deadlines ``TmuxTimeout``; no
 descriptor leaks, in the parent or into the child. The spawner is generic, so
 these tests run ordinary programs, not tmux.
 
-Every test runs twice: on the Linux pidfd path (``posix_spawn``) and on the
-``trio.run_process`` fallback, which both must keep the same promises.
+Every test runs three times: on the Linux pidfd path (``posix_spawn``) with
+the output in memfds and with pipes (where ``memfd_create`` is refused), and
+on the ``trio.run_process`` fallback, which all must keep the same promises.
+The memfd path ends a call at the child's exit, the pipes at EOF: the tests of
+a leftover process holding the outputs say which they hold to (issue 31.1).
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import shlex
 import shutil
@@ -24,11 +29,13 @@ from pathlib import Path
 import pytest
 import trio
 
+from tests.support import temporary_tmux
 from tmuxmcp.driver import _spawn
 from tmuxmcp.driver._spawn import Completed, run_argv
 from tmuxmcp.errors import TmuxError, TmuxTimeout, TmuxUnavailable
 
 CHOSEN_AT_IMPORT = _spawn.USE_PIDFD
+MEMFD_AT_IMPORT = _spawn.USE_MEMFD
 
 
 def _pidfd_works() -> bool:
@@ -39,15 +46,26 @@ def _pidfd_works() -> bool:
     return True
 
 
-@pytest.fixture(autouse=True, params=["pidfd", "run_process"])
+def _memfd_works() -> bool:
+    try:
+        os.close(os.memfd_create("probe", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING))
+    except (AttributeError, OSError):
+        return False
+    return True
+
+
+@pytest.fixture(autouse=True, params=["memfd", "pipes", "run_process"])
 def mechanism(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Run the test on one of the two spawn mechanisms."""
-    if request.param == "pidfd":
-        if not _pidfd_works():
-            pytest.skip("no pidfd_open on this platform or kernel")
-        monkeypatch.setattr(_spawn, "USE_PIDFD", True)
-    else:
+    """Run the test on one of the three spawn mechanisms."""
+    if request.param == "run_process":
         monkeypatch.setattr(_spawn, "USE_PIDFD", False)
+        return "run_process"
+    if not _pidfd_works():
+        pytest.skip("no pidfd_open on this platform or kernel")
+    if request.param == "memfd" and not _memfd_works():
+        pytest.skip("no sealable memfd_create on this platform or kernel")
+    monkeypatch.setattr(_spawn, "USE_PIDFD", True)
+    monkeypatch.setattr(_spawn, "USE_MEMFD", request.param == "memfd")
     return str(request.param)
 
 
@@ -210,6 +228,67 @@ def test_linux_uses_the_pidfd_path() -> None:
         assert CHOSEN_AT_IMPORT
 
 
+def test_linux_puts_the_output_in_memfds() -> None:
+    """Issue 31.1: the memfd path is not silently off where the kernel has memfds."""
+    assert MEMFD_AT_IMPORT is _spawn._memfd_available()
+    if sys.platform == "linux" and _memfd_works():
+        assert MEMFD_AT_IMPORT
+
+
+@pytest.mark.parametrize("refusal", [errno.ENOSYS, errno.EPERM, None])
+def test_without_memfd_create_the_pipes_are_chosen(
+    refusal: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An old kernel (ENOSYS), a seccomp filter (EPERM) or a Python without
+    ``os.memfd_create`` (None): ``USE_MEMFD`` is decided off, not an error."""
+    if refusal is None:
+        monkeypatch.delattr(os, "memfd_create", raising=False)
+    else:
+
+        def refuse(name: str, flags: int = 0) -> int:
+            raise OSError(refusal, os.strerror(refusal))
+
+        monkeypatch.setattr(os, "memfd_create", refuse)
+    assert _spawn._memfd_available() is False
+
+
+async def test_the_child_writes_to_memory_files_or_pipes(mechanism: str) -> None:
+    """Issue 31.1: what the child's fds 1 and 2 are, per mechanism (pipes on main)."""
+    done = await run_argv(
+        [SH, "-c", "readlink /proc/self/fd/1; readlink /proc/self/fd/2 >&2"], env=ENV, seconds=10
+    )
+    assert done.returncode == 0
+    if mechanism == "memfd":
+        assert done.stdout.startswith(b"/memfd:tmuxmcp-stdout"), done
+        assert done.stderr.startswith(b"/memfd:tmuxmcp-stderr"), done
+    else:
+        assert done.stdout.startswith(b"pipe:"), done
+        assert done.stderr.startswith(b"pipe:"), done
+
+
+async def test_a_refused_memfd_create_falls_back_to_pipes(
+    mechanism: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ENOSYS (an old kernel) or EPERM (a seccomp filter) at call time: pipes, not an error."""
+    if mechanism != "memfd":
+        pytest.skip("only the memfd path calls memfd_create")
+    refusals = iter([errno.ENOSYS, errno.EPERM])
+
+    def refuse(name: str, flags: int = 0) -> int:
+        code = next(refusals)
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(os, "memfd_create", refuse)
+    before = _open_fds()
+    for _ in range(2):
+        done = await run_argv(
+            [SH, "-c", "readlink /proc/self/fd/1; printf e >&2"], env=ENV, seconds=10
+        )
+        assert done.stdout.startswith(b"pipe:"), done
+        assert done.stderr == b"e"
+    assert _open_fds() == before
+
+
 def _open_fds() -> set[str]:
     return set(os.listdir("/proc/self/fd"))
 
@@ -334,7 +413,8 @@ def test_pipes_avoid_the_standard_range_when_it_has_gaps(mechanism: str) -> None
     code = f"""if True:
         import os, trio
         from tmuxmcp.driver import _spawn
-        _spawn.USE_PIDFD = {mechanism == "pidfd"}
+        _spawn.USE_PIDFD = {mechanism != "run_process"}
+        _spawn.USE_MEMFD = {mechanism == "memfd"}
         os.close(0)
         os.close(2)
         async def main():
@@ -351,12 +431,120 @@ def test_pipes_avoid_the_standard_range_when_it_has_gaps(mechanism: str) -> None
     assert done.stdout == b"Completed(returncode=0, stdout=b'in', stderr=b'err')", done
 
 
+async def test_the_call_ends_at_the_childs_exit_with_all_its_output(
+    tmp_path: Path, mechanism: str
+) -> None:
+    """Issue 31.1: a leftover process holding stdin, stdout and stderr, and stdin the
+    child never reads, do not keep the call open: it returns when the child exits,
+    with everything the child wrote (more than a pipe holds). On main this ran
+    into the deadline, waiting for EOF."""
+    if mechanism != "memfd":
+        pytest.skip("pipes end at EOF: a leftover process holds the call open until the deadline")
+    gate, told, pidfile = tmp_path / "gate", tmp_path / "told", tmp_path / "pid"
+    os.mkfifo(gate)
+    os.mkfifo(told)
+    # The grandchild waits for a line on the gate (a FIFO the child opens before
+    # it forks, so it is open when the test writes; nothing is written until
+    # the call has returned), then tries to write more and says how that went.
+    script = (
+        f"exec 9<>{shlex.quote(str(gate))};"
+        f" {{ read x <&9; printf late; echo $? > {shlex.quote(str(told))}; }} &"
+        f" echo $! > {shlex.quote(str(pidfile))}; head -c 300000 /dev/zero | tr '\\0' x; exit 5"
+    )
+    before = _open_fds()
+    try:
+        done = await run_argv([SH, "-c", script], env=ENV, seconds=30, stdin=b"y" * (4 << 20))
+        assert done.returncode == 5
+        assert done.stdout == b"x" * 300000
+        assert done.stderr == b""
+        assert _open_fds() == before
+        opened = os.open(gate, os.O_WRONLY | os.O_NONBLOCK)  # the grandchild holds it
+        os.write(opened, b"go\n")  # the grandchild goes on
+        os.close(opened)
+        # Its write after the call is refused: the memfd is sealed and empty, so
+        # nothing it writes holds memory.
+        status = await trio.to_thread.run_sync(told.read_text, abandon_on_cancel=True)
+        assert status.strip() not in ("", "0")
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(pidfile.read_text()), signal.SIGKILL)  # ours: started by this test's child
+
+
+async def test_a_leftover_process_holds_no_output_memory(tmp_path: Path, mechanism: str) -> None:
+    """Issue 31.1: the child's output is freed when the call returns, though a process
+    the child left behind still holds its fds 1 and 2."""
+    if mechanism != "memfd":
+        pytest.skip("a pipe holds no output once read; the pipes' leftovers keep the call open")
+    pidfile = tmp_path / "pid"
+    script = f"sleep 60 & echo $! > {shlex.quote(str(pidfile))}; head -c 200000 /dev/zero"
+    try:
+        done = await run_argv([SH, "-c", script], env=ENV, seconds=30)
+        assert done.stdout == bytes(200000)
+        grandchild = int(pidfile.read_text())
+        for fd in (1, 2):
+            assert os.readlink(f"/proc/{grandchild}/fd/{fd}").startswith("/memfd:")
+            held = os.stat(f"/proc/{grandchild}/fd/{fd}")
+            assert (held.st_size, held.st_blocks) == (0, 0)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(pidfile.read_text()), signal.SIGKILL)  # ours: started by this test's child
+
+
+async def test_a_tmux_client_that_starts_its_server_returns_its_whole_output() -> None:
+    """Issue 31.1: ``new-session`` forks the tmux server, which holds the client's fds 1
+    and 2 until it daemonizes; the call still returns the client's output, and the
+    server holds none of our descriptors after."""
+    with temporary_tmux("tsp") as tmux:
+        before = _open_fds()
+        done = await run_argv(
+            tmux.argv("-f", "/dev/null", "new-session", "-d", "-P", "-F", "#{pane_id} #{pid}"),
+            env=tmux.env,
+            seconds=30,
+        )
+        assert done.returncode == 0, done
+        assert _open_fds() == before
+        pane, server = done.stdout.decode().split()
+        assert pane.startswith("%")
+        assert done.stderr == b""
+        for fd in (0, 1, 2):
+            assert os.readlink(f"/proc/{server}/fd/{fd}") == os.devnull
+        listed = await run_argv(
+            tmux.argv("list-panes", "-a", "-F", "#{pane_id}"), env=tmux.env, seconds=30
+        )
+        assert listed.stdout.decode().split() == [pane]
+
+
+async def test_a_deadline_while_the_child_writes_without_end_frees_everything(
+    tmp_path: Path, mechanism: str
+) -> None:
+    """Issue 31.1: a runaway child (a hostile or broken binary: the handlers bound what
+    they ask tmux for) is killed at the deadline; its output, held in memory until
+    then, is freed though a process it left behind still holds it."""
+    pids = tmp_path / "pids"
+    script = f"sleep 30 & echo $$ $! > {shlex.quote(str(pids))}; while :; do printf x; done"
+    before = _open_fds()
+    try:
+        with pytest.raises(TmuxTimeout):
+            await run_argv([SH, "-c", script], env=ENV, seconds=0.5)
+        child, grandchild = (int(p) for p in pids.read_text().split())
+        _assert_reaped(child)
+        assert _open_fds() == before
+        target = os.readlink(f"/proc/{grandchild}/fd/1")
+        assert target.startswith("/memfd:" if mechanism == "memfd" else "pipe:"), target
+        held = os.stat(f"/proc/{grandchild}/fd/1")
+        assert (held.st_size, held.st_blocks) == (0, 0)
+    finally:
+        child, grandchild = (int(p) for p in pids.read_text().split())
+        os.kill(grandchild, signal.SIGKILL)  # ours: started by this test's child
+
+
 _OUT_OF_FILES = """
 import os, resource, sys
 import trio
 from tmuxmcp.driver import _spawn
 from tmuxmcp.errors import TmuxMcpError
-_spawn.USE_PIDFD = _spawn.USE_PIDFD and sys.argv[1] == "pidfd"
+_spawn.USE_PIDFD = _spawn.USE_PIDFD and sys.argv[1] != "fallback"
+_spawn.USE_MEMFD = _spawn.USE_MEMFD and sys.argv[1] == "memfd"
 resource.setrlimit(resource.RLIMIT_NOFILE, (64, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
 held = []
 async def main():
@@ -374,7 +562,7 @@ trio.run(main)
 """
 
 
-@pytest.mark.parametrize("mechanism", ["pidfd", "fallback"])
+@pytest.mark.parametrize("mechanism", ["memfd", "pipes", "fallback"])
 def test_no_descriptors_left_is_said_so_not_tmux_missing(mechanism: str) -> None:
     """Issue 27, N8: at the open-file limit, starting tmux failed with "check that tmux
     is installed"; it says the descriptors ran out, the limit, and what to do."""

@@ -17,9 +17,8 @@ Promises:
   N8).
 
 Two mechanisms keep these promises. On Linux (``pidfd_open``, kernel 5.3+)
-the child is started with ``os.posix_spawn`` on the event loop's thread, its
-pipes are read with non-blocking ``os.read`` and ``trio.lowlevel.wait_readable``,
-and its exit is awaited on a pidfd. That saves the worker-thread hop and the
+the child is started with ``os.posix_spawn`` on the event loop's thread and
+its exit is awaited on a pidfd. That saves the worker-thread hop and the
 ``Popen`` machinery of ``trio.run_process`` (0.3-0.5 ms of a 3 ms tmux call).
 The price: ``posix_spawn`` returns once the child has exec'd, and the event
 loop waits for that (0.1-0.3 ms on a quiet machine, more under load), so
@@ -27,28 +26,66 @@ concurrent calls start their children one after another. Everywhere else,
 and for an argv[0] without a slash (posix_spawn does no PATH search),
 ``trio.run_process`` does the same job.
 
+**Output in memory files** (issue 31.1). On the pidfd path the child's
+stdout and stderr are two memfds (``memfd_create``, kernel 3.17+), not
+pipes: the child writes into them at its own pace, nothing wakes the event
+loop or switches to the child while it writes (through a pipe, a 370 KB
+capture was 6-17 reads of up to 64 KiB, each after a wake-up), and each is
+read with one ``os.pread`` once the pidfd says the child exited. What that
+changes, and why it is sound for a tmux client:
+
+* the call ends at the child's exit, not at EOF: a process the child left
+  behind holding fd 1 or 2 (a tmux server forked by ``new-session`` holds
+  them until it daemonizes) no longer keeps the call open. A process writes
+  its own output before it exits, so the child's output is complete then;
+  a tmux client prints only what its server sends it, itself;
+* what a leftover process writes after that is refused: once the child is
+  reaped, each memfd is sealed against growing (``F_SEAL_GROW``), read, and
+  truncated to nothing before it is closed, so its memory is freed even
+  while a leftover process still holds it, and its later writes fail
+  (``EPERM``) instead of filling memory no one reads;
+* a child whose output has no bound (the handlers bound what they ask tmux
+  for; a runaway is a bug or a hostile binary) fills its memfd until the
+  deadline, about as fast as it filled this process's memory through a
+  pipe before; at the deadline it is SIGKILLed and reaped and the memfd
+  truncated and closed, which frees all of it. A memfd's pages are in no
+  process's resident set, so until then the OOM killer would not pick us;
+  there is no per-call cap;
+* we never ``read`` a memfd (only ``pread``): the file offset is shared with
+  the child's fd 1 or 2, and moving it would make the child overwrite;
+* ``USE_MEMFD`` is off where ``memfd_create`` or sealing is missing, and a
+  call whose ``memfd_create`` fails with ``ENOSYS`` or ``EPERM`` (a seccomp
+  filter) uses pipes instead; the pipes then end at EOF, as before.
+
 The pidfd path, step by step (each step's failure is handled before the next
 one starts):
 
-1. pipes: one for stdout, one for stderr, one for stdin only if bytes are
-   given; all close-on-exec, all numbered 3 or above so that no file action
-   can clobber another;
+1. outputs: two memfds, or else one pipe for stdout and one for stderr; a
+   pipe for stdin only if bytes are given (the feed is a pipe either way);
+   all close-on-exec, all numbered 3 or above so that no file action can
+   clobber another;
 2. spawn: file actions give the child /dev/null or the stdin pipe as fd 0 and
-   the write ends as fds 1 and 2, and close every other inheritable
-   descriptor; the parent then closes the child's ends at once;
+   the memfds or the pipes' write ends as fds 1 and 2, and close every other
+   inheritable descriptor; the parent then closes the pipes' child ends at
+   once (a memfd is both ends: it stays);
 3. pidfd: opened right after the spawn; if that fails the child is killed and
    reaped synchronously (it is SIGKILLed, so the wait is short);
-4. run: stdout is drained in this task, stderr (and the stdin feed) in a
-   nursery, so a child that fills one pipe while we wait on another cannot
-   deadlock; then the pidfd says the child exited and ``waitpid`` reaps it;
+4. run: with memfds, the stdin feed (if any) runs in a nursery while this
+   task awaits the pidfd, and is cancelled when the child has exited (a
+   leftover process may hold the stdin pipe without reading it); then each
+   memfd is sealed and read. With pipes, stdout is drained in this task,
+   stderr (and the stdin feed) in a nursery, so a child that fills one pipe
+   while we wait on another cannot deadlock; then the pidfd says the child
+   exited. Either way ``waitpid`` reaps it;
 5. on any exception, cancellation or deadline before the reap: SIGKILL via
    the pidfd, a shielded wait on the pidfd, ``waitpid``; then every
-   descriptor is closed.
+   descriptor is closed, every memfd truncated first.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import signal
@@ -98,6 +135,28 @@ def _pidfd_available() -> bool:
 
 USE_PIDFD = _pidfd_available()
 """Which mechanism ``run_argv`` uses; tests switch it to cover the fallback."""
+
+_MEMFD_FLAGS = os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING if hasattr(os, "memfd_create") else 0
+
+_NO_MEMFD = frozenset({errno.ENOSYS, errno.EPERM})
+"""``memfd_create`` errors that mean "not here" (an old kernel, a seccomp filter)."""
+
+
+def _memfd_available() -> bool:
+    """Whether this platform gives us sealable memfds for the child's output."""
+    if not (hasattr(os, "memfd_create") and hasattr(fcntl, "F_ADD_SEALS")):
+        return False
+    try:
+        probe = os.memfd_create("tmuxmcp-probe", _MEMFD_FLAGS)
+    except OSError:
+        return False
+    os.close(probe)
+    return True
+
+
+USE_MEMFD = _memfd_available()
+"""Whether the pidfd path gives the child memfds for stdout and stderr, or
+pipes; tests switch it to cover both."""
 
 
 async def run_argv(
@@ -154,10 +213,11 @@ async def _run_process(
 
 
 class _Descriptors:
-    """The descriptors one call owns; each is closed exactly once."""
+    """The descriptors one call owns; each is closed exactly once, a memfd emptied first."""
 
     def __init__(self) -> None:
         self._open: set[int] = set()
+        self._memory: set[int] = set()
 
     def pipe(self) -> tuple[int, int]:
         """A close-on-exec pipe whose ends are both above the standard range."""
@@ -168,11 +228,20 @@ class _Descriptors:
             read, write = self._above_std(read), self._above_std(write)
         return read, write
 
+    def memfd(self, name: str) -> int:
+        """A close-on-exec, sealable memfd above the standard range."""
+        fd = self.adopt(os.memfd_create(name, _MEMFD_FLAGS))
+        self._memory.add(fd)
+        return self._above_std(fd)
+
     def _above_std(self, fd: int) -> int:
         if fd >= 3:
             return fd
         moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
         self._open.add(moved)
+        if fd in self._memory:
+            self._memory.add(moved)
+            self._memory.discard(fd)  # the same file: only the copy we keep empties it
         self.close(fd)
         return moved
 
@@ -182,9 +251,12 @@ class _Descriptors:
         return fd
 
     def close(self, fd: int) -> None:
-        """Close ``fd`` if this call still owns it."""
+        """Close ``fd`` if this call still owns it; a memfd is emptied first."""
         if fd in self._open:
             self._open.discard(fd)
+            if fd in self._memory:
+                self._memory.discard(fd)
+                _empty(fd)
             os.close(fd)
 
     def close_waited(self, fd: int) -> None:
@@ -215,6 +287,43 @@ def _inheritable_above_std() -> list[int]:
             except OSError:  # the directory listing's own descriptor, closed by now
                 continue
     return found
+
+
+def _seal(fd: int) -> None:
+    """No writer can make the memfd ``fd`` longer from now on (their writes fail, EPERM)."""
+    fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_GROW)
+
+
+def _empty(fd: int) -> None:
+    """Free a memfd's memory now, even if a leftover process still holds it.
+
+    Sealed first, so that process cannot grow it again. Neither call fails on
+    a memfd made sealable, but closing must not depend on that.
+    """
+    with contextlib.suppress(OSError):
+        _seal(fd)
+        os.ftruncate(fd, 0)
+
+
+def _read_memory(fd: int) -> bytes:
+    """Everything written to the memfd ``fd``; call it once the child is reaped.
+
+    Sealed before its size is read, so a leftover process cannot add to it
+    after that. ``pread``, never ``read``: the offset is the child's too.
+    """
+    _seal(fd)
+    size = os.fstat(fd).st_size
+    if not size:
+        return b""
+    data = os.pread(fd, size, 0)
+    if len(data) == size:
+        return data
+    parts = [data]  # one read returns at most about 2 GiB on Linux
+    done = len(data)
+    while done < size and (data := os.pread(fd, size - done, done)):
+        parts.append(data)
+        done += len(data)
+    return b"".join(parts)
 
 
 async def _drain(fd: int, chunks: list[bytes]) -> None:
@@ -280,16 +389,44 @@ class _Child(msgspec.Struct, frozen=True):
     stderr: int
     stdin: int
     """Our end of the child's stdin pipe, or -1."""
+    in_memory: bool
+    """Whether ``stdout`` and ``stderr`` are memfds (else our ends of pipes)."""
 
 
-def _start(argv: Sequence[str], env: Mapping[str, str], feed: bool, fds: _Descriptors) -> _Child:
-    """Spawn the child with its pipes and open its pidfd (steps 1 to 3).
+def _outputs(fds: _Descriptors, in_memory: bool) -> tuple[int, int, int, int] | None:
+    """Two memfds as (ours, the child's) for stdout, then for stderr; None where
+    ``memfd_create`` is refused (the caller uses pipes)."""
+    if not in_memory:
+        return None
+    try:
+        out = fds.memfd("tmuxmcp-stdout")
+    except OSError as exc:
+        if exc.errno in _NO_MEMFD:
+            return None
+        raise
+    err = fds.memfd("tmuxmcp-stderr")  # the first one worked: so will this, or it is an error
+    return out, out, err, err
+
+
+def _start(
+    argv: Sequence[str],
+    env: Mapping[str, str],
+    feed: bool,
+    fds: _Descriptors,
+    *,
+    in_memory: bool = False,
+) -> _Child:
+    """Spawn the child with its outputs and open its pidfd (steps 1 to 3).
 
     ``posix_spawn`` returns once the child has called exec (glibc reports exec
     failures as OSError), so this is quick even though it is synchronous.
     """
-    out_read, out_write = fds.pipe()
-    err_read, err_write = fds.pipe()
+    memory = _outputs(fds, in_memory)
+    if memory is None:
+        out_read, out_write = fds.pipe()
+        err_read, err_write = fds.pipe()
+    else:
+        out_read, out_write, err_read, err_write = memory
     actions: list[tuple[Any, ...]] = []
     if feed:
         in_read, in_write = fds.pipe()
@@ -309,7 +446,8 @@ def _start(argv: Sequence[str], env: Mapping[str, str], feed: bool, fds: _Descri
         setsigmask=(),
     )
     # The child holds its ends now; ours would keep the pipes open forever.
-    for child_end in (out_write, err_write, in_read):
+    # A memfd is both ends, and ours is how we read it.
+    for child_end in (in_read,) if memory else (out_write, err_write, in_read):
         fds.close(child_end)
     try:
         pidfd = fds.adopt(os.pidfd_open(pid))
@@ -317,7 +455,44 @@ def _start(argv: Sequence[str], env: Mapping[str, str], feed: bool, fds: _Descri
         os.kill(pid, signal.SIGKILL)
         _collect(pid)  # SIGKILLed: the wait is short
         raise
-    return _Child(pid, pidfd, out_read, err_read, in_write)
+    return _Child(pid, pidfd, out_read, err_read, in_write, memory is not None)
+
+
+async def _exited(child: _Child) -> int:
+    """Wait on the pidfd for the child's exit, then reap it; its exit code."""
+    await trio.lowlevel.wait_readable(child.pidfd)  # it has just started: no point asking first
+    code = _collect(child.pid)
+    assert code is not None  # a blocking waitpid returns the child or raises
+    return code
+
+
+async def _run_in_memory(child: _Child, stdin: bytes | None, fds: _Descriptors) -> int:
+    """Await the child's exit, feeding its stdin meanwhile; its exit code (step 4)."""
+    if stdin is None:
+        return await _exited(child)
+    os.set_blocking(child.stdin, False)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(_feed, child.stdin, stdin, fds)
+        code = await _exited(child)
+        # The output is complete at exit; a leftover process may hold stdin
+        # without reading it, so the feed ends here (it closes its pipe).
+        nursery.cancel_scope.cancel()
+    return code
+
+
+async def _run_piped(child: _Child, stdin: bytes | None, fds: _Descriptors) -> tuple[bytes, bytes]:
+    """Drain the child's pipes to EOF, feeding its stdin meanwhile (step 4)."""
+    for fd in (child.stdout, child.stderr, child.stdin):
+        if fd >= 0:
+            os.set_blocking(fd, False)  # our ends only: the child's stay blocking
+    out: list[bytes] = []
+    err: list[bytes] = []
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(_drain, child.stderr, err)
+        if stdin is not None:
+            nursery.start_soon(_feed, child.stdin, stdin, fds)
+        await _drain(child.stdout, out)
+    return b"".join(out), b"".join(err)
 
 
 async def _run_spawned(
@@ -325,20 +500,15 @@ async def _run_spawned(
 ) -> Completed:
     fds = _Descriptors()
     try:
-        child = _start(argv, env, stdin is not None, fds)
+        child = _start(argv, env, stdin is not None, fds, in_memory=USE_MEMFD)
         returncode: int | None = None
         try:
-            for fd in (child.stdout, child.stderr, child.stdin):
-                if fd >= 0:
-                    os.set_blocking(fd, False)  # our ends only: the child's stay blocking
-            out: list[bytes] = []
-            err: list[bytes] = []
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(_drain, child.stderr, err)
-                if stdin is not None:
-                    nursery.start_soon(_feed, child.stdin, stdin, fds)
-                await _drain(child.stdout, out)
-            returncode = await _wait_reaped(child.pid, child.pidfd)
+            if child.in_memory:
+                returncode = await _run_in_memory(child, stdin, fds)
+                out, err = _read_memory(child.stdout), _read_memory(child.stderr)
+            else:
+                out, err = await _run_piped(child, stdin, fds)
+                returncode = await _wait_reaped(child.pid, child.pidfd)
         finally:
             if returncode is None:
                 # Timeout, cancellation or an error: kill, and reap before leaving.
@@ -350,4 +520,4 @@ async def _run_spawned(
                     await _wait_reaped(child.pid, child.pidfd)
     finally:
         fds.close_all()
-    return Completed(returncode, b"".join(out), b"".join(err))
+    return Completed(returncode, out, err)
