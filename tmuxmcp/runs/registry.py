@@ -36,8 +36,8 @@ KEEP_FINISHED = 64
 
 DESCRIPTORS_PER_RUN = 8
 """Descriptors one running command may need: its status and release FIFOs and its
-pane lock (held while it runs), and the pipes and pidfd of the tmux client its
-watcher may be running (issue 27, N8)."""
+pane lock (held while it runs), and the output memfds (pipes where memfds are
+refused) and pidfd of the tmux client its watcher may be running (issue 27, N8)."""
 DESCRIPTOR_HEADROOM = 128
 """Descriptors kept for everything else: the protocol, the audit log, other tools'
 tmux clients, the waits' ``/proc`` counters (``activity``)."""
