@@ -6,7 +6,8 @@ Pure: text only. What is typed into the pane is one short line,
     ``7>&1 8>&2 >/dev/null 2>&1`` (one line, shown here in two; bash and zsh:
     ``{ _='the command' tmuxmcp_status=$?; eval "$(</…/r7)"; . "$tmuxmcp_t" && :; } …``)
 
-so a person watching sees their command first (shown, never run: the value of an
+so a person watching sees their command first, until the confirmed redraw
+replaces the line by the prompt and the command alone (Rule 6; shown, never run: the value of an
 assignment to ``_`` on the ``.``, which runs no command, so the script finds
 ``$?`` still the last command's status, and gives it back to the command) and one
 path, the script's (``run_directory.directory_base``: on Linux usually

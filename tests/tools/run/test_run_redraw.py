@@ -130,3 +130,26 @@ async def test_a_typed_line_taller_than_the_pane_means_no_redraw(
         assert (done["exit_status"], done["output"]) == (4, "hi")
         rows = _history(private_tmux, pane)
         assert any("tmuxmcp-" in row for row in rows), rows
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+async def test_outputs_that_scroll_the_screen_start_at_the_shown_command(
+    private_tmux: PrivateTmux, shell: str
+) -> None:
+    """The prompt on the last row (every run scrolls), an output longer than the rows
+    read with the end frame (``collect.speculative_rows``), and one run after it: the
+    output's first row is the one below the shown command, found as an absolute row."""
+    async with serve(private_tmux) as session:
+        pane = _shell_session(private_tmux, f"scroll-{shell}", shell)
+        private_tmux.bare("resize-window", "-t", pane, "-x", "60", "-y", "8")
+        await _configure(private_tmux, pane, "PS1='$ '; PROMPT='$ '")
+        for word in ("one", "two", "three", "four", "five", "six"):
+            done = await _run(session, pane, f"echo {word}")
+            assert (done["exit_status"], done["output"]) == (0, word)
+        long = await _run(session, pane, "seq 1 400", max_output_bytes=100_000)
+        assert long["output"].split("\n") == [str(n) for n in range(1, 401)]
+        after = await _run(session, pane, "echo after; (exit 2)")
+        assert (after["exit_status"], after["output"]) == (2, "after")
+        rows = _history(private_tmux, pane)
+        assert not any("tmuxmcp-" in row for row in rows), rows
+        assert rows[rows.index("$ seq 1 400") + 1] == "1"

@@ -15,6 +15,13 @@ shrank. Where it ends: the cursor's row, or the last row written below it
 when the screen there was blank at typing (a scroll region's reset homes
 the cursor above the output's last lines).
 
+A redrawn run (issue 31.3, ``redraw``) is read from the row below its shown
+command, an absolute row known since the redraw (``_read_redrawn``): the end
+frame's joined rows begin there (tmux subtracts its own history size,
+``_end_frame``), so the typed line is not searched for; the prompt row is
+still found by the start mark, and checked to show the prompt and the shown
+command, or the start is gone, as above.
+
 Bounded reads (issue 13.2), whatever the pane's width: the end frame reads
 ``speculative_rows`` history rows, and a longer output is read a window at a
 time from both ends (head and tail) until the run's byte budget is met; rows
@@ -81,16 +88,26 @@ FENCE_WAIT = 2.0
 async def _end_frame(
     ctx: ToolContext, pane: str, back: int, joined_from: int | None = None
 ) -> tuple[PathFrame, list[str], list[str]]:
-    """The frame, and the physical and joined rows from ``back`` history rows up (the
-    joined rows from screen row ``joined_from`` instead, where given: ``_joined_from``)."""
+    """The frame, and the physical and joined rows from ``back`` history rows up; the
+    joined rows from the absolute row ``joined_from`` instead, where given, or from
+    ``back`` rows up if that is lower (``_joined_from``)."""
     fmt = screen.path_frame_format()
     sep = screen.separator()
+    joined = cmd("capture-pane", "-p", "-J", t=pane, S=-back)
+    if joined_from is not None:
+        # An absolute row is a row on the screen less the history's size when the
+        # capture runs: tmux works it out itself (run-shell -C expands the formats
+        # for the pane before it runs the command, right after this one), so the
+        # rows begin there whatever scrolled since. Never more than ``back`` up.
+        start = f"#{{e|-|:{joined_from},#{{history_size}}}}"
+        bounded = f"#{{?#{{e|<:{start},-{back}}},-{back},{start}}}"
+        joined = cmd("run-shell", "-C", t=pane, args=[f"capture-pane -p -J -t {pane} -S {bounded}"])
     out = await ctx.client.run(
         cmd("display-message", "-p", t=pane, args=[fmt.template]),
         cmd("display-message", "-p", t=pane, args=[sep]),
         cmd("capture-pane", "-p", t=pane, S=-back),
         cmd("display-message", "-p", t=pane, args=[sep]),
-        cmd("capture-pane", "-p", "-J", t=pane, S=-back if joined_from is None else joined_from),
+        joined,
     )
     parts = screen.split(out.stdout, sep)
     if len(parts) != 3:
@@ -103,12 +120,11 @@ async def _end_frame(
 
 
 def _joined_from(run: Run) -> int | None:
-    """For a redrawn run, the screen row its output starts on if nothing scrolled since
-    the redraw (``_read_redrawn`` checks that it did not): the end frame's joined rows
-    then hold the output and nothing above it."""
-    if run.redraw is None:
-        return None
-    return run.redraw.first - run.redraw.history_size
+    """For a redrawn run, the absolute row its output starts on: the end frame's joined
+    rows then hold the output and nothing above it, where no row left the history's
+    top since and the output began at most ``speculative_rows`` up
+    (``_read_redrawn`` checks both)."""
+    return None if run.redraw is None else run.redraw.first
 
 
 def window_rows(width: int) -> int:
@@ -472,7 +488,7 @@ async def _read_redrawn(
         first = start + shown.rows
         if first > last:
             head = []
-        elif start == shown.prompt_row and frame.history_size == shown.history_size:
+        elif start == shown.prompt_row and first >= frame.history_size - speculative_rows(run):
             below = frame.height - 1 - end_y
             head = joined[: len(joined) - below] if below else list(joined)
         else:
