@@ -106,6 +106,6 @@ def test_the_shown_command_carries_no_control_character() -> None:
     shown = runscript.shown("echo \x1b[31mred\x7f\x9b2J")
     assert shown == "echo ^[[31mred^?M-^[2J"
     assert not re.search(r"[\x00-\x1f\x7f-\x9f]", shown)
-    step = runscript.redraw_step(shown, "\\builtin", "/run/g1")
+    step = runscript.redraw_step(shown, "\\builtin")
     assert "'\\033[J%s\\n' 'echo ^[[31mred^?M-^[2J' >&7" in step
     assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]", step)

@@ -157,7 +157,8 @@ Rule 5: the shell's messages about the command read as if it were typed
   means (``$1``, ``shift``, ``return``, ``local``).
 
 Rule 6 (issue 31.3): after ``S`` the script reads one line from the release
-  FIFO ``g<k>`` before anything else (``redraw_step``): ``<up>:<column>``
+  FIFO ``g<k>`` before anything else (``redraw_step``; the FIFO is opened once,
+  on descriptor 9, for this read and the release's): ``<up>:<column>``
   from tmuxmcp makes it move the cursor up ``up`` rows and right to
   ``column`` (the typed line's first row and column), erase to the end of
   the screen and print ``shown`` and a newline on the shell's saved stdout
@@ -391,19 +392,20 @@ REDRAW = "tmuxmcp_redraw"
 """The variable the script reads tmuxmcp's answer into after ``S`` (Rule 6)."""
 
 
-def redraw_step(shown_text: str, builtin: str, release_fifo: str) -> str:
+def redraw_step(shown_text: str, builtin: str) -> str:
     """Rule 6: the script's wait for tmuxmcp's word after ``S``, and the redraw it makes
     when told ``<up>:<column>``: up to the typed line's first row, right to its column,
     erase to the end of the screen, print ``shown_text`` (``shown``: no control
     character) and a newline, on the shell's saved stdout. Any other answer, an EOF
     from a dead tmuxmcp, or the release's ``go`` of a run closed early, is no redraw.
-    The answer is read from the release FIFO, which tmuxmcp holds open (a read-write
-    open: the shell's open never blocks, and its read ends when tmuxmcp is gone);
-    ``read`` takes one line, byte by byte from a FIFO, so the release stays in it."""
+    The answer is read from the release FIFO on descriptor 9 (opened once, for this
+    read and the release's), which tmuxmcp holds open, so the read ends when
+    tmuxmcp is gone; ``read`` takes one line, byte by byte from a FIFO, so the
+    release stays in it."""
     out = f">&{SAVED_STDOUT}"
     var = f"${{{REDRAW}"
     return (
-        f"{builtin} read -r {REDRAW} <{release_fifo} || :\n"
+        f"{builtin} read -r {REDRAW} <&9 || :\n"
         f"case {var}-}} in\n"
         "*[!0-9:]*|:*|*:|*:*:*|'') ;;\n"
         f"*) {builtin} printf '\\033[%dA\\r' \"{var}%%:*}}\" {out}\n"
@@ -488,6 +490,11 @@ def script(
         f"{b} read tmuxmcp_release <&9 || :\n"
     )
     cleanup = f"{b} unset tmuxmcp_release {COMMAND_TEXT}\n"
+    # Rule 6: the redraw's answer is read first, then the command's text, and `$?`
+    # given back last, all with the release FIFO open on 9, once.
+    before = (
+        f"{redraw_step(shown_text, b)}case $- in\n{sourced}) ;;\n*) {load} ;;\nesac\n{give_back}"
+    )
     if shell == "zsh":
         # Rule 3: under ERR_RETURN the command's first failure returns from
         # everything the typed line runs, as it abandons a typed line; so do a
@@ -497,16 +504,13 @@ def script(
         # nothing unwinds it runs too, and `t` is sourced twice, to the same
         # effect). `$?` after the block is the command's: an always block keeps
         # its try block's status. Under ERR_EXIT zsh exits without running it.
-        block = f"{{ {{ {run}}} always {{\n{after}{cleanup}{give_back}}} }} 9<{q['g']}\n"
+        block = f"{{ {before}{{ {run}}} always {{\n{after}{cleanup}{give_back}}} }} 9<{q['g']}\n"
     else:
-        block = f"{{ {run}{after}}} 9<{q['g']}\n{cleanup}"
+        block = f"{{ {before}{run}{after}}} 9<{q['g']}\n{cleanup}"
     return (
         f"{keep}"
         f"{test}{b} printf 'S %d\\n' \"${PREVIOUS_STATUS}\" 1<>{q['s']}\n"
         f"{b} unset tmuxmcp_release\n"
-        f"{redraw_step(shown_text, b, q['g'])}"
-        f"case $- in\n{sourced}) ;;\n*) {load} ;;\nesac\n"
-        f"{give_back}"
         f"{block}"
         f"{end}"
         f"{point}"
