@@ -156,9 +156,10 @@ Rule 5: the shell's messages about the command read as if it were typed
   it at the typed depth and without a name, but changes what the command
   means (``$1``, ``shift``, ``return``, ``local``).
 
-Rule 6 (issue 31.3): after ``S`` the script reads one line from the release
-  FIFO ``g<k>`` before anything else (``redraw_step``; the FIFO is opened once,
-  on descriptor 9, for this read and the release's): ``<up>:<column>``
+Rule 6 (issue 31.3): after ``S``, once it has read the command's text (a
+  run closed meanwhile removes its file), the script reads one line from the
+  release FIFO ``g<k>`` (``redraw_step``; the FIFO is opened once, on
+  descriptor 9, for this read and the release's): ``<up>:<column>``
   from tmuxmcp makes it move the cursor up ``up`` rows and right to
   ``column`` (the typed line's first row and column), erase to the end of
   the screen and print ``shown`` and a newline on the shell's saved stdout
@@ -490,10 +491,11 @@ def script(
         f"{b} read tmuxmcp_release <&9 || :\n"
     )
     cleanup = f"{b} unset tmuxmcp_release {COMMAND_TEXT}\n"
-    # Rule 6: the redraw's answer is read first, then the command's text, and `$?`
-    # given back last, all with the release FIFO open on 9, once.
+    # Rule 6: the command's text is read first (a tmuxmcp that ends while the
+    # script waits for its word removes the file), then the redraw's answer, and
+    # `$?` given back last, all with the release FIFO open on 9, once.
     before = (
-        f"{redraw_step(shown_text, b)}case $- in\n{sourced}) ;;\n*) {load} ;;\nesac\n{give_back}"
+        f"case $- in\n{sourced}) ;;\n*) {load} ;;\nesac\n{redraw_step(shown_text, b)}{give_back}"
     )
     if shell == "zsh":
         # Rule 3: under ERR_RETURN the command's first failure returns from

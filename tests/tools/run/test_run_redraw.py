@@ -24,7 +24,7 @@ import os
 import pytest
 import trio
 
-from tests.support import PrivateTmux, serve
+from tests.support import PrivateTmux, serve, tmux_wrapper
 from tests.tools.run.test_run_command import SHELLS, _at_prompt, _run, _shell_session
 
 
@@ -153,3 +153,34 @@ async def test_outputs_that_scroll_the_screen_start_at_the_shown_command(
         rows = _history(private_tmux, pane)
         assert not any("tmuxmcp-" in row for row in rows), rows
         assert rows[rows.index("$ seq 1 400") + 1] == "1"
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+async def test_a_tmuxmcp_gone_while_the_script_waits_for_its_word_leaves_the_shell_working(
+    private_tmux: PrivateTmux, shell: str
+) -> None:
+    """The script waits after ``S`` for the redraw's answer (``runscript`` Rule 6): a
+    tmuxmcp that exits meanwhile (its read of the screen stalled here, and the call
+    timed out first) leaves the shell running the command, undrawn, and back at its
+    prompt, with no error about its files. The script read the command's file only
+    after the answer at first: the closed run had removed it ("No such file")."""
+    flag = os.path.join(private_tmux.directory, "stall")
+    wrapper = tmux_wrapper(
+        os.path.join(private_tmux.directory, "stalling-tmux"),
+        f'case "$*" in *"#{{pane_height}} #{{pane_width}} #{{alternate_on}}"*)\n'
+        f'  [ -e "{flag}" ] && exec sleep 5 ;;\nesac',
+    )
+    open(flag, "w").close()
+    async with serve(private_tmux, "--tmux", wrapper) as session:
+        pane = _shell_session(private_tmux, f"gone-{shell}", shell)
+        await _configure(private_tmux, pane)
+        first = await _run(session, pane, "echo surv$((1 + 1))ived", timeout=0.5)
+        assert first["timed_out"] is True
+    os.unlink(flag)
+    with trio.fail_after(20):
+        while "surv2ived" not in private_tmux.bare("capture-pane", "-p", "-t", pane).stdout:
+            await trio.sleep(0.05)
+    private_tmux.bare("send-keys", "-t", pane, "echo back-$((6*7))", "Enter")
+    await private_tmux.wait_for_screen(pane, "back-42")
+    screen = private_tmux.bare("capture-pane", "-p", "-t", pane).stdout
+    assert "No such file" not in screen and "not found" not in screen, screen
