@@ -406,6 +406,16 @@ def stalling_tmux(directory: str) -> tuple[str, str, str]:
     return path, log, flag
 
 
+def no_redraw_tmux(tmux: PrivateTmux) -> str:
+    """A tmux wrapper for ``--tmux`` whose read of the screen after ``S`` fails, so that
+    every run declines the confirmed redraw (issue 31.3) and its typed line stays on
+    the screen, as a test of the typed line itself needs."""
+    return tmux_wrapper(
+        os.path.join(tmux.directory, "no-redraw-tmux"),
+        'case "$*" in *"#{pane_height} #{pane_width} #{alternate_on}"*) exit 1 ;; esac',
+    )
+
+
 def logged_pids(log: str) -> list[int]:
     """The pids a ``stalling_tmux`` wrapper logged, oldest first."""
     try:

@@ -21,6 +21,7 @@ from tmuxmcp.errors import CommandInterrupted, InternalError, PaneNotReady, Tmux
 from tmuxmcp.panetext.scrollback import Mark
 from tmuxmcp.runs import state
 from tmuxmcp.runs.output import Outcome
+from tmuxmcp.runs.redraw import Redraw
 
 P = state.Phase
 EXPECTED: dict[tuple[state.Phase, type[state.Event]], state.Phase] = {
@@ -28,6 +29,7 @@ EXPECTED: dict[tuple[state.Phase, type[state.Event]], state.Phase] = {
     (P.PREPARING, state.Typed): P.TYPED,
     (P.PREPARING, state.Abandoned): P.ABANDONED,
     (P.TYPED, state.Started): P.RUNNING,
+    (P.RUNNING, state.Redrawn): P.RUNNING,
     (P.TYPED, state.Stopped): P.TYPED,
     (P.TYPED, state.Ended): P.ENDED,
     (P.TYPED, state.Refused): P.REFUSED,
@@ -77,6 +79,7 @@ def _event(kind: type[state.Event]) -> state.Event:
         state.Checked: state.Checked(100, 101),
         state.Typed: state.Typed(line=" { : 'x'; . /r1; }\n", mark=_MARK, restore_path="/home"),
         state.Started: state.Started(0),
+        state.Redrawn: state.Redrawn(Redraw(up=1, column=2, prompt_row=0, rows=1, shown="echo hi")),
         state.Stopped: state.Stopped(),
         state.Left: state.Left(),
         state.Ended: state.Ended(3),
@@ -97,6 +100,7 @@ ALL_EVENTS: list[type[state.Event]] = [
     state.Checked,
     state.Typed,
     state.Started,
+    state.Redrawn,
     state.Stopped,
     state.Left,
     state.Ended,

@@ -125,6 +125,8 @@ class RunFiles:
         self.errexit_copy = False
         """Whether ``e``, the command's copy for a shell under errexit, was written
         (``runscript.errexit_copy``)."""
+        self.shown = ""
+        """What a redraw prints in place of the typed line (``runscript.shown``)."""
         self.status_fd = -1
         self.release_fd = -1
         self.lock_fd = lock_fd
@@ -160,6 +162,7 @@ class RunFiles:
 
     def _write(self, command: str, *, shell: str, fence: str) -> None:
         f = self.paths
+        self.shown = runscript.shown(command)
         _write(f["c"], command if command.endswith("\n") else command + "\n")
         copy = runscript.errexit_copy(command)
         if copy is not None:
@@ -192,7 +195,11 @@ class RunFiles:
         _write(
             self.paths["r"],
             runscript.script(
-                files=self.paths, fence=fence, shell=shell, errexit_copy=self.errexit_copy
+                files=self.paths,
+                fence=fence,
+                shell=shell,
+                errexit_copy=self.errexit_copy,
+                shown_text=self.shown,
             ),
         )
 
@@ -212,6 +219,15 @@ class RunFiles:
                 _write(tmp, runscript.status_return(status, restore_path, self.shell))
                 os.replace(tmp, self.paths["t"])
             os.write(self.release_fd, b"go\n")
+
+    def answer(self, line: str) -> None:
+        """Give the script tmuxmcp's word after ``S`` on the release FIFO (``runscript``
+        Rule 6): a redraw's ``<up>:<column>`` or no redraw. Not an event: the files stay
+        as they are, and a run closed before it writes its release there instead."""
+        if self.release_fd < 0:
+            return
+        with contextlib.suppress(OSError):
+            os.write(self.release_fd, line.encode("ascii"))
 
     def close(self, *, going: bool, status: int | None, restore_path: str | None) -> None:
         """Release, close every descriptor (a held lock goes with it), remove the files

@@ -6,7 +6,8 @@ Pure: text only. What is typed into the pane is one short line,
     ``7>&1 8>&2 >/dev/null 2>&1`` (one line, shown here in two; bash and zsh:
     ``{ _='the command' tmuxmcp_status=$?; eval "$(</…/r7)"; . "$tmuxmcp_t" && :; } …``)
 
-so a person watching sees their command first (shown, never run: the value of an
+so a person watching sees their command first, until the confirmed redraw
+replaces the line by the prompt and the command alone (Rule 6; shown, never run: the value of an
 assignment to ``_`` on the ``.``, which runs no command, so the script finds
 ``$?`` still the last command's status, and gives it back to the command) and one
 path, the script's (``run_directory.directory_base``: on Linux usually
@@ -27,28 +28,22 @@ command can point it elsewhere only by making it readonly first
 command leaves, the same user's. No other process can set a shell's
 variables.
 
-Why the typed line stays on the screen, and is not rewritten there as the
-prompt and the shown command before the command runs (issue 31.3, measured
-with ``bench/probe_redraw.py`` in dash 0.5.12, bash 5.2 and zsh 5.9 on tmux
-3.3a, 3.5a and 3.6): the script could do it (move the cursor up over the
-typed line's rows, erase to the end of the screen, print ``shown``), and
-where nothing else prints between Enter and the script the rows are exactly
-those counted beforehand from the prompt's column, the pane's width and the
-line's cells (wide characters included; zsh adds a blank row below a line
-that fills its last row exactly); the history then keeps only the prompt and
-the command. But the script cannot read where the cursor is, so the move is
-blind, and output drawn after Enter and before the script puts it on the
-wrong row, where it erases that output and leaves the start of the typed
-line, its private path included, on the screen: bash's ``PS0``, zsh's
-``preexec`` printing a line, ``set -v``, a transient prompt redrawn by a
-``zle-line-finish`` widget (the line moves to a new column), a typed line
-taller than the pane (zsh shows ``>....``; the others scroll its first rows into
-the history), and, detectable by nothing, a background job's output or a
-trap writing to ``/dev/tty`` at that moment. Collection would also have to
-find the output's start by the shown command, which is not unique (an earlier
-run of the same command shows the same row), rather than by the typed line's
-text. Waiting, in the script, for tmuxmcp to read the cursor first costs one
-tmux invocation per run. The group
+What a watcher sees (issue 31.3): the typed line is replaced on the screen by
+the prompt and the shown command before the command runs, wherever that is
+exact: the *confirmed redraw* (Rule 6, ``redraw``). A blind redraw (the
+script moving the cursor up over rows counted beforehand, probed with
+``bench/probe_redraw.py``) was not landed: the script cannot read where the
+cursor is, and output drawn between Enter and the script (bash's ``PS0``, a
+zsh ``preexec`` printing a line, ``set -v``, a transient prompt, a typed line
+taller than the pane) put the move on the wrong row, erasing that output and
+leaving the typed line's start, its private path included, on the screen.
+So the script waits after ``S`` for tmuxmcp, which reads the pane in one
+tmux invocation and tells it to redraw only where the screen is exactly the
+prompt and the typed line as the shell echoed it; anywhere else the run is
+exactly as without a redraw, the typed line left on the screen. The
+collection then knows where the output starts (an absolute row), instead of
+finding the typed line by its text. The cost: one tmux invocation per run,
+made while the shell waits (``docs/patterns.md``). The group
 keeps the shell's own stdout and stderr on descriptors 7 and 8 and runs
 tmuxmcp's steps with both on /dev/null, so nothing the shell prints *for
 them* reaches the screen: xtrace lines (``set -x``), a bash DEBUG trap's
@@ -99,7 +94,8 @@ Rules:
 
 Rule 1: the command is never altered or re-quoted; names typed on screen
   are shell-quoted words, and no control character is typed but the final
-  newline (the shown first line has its tabs as spaces: ``shown``). The one
+  newline (the shown first line has its tabs as spaces and any other control
+  character in caret notation: ``shown``). The one
   line ``e`` adds stands after the command's text, never inside it
   (``errexit_copy``).
 Rule 2: the descriptors the script holds (7, 8 and the release FIFO's 9)
@@ -160,6 +156,23 @@ Rule 5: the shell's messages about the command read as if it were typed
   it at the typed depth and without a name, but changes what the command
   means (``$1``, ``shift``, ``return``, ``local``).
 
+Rule 6 (issue 31.3): after ``S``, once it has read the command's text (a
+  run closed meanwhile removes its file), the script reads one line from the
+  release FIFO ``g<k>`` (``redraw_step``; the FIFO is opened once, on
+  descriptor 9, for this read and the release's): ``<up>:<column>``
+  from tmuxmcp makes it move the cursor up ``up`` rows and right to
+  ``column`` (the typed line's first row and column), erase to the end of
+  the screen and print ``shown`` and a newline on the shell's saved stdout
+  (fd 7, where the command's own output goes); any other line is no redraw.
+  tmuxmcp holds the FIFO open, so the shell's open of it never blocks, and
+  a dead tmuxmcp's read is an EOF (no redraw, and the command runs); a run
+  closed before its answer writes its release there, which is no redraw
+  either. The status ``$?`` is given back after it (``. t && :``), so the
+  command still starts with the last command's status. What is printed
+  holds no control character (``caret``: shown as a line editor shows one,
+  ``^[``), and is the same text the typed line just showed, whose cells the
+  screen check counted (``redraw`` Rule 2).
+
 What a per-run secret protects against, and what it cannot: see
 ``docs/trust.md`` (a program running as the same user can read tmuxmcp's
 files and write its FIFOs).
@@ -195,7 +208,24 @@ def shown(command: str) -> str:
     first = first.replace("\t", " ")
     if len(first) > DISPLAY_CHARS:
         first, more = first[:DISPLAY_CHARS], True
-    return first + (" …" if more else "")
+    return caret(first) + (" …" if more else "")
+
+
+def caret(text: str) -> str:
+    """``text`` with each control character in caret notation (``^[`` for ESC, ``^?``
+    for DEL, ``M-^[`` for a C1 control, as ``cat -v`` shows it), the way a shell's line
+    editor shows a control character typed at its prompt: what is typed or printed to
+    show the command never carries a byte the terminal would act on (``redraw`` Rule 2)."""
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if code < 0x20 or code == 0x7F:
+            out.append("^" + chr(code ^ 0x40))
+        elif 0x80 <= code <= 0x9F:
+            out.append("M-^" + chr((code - 0x80) ^ 0x40))
+        else:
+            out.append(ch)
+    return "".join(out)
 
 
 STATUS_FILE = "tmuxmcp_t"
@@ -359,12 +389,45 @@ def refusal(option: str, pane: str) -> PaneNotReady:
     return PaneNotReady(REFUSALS[option].format(pane=pane))
 
 
-def script(*, files: dict[str, str], fence: str, shell: str, errexit_copy: bool) -> str:
+REDRAW = "tmuxmcp_redraw"
+"""The variable the script reads tmuxmcp's answer into after ``S`` (Rule 6)."""
+
+
+def redraw_step(shown_text: str, builtin: str) -> str:
+    """Rule 6: the script's wait for tmuxmcp's word after ``S``, and the redraw it makes
+    when told ``<up>:<column>``: up to the typed line's first row, right to its column,
+    erase to the end of the screen, print ``shown_text`` (``shown``: no control
+    character) and a newline, on the shell's saved stdout. Any other answer, an EOF
+    from a dead tmuxmcp, or the release's ``go`` of a run closed early, is no redraw.
+    The answer is read from the release FIFO on descriptor 9 (opened once, for this
+    read and the release's), which tmuxmcp holds open, so the read ends when
+    tmuxmcp is gone; ``read`` takes one line, byte by byte from a FIFO, so the
+    release stays in it."""
+    out = f">&{SAVED_STDOUT}"
+    var = f"${{{REDRAW}"
+    return (
+        f"{builtin} read -r {REDRAW} <&9 || :\n"
+        f"case {var}-}} in\n"
+        "*[!0-9:]*|:*|*:|*:*:*|'') ;;\n"
+        f"*) {builtin} printf '\\033[%dA\\r' \"{var}%%:*}}\" {out}\n"
+        f"  case {var}#*:}} in\n  0) ;;\n"
+        f"  *) {builtin} printf '\\033[%dC' \"{var}#*:}}\" {out} ;;\n  esac\n"
+        f"  {builtin} printf '\\033[J%s\\n' {quote_word(shown_text, 'shown')} {out} ;;\n"
+        "esac\n"
+        # Gone before the command runs: under allexport it would be exported.
+        f"{builtin} unset {REDRAW}\n"
+    )
+
+
+def script(
+    *, files: dict[str, str], fence: str, shell: str, errexit_copy: bool, shown_text: str = ""
+) -> str:
     """The script the pane's shell runs (``shell``: the program's base name): sourced, or
     in bash and zsh evaluated by the typed line (Rule 5).
 
     ``files`` maps ``c``, ``e``, ``s``, ``g``, ``t`` to their paths; ``errexit_copy``:
-    whether ``e`` was written (``errexit_copy`` above).
+    whether ``e`` was written (``errexit_copy`` above); ``shown_text``: what a redraw
+    prints (``shown``, Rule 6).
     """
     q = {key: quote_word(path, key) for key, path in files.items()}
     b = builtin_prefix(shell)
@@ -428,6 +491,12 @@ def script(*, files: dict[str, str], fence: str, shell: str, errexit_copy: bool)
         f"{b} read tmuxmcp_release <&9 || :\n"
     )
     cleanup = f"{b} unset tmuxmcp_release {COMMAND_TEXT}\n"
+    # Rule 6: the command's text is read first (a tmuxmcp that ends while the
+    # script waits for its word removes the file), then the redraw's answer, and
+    # `$?` given back last, all with the release FIFO open on 9, once.
+    before = (
+        f"case $- in\n{sourced}) ;;\n*) {load} ;;\nesac\n{redraw_step(shown_text, b)}{give_back}"
+    )
     if shell == "zsh":
         # Rule 3: under ERR_RETURN the command's first failure returns from
         # everything the typed line runs, as it abandons a typed line; so do a
@@ -437,15 +506,13 @@ def script(*, files: dict[str, str], fence: str, shell: str, errexit_copy: bool)
         # nothing unwinds it runs too, and `t` is sourced twice, to the same
         # effect). `$?` after the block is the command's: an always block keeps
         # its try block's status. Under ERR_EXIT zsh exits without running it.
-        block = f"{{ {{ {run}}} always {{\n{after}{cleanup}{give_back}}} }} 9<{q['g']}\n"
+        block = f"{{ {before}{{ {run}}} always {{\n{after}{cleanup}{give_back}}} }} 9<{q['g']}\n"
     else:
-        block = f"{{ {run}{after}}} 9<{q['g']}\n{cleanup}"
+        block = f"{{ {before}{run}{after}}} 9<{q['g']}\n{cleanup}"
     return (
         f"{keep}"
         f"{test}{b} printf 'S %d\\n' \"${PREVIOUS_STATUS}\" 1<>{q['s']}\n"
         f"{b} unset tmuxmcp_release\n"
-        f"case $- in\n{sourced}) ;;\n*) {load} ;;\nesac\n"
-        f"{give_back}"
         f"{block}"
         f"{end}"
         f"{point}"

@@ -16,7 +16,7 @@ Rule 2: only this module writes a run's fields; the other modules read them
   (``run.phase``, ``run.status``, ``run.outcome`` ...) and send events. A run
   keeps its data (set when it is made) and its life: the phase, ``done``, and
   the events that moved it, as they came (``checked``, ``typing``, ``start``,
-  ``end``, ``stopped``, ``ending``), written by ``handle`` alone. What a run
+  ``redrawn``, ``end``, ``stopped``, ``ending``), written by ``handle`` alone. What a run
   reports beyond them (``started``, ``status``, ``outcome``, ``error``,
   ``finished_at``, the typing's facts) is derived from those events, never
   stored twice, so it cannot disagree with the phase (issue 30.1).
@@ -38,6 +38,7 @@ Rule 5 (issue 22.2): a shell that left the script by itself (its command's
 The table, drawn (``FINAL``: every phase without a move out)::
 
     PREPARING --Checked--> PREPARING --Typed--> TYPED --Started--> RUNNING
+    RUNNING  --Redrawn--> RUNNING (the typed line replaced by the shown command)
     PREPARING --Abandoned--> ABANDONED
     TYPED    --Refused--> REFUSED          TYPED --NotRun--> NOT_RUN
     TYPED, RUNNING --Ended--> ENDED --Collected--> COLLECTED
@@ -61,6 +62,7 @@ from tmuxmcp.errors import CommandInterrupted, InternalError, TmuxMcpError
 from tmuxmcp.panetext.scrollback import Mark
 from tmuxmcp.runs.files import FilesPhase, RunFiles
 from tmuxmcp.runs.output import AtTyping, Outcome
+from tmuxmcp.runs.redraw import NO_REDRAW, Redraw
 
 
 class Phase(enum.Enum):
@@ -130,6 +132,14 @@ class Started(msgspec.Struct, frozen=True):
     status_before: int
 
 
+class Redrawn(msgspec.Struct, frozen=True):
+    """tmuxmcp found the screen exactly the prompt and the typed line after ``S`` and
+    told the script to replace the line by the shown command (``redraw``): the output
+    starts at ``redraw.first``. No event where it told the script not to."""
+
+    redraw: Redraw
+
+
 class Stopped(msgspec.Struct, frozen=True):
     """tmuxmcp typed C-c into the pane to stop the run (an MCP Task's stop): a shell
     leaving the script after it was interrupted, not left by itself (Rule 5)."""
@@ -196,6 +206,7 @@ Event = (
     Checked
     | Typed
     | Started
+    | Redrawn
     | Stopped
     | Left
     | Ended
@@ -241,6 +252,7 @@ TRANSITIONS: dict[Phase, dict[type[Event], Phase]] = {
         Cancelled: Phase.CANCELLED,
     },
     Phase.RUNNING: {
+        Redrawn: Phase.RUNNING,
         Stopped: Phase.RUNNING,
         Left: Phase.LEFT,
         Ended: Phase.ENDED,
@@ -321,6 +333,8 @@ class Run:
         """The script's ``S <status>`` (``Started``)."""
         self.end: Ended | None = None
         """The script's ``E <status>`` (``Ended``)."""
+        self.redrawn: Redrawn | None = None
+        """The redraw the script was told to make (``Redrawn``), if it was."""
         self.stopped = False
         """tmuxmcp typed C-c to stop the run (``Stopped``: the phase stays)."""
         self.ending: Ending | None = None
@@ -345,6 +359,8 @@ class Run:
                 self.typing = event
             case Started():
                 self.start = event
+            case Redrawn():
+                self.redrawn = event
             case Stopped():
                 self.stopped = True
             case Ended():
@@ -374,6 +390,11 @@ class Run:
     def started(self) -> bool:
         """The script reported ``S`` or ``E`` (the command began)."""
         return self.start is not None or self.end is not None
+
+    @property
+    def redraw(self) -> Redraw | None:
+        """Where the typed line was replaced by the shown command (``Redrawn``)."""
+        return None if self.redrawn is None else self.redrawn.redraw
 
     @property
     def status_before(self) -> int | None:
@@ -484,6 +505,13 @@ class Run:
             self.files.write_script(shell=shell, fence=self.fence)
         else:
             self.files.write(command, shell=shell, fence=self.fence)
+
+    def answer(self, redraw: Redraw | None) -> None:
+        """Give the script its word after ``S`` (``runscript`` Rule 6): make ``redraw``
+        (``Redrawn``), or none."""
+        if redraw is not None:
+            self.handle(Redrawn(redraw))
+        self.files.answer(NO_REDRAW if redraw is None else redraw.answer())
 
     def record_shell(self) -> None:
         """Record the shell about to be typed into (``directory``, Rule 2)."""

@@ -25,6 +25,7 @@ from tests.support import (
     call_and_interrupt,
     error_text,
     logged_pids,
+    no_redraw_tmux,
     serve,
     stalling_tmux,
     structured,
@@ -313,7 +314,9 @@ async def test_readiness_is_evidence_not_a_name(
 
 
 async def test_typed_line_is_short(private_tmux: PrivateTmux) -> None:
-    async with serve(private_tmux) as session:
+    # Where the redraw is declined (here: its read of the screen fails) the typed line
+    # stays on the screen, as typed.
+    async with serve(private_tmux, "--tmux", no_redraw_tmux(private_tmux)) as session:
         pane = private_tmux.new_session("short")["pane_id"]
         await _at_prompt(private_tmux, pane)
         await _run(session, pane, "echo hi")
@@ -745,10 +748,11 @@ def test_the_private_directory_prefers_a_memory_file_system(tmp_path: Any) -> No
 # -- speed without a weaker check (issue 11: run_command within 1.2x of the bare floor) --
 
 
-async def test_a_pane_seen_before_takes_two_tmux_processes(private_tmux: PrivateTmux) -> None:
+async def test_a_pane_seen_before_takes_three_tmux_processes(private_tmux: PrivateTmux) -> None:
     """Once a pane's pane_pid is known, readiness reads /proc and no tmux; tmux re-checks
-    the pane (Rule 4 of ``readiness``) in the invocation that types, and one more
-    reads the output. Three before: the state and screen were read on their own."""
+    the pane (Rule 4 of ``readiness``) in the invocation that types, one reads the
+    screen after ``S`` for the confirmed redraw (issue 31.3, ``redraw``), and one more
+    reads the output. Two before 31.3, when the typed line stayed on the screen."""
     wrapper, log, _ = stalling_tmux(private_tmux.directory)
     async with serve(private_tmux, "--tmux", wrapper) as session:
         pane = private_tmux.new_session("two-calls")["pane_id"]
@@ -759,7 +763,7 @@ async def test_a_pane_seen_before_takes_two_tmux_processes(private_tmux: Private
             before = len(logged_pids(log))
             done = await _run(session, pane, f"echo {word}; (exit 3)")
             assert (done["exit_status"], done["output"]) == (3, word)
-            assert len(logged_pids(log)) - before == 2
+            assert len(logged_pids(log)) - before == 3
 
 
 @pytest.mark.parametrize(

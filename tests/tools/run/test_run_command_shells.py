@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 import trio
 
-from tests.support import PrivateTmux, error_text, serve, structured
+from tests.support import PrivateTmux, error_text, no_redraw_tmux, serve, structured
 from tests.tools.run.test_run_command import SHELLS, _at_prompt, _run, _shell_session
 
 
@@ -145,7 +145,9 @@ async def test_the_typed_line_shows_the_command_first_and_names_one_file(
     tmuxmcp's private directory twice (the script `r`, then `. t && :` for the
     status); the script now gives the status back itself, so the line names its
     script alone, right after the command it shows, and is shorter by a path."""
-    async with serve(private_tmux) as session:
+    # Where the redraw is declined (its read of the screen fails here), the typed line
+    # stays on the screen; what it is, is what this checks (issue 31.3 has it replaced).
+    async with serve(private_tmux, "--tmux", no_redraw_tmux(private_tmux)) as session:
         pane = _shell_session(private_tmux, f"watch-{shell}", shell)
         # Wide enough for the whole line on one row (zsh's editor wraps it itself).
         private_tmux.bare("resize-window", "-t", pane, "-x", "300")
@@ -463,7 +465,9 @@ async def test_a_typed_line_as_wide_as_the_pane_keeps_the_first_output_line(
     Thirty lengths in a row after a short prompt, in a pane as wide as the shortest
     typed line plus 20, make one typed line fill its row exactly (the typed line shows
     at most 40 characters of the command: runscript.shown)."""
-    async with serve(private_tmux) as session:
+    # Declined redraws (the screen's read fails): the typed line stays, and fills its
+    # row; redrawn runs find their output by its row, not after the typed line.
+    async with serve(private_tmux, "--tmux", no_redraw_tmux(private_tmux)) as session:
         pane = _shell_session(private_tmux, f"wide-{shell}", shell)
         private_tmux.bare("resize-window", "-t", pane, "-x", "400")
         # A short prompt, so that the shortest typed line fits in one row.

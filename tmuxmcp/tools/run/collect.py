@@ -15,6 +15,13 @@ shrank. Where it ends: the cursor's row, or the last row written below it
 when the screen there was blank at typing (a scroll region's reset homes
 the cursor above the output's last lines).
 
+A redrawn run (issue 31.3, ``redraw``) is read from the row below its shown
+command, an absolute row known since the redraw (``_read_redrawn``): the end
+frame's joined rows begin there (tmux subtracts its own history size,
+``_end_frame``), so the typed line is not searched for; the prompt row is
+still found by the start mark, and checked to show the prompt and the shown
+command, or the start is gone, as above.
+
 Bounded reads (issue 13.2), whatever the pane's width: the end frame reads
 ``speculative_rows`` history rows, and a longer output is read a window at a
 time from both ends (head and tail) until the run's byte budget is met; rows
@@ -50,8 +57,9 @@ from tmuxmcp.driver.argv import cmd
 from tmuxmcp.errors import TmuxCommandFailed
 from tmuxmcp.panetext import windows
 from tmuxmcp.panetext.scrollback import Frame, Mark, View, explain_gap, fingerprint
-from tmuxmcp.runs import output, pending, registry, screen
+from tmuxmcp.runs import output, pending, redraw, registry, screen
 from tmuxmcp.runs.output import HEAD_SHARE, Outcome
+from tmuxmcp.runs.redraw import Redraw
 from tmuxmcp.runs.screen import PathFrame
 from tmuxmcp.runs.state import Run
 from tmuxmcp.tools import history
@@ -78,17 +86,28 @@ FENCE_WAIT = 2.0
 
 
 async def _end_frame(
-    ctx: ToolContext, pane: str, back: int
+    ctx: ToolContext, pane: str, back: int, joined_from: int | None = None
 ) -> tuple[PathFrame, list[str], list[str]]:
-    """The frame, and the physical and joined rows from ``back`` history rows up."""
+    """The frame, and the physical and joined rows from ``back`` history rows up; the
+    joined rows from the absolute row ``joined_from`` instead, where given, or from
+    ``back`` rows up if that is lower (``_joined_from``)."""
     fmt = screen.path_frame_format()
     sep = screen.separator()
+    joined = cmd("capture-pane", "-p", "-J", t=pane, S=-back)
+    if joined_from is not None:
+        # An absolute row is a row on the screen less the history's size when the
+        # capture runs: tmux works it out itself (run-shell -C expands the formats
+        # for the pane before it runs the command, right after this one), so the
+        # rows begin there whatever scrolled since. Never more than ``back`` up.
+        start = f"#{{e|-|:{joined_from},#{{history_size}}}}"
+        bounded = f"#{{?#{{e|<:{start},-{back}}},-{back},{start}}}"
+        joined = cmd("run-shell", "-C", t=pane, args=[f"capture-pane -p -J -t {pane} -S {bounded}"])
     out = await ctx.client.run(
         cmd("display-message", "-p", t=pane, args=[fmt.template]),
         cmd("display-message", "-p", t=pane, args=[sep]),
         cmd("capture-pane", "-p", t=pane, S=-back),
         cmd("display-message", "-p", t=pane, args=[sep]),
-        cmd("capture-pane", "-p", "-J", t=pane, S=-back),
+        joined,
     )
     parts = screen.split(out.stdout, sep)
     if len(parts) != 3:
@@ -98,6 +117,14 @@ async def _end_frame(
     phys = screen.rows(parts[1])
     end = min(back, frame.history_size) + frame.height
     return found, phys[-end:], screen.rows(parts[2])
+
+
+def _joined_from(run: Run) -> int | None:
+    """For a redrawn run, the absolute row its output starts on: the end frame's joined
+    rows then hold the output and nothing above it, where no row left the history's
+    top since and the output began at most ``speculative_rows`` up
+    (``_read_redrawn`` checks both)."""
+    return None if run.redraw is None else run.redraw.first
 
 
 def window_rows(width: int) -> int:
@@ -203,7 +230,7 @@ async def _wait_for_fence(ctx: ToolContext, run: Run) -> tuple[PathFrame, list[s
     deadline = trio.current_time() + FENCE_WAIT
     delay = 0.001
     while True:
-        found = await _end_frame(ctx, run.pane, speculative_rows(run))
+        found = await _end_frame(ctx, run.pane, speculative_rows(run), _joined_from(run))
         if found[0].path == run.fence or trio.current_time() >= deadline:
             return found
         await trio.sleep(delay)
@@ -230,7 +257,7 @@ async def collect(ctx: ToolContext, run: Run) -> Outcome:
 async def peek(ctx: ToolContext, run: Run, budget: int | None = None) -> Outcome:
     """The output so far of a run still going (for a timed-out call); ``budget``, bytes
     to read of a long output (the run's own by default)."""
-    found = await _end_frame(ctx, run.pane, speculative_rows(run))
+    found = await _end_frame(ctx, run.pane, speculative_rows(run), _joined_from(run))
     return await _read_output(ctx, run, *found, budget=budget)
 
 
@@ -239,7 +266,7 @@ async def left(ctx: ToolContext, run: Run) -> Outcome:
     shell at its prompt, before anything is typed after it: from the run's start up to
     the cursor at that prompt, as captured (``output.left_outcome`` takes the prompt
     off, Rule 5). No status yet."""
-    found, phys, joined = await _end_frame(ctx, run.pane, speculative_rows(run))
+    found, phys, joined = await _end_frame(ctx, run.pane, speculative_rows(run), _joined_from(run))
     return await _read_output(ctx, run, found, phys, joined, at_prompt=True)
 
 
@@ -330,6 +357,10 @@ async def _read_output(
     """The output in the rows read; ``at_prompt``: the shell has drawn its prompt
     after it (``left``): the rows up to the cursor, as captured (the prompt is still
     to be taken off: ``output.left_outcome``)."""
+    if run.redraw is not None:
+        return await _read_redrawn(
+            ctx, run, found, phys, joined, shown=run.redraw, at_prompt=at_prompt, budget=budget
+        )
     frame = found.frame
     mark = run.mark
     assert mark is not None
@@ -406,3 +437,133 @@ async def _read_output(
         above_start=start is not None
         and (above_changed or frame.history_size + frame.cursor_y < start),
     )
+
+
+async def _read_redrawn(
+    ctx: ToolContext,
+    run: Run,
+    found: PathFrame,
+    phys: list[str],
+    joined: list[str],
+    *,
+    shown: Redraw,
+    at_prompt: bool,
+    budget: int | None,
+) -> Outcome:
+    """``_read_output`` for a run whose typed line was replaced by its shown command
+    (``redraw``): the output starts ``shown.rows`` below the prompt row, found again
+    by the start mark, an absolute position; nothing is searched for by its text.
+
+    The end frame's joined rows begin at that row when the history is as the redraw
+    left it and the prompt row is where it was (``_joined_from``): then they are
+    the output, less the rows below its end. Otherwise the rows are read from it
+    (``_read_long``). Where the prompt row is not found, or its rows no longer show
+    the prompt and the shown command, the start is gone, as for a typed line gone.
+    """
+    frame = found.frame
+    mark = run.mark
+    assert mark is not None
+    view = View(frame, phys)
+    end_y = frame.cursor_y if at_prompt else _end_y(run, frame, view)
+    last = frame.history_size + end_y
+    start, above_changed, over = await _redrawn_start(ctx, run, frame, view, shown)
+    lines_lost: int | None = 0
+    gap_reason: str | None = None
+    omitted = 0
+    tail: list[str] = []
+    if start is None:
+        gap = explain_gap(mark, View(frame, []))
+        gap_reason = "overwritten" if _nothing_left_the_top(mark, frame) else gap.reason
+        lines_lost = None
+        if gap_reason == "history-limit":
+            typed = output.TypedLine(
+                text=shown.shown, shell=run.shell, column=mark.column, width=mark.width
+            )
+            lines_lost = output.lost_at_least(mark.row, typed, max(1, frame.history_limit // 10))
+        head, tail, omitted = await _read_long(
+            ctx, run, frame, 0, last, budget=budget or run.budget
+        )
+        first = 0
+    else:
+        first = start + shown.rows
+        if first > last:
+            head = []
+        elif start == shown.prompt_row and first >= frame.history_size - speculative_rows(run):
+            below = frame.height - 1 - end_y
+            head = joined[: len(joined) - below] if below else list(joined)
+        else:
+            head, tail, omitted = await _read_long(
+                ctx, run, frame, first, last, budget=budget or run.budget
+            )
+        if over:
+            head, tail = (over + head, tail) if head or not tail else (head, over + tail)
+    if not at_prompt:
+        head, tail = [line.rstrip() for line in head], [line.rstrip() for line in tail]
+    return Outcome(
+        exit_status=run.status,
+        head=head,
+        tail=tail,
+        lines_omitted=omitted,
+        lines_lost=lines_lost,
+        start_lost=start is None,
+        gap_reason=gap_reason,
+        above_start=start is not None
+        and (above_changed or frame.history_size + frame.cursor_y < start),
+    )
+
+
+async def _redrawn_start(
+    ctx: ToolContext, run: Run, frame: Frame, view: View, shown: Redraw
+) -> tuple[int | None, bool, list[str]]:
+    """Where a redrawn run's prompt row is now (None: gone), whether the rows just above
+    it changed, and what the command wrote over the prompt row (its first line).
+
+    Found by the start mark (``_locate``); else lower down, where a scroll region
+    that starts at the top row pushed rows into the history under the rows below
+    it (the mark's fingerprint and the prompt and shown command's own rows, at or
+    below where the prompt row was); else, as for a typed line, where it was
+    when the counters prove no row left the top. In every case its own rows
+    must still show the prompt and the shown command, but for what a command
+    that moved the cursor up to the prompt row wrote over its start.
+    """
+    mark = run.mark
+    assert mark is not None
+    prompt = run.at_typing.prompt
+    expected = redraw.shown_rows(shown, prompt, frame.width)
+
+    def shows(at: int) -> bool:
+        return all(
+            not view.top <= at + index < view.end or view.row(at + index).rstrip() == row
+            for index, row in enumerate(expected)
+        )
+
+    start = await _locate(ctx, run, frame, view)
+    above_changed = False
+    if start is None:
+        start = next(
+            (
+                at
+                for at in range(max(mark.row, view.top + 2), view.end)
+                if fingerprint(view, at) == mark.fingerprint and shows(at)
+            ),
+            None,
+        )
+    if start is None and _nothing_left_the_top(mark, frame):
+        start = mark.row
+        now = fingerprint(view, mark.row) if mark.row >= view.top + 2 else None
+        above_changed = now is not None and now != mark.fingerprint
+    over: list[str] = []
+    if start is not None and view.top <= start < view.end:
+        row = view.row(start).rstrip()
+        if row != expected[0]:
+            # A command that moved the cursor up to the prompt row wrote over it
+            # (a scroll region's home): what differs from the prompt is its first line.
+            over = output.written_over(row, shown.shown, prompt)
+            if not over:
+                return None, False, []
+    if start is not None and not all(
+        not view.top <= start + index < view.end or view.row(start + index).rstrip() == row
+        for index, row in enumerate(expected[1:], 1)
+    ):
+        return None, False, []
+    return start, above_changed, over

@@ -71,8 +71,9 @@ from tmuxmcp.errors import (
     TmuxMcpError,
 )
 from tmuxmcp.panes import readiness
-from tmuxmcp.runs import output, registry, runscript
+from tmuxmcp.runs import output, redraw, registry, runscript, screen
 from tmuxmcp.runs.output import Outcome
+from tmuxmcp.runs.redraw import Redraw
 from tmuxmcp.runs.state import (
     FINAL,
     Abandoned,
@@ -148,10 +149,18 @@ async def _wait_for_status(ctx: ToolContext, run: Run) -> None:
     grace = run.began + START_GRACE
     unheld = 0
     while run.phase in (Phase.TYPED, Phase.RUNNING):
+        data: bytes | None = None
         with trio.move_on_after(1.0):
             await trio.lowlevel.wait_readable(run.files.status_fd)
+            data = b""
             with contextlib.suppress(BlockingIOError):
-                take_status(run, os.read(run.files.status_fd, 4096))
+                data = os.read(run.files.status_fd, 4096)
+        if data is not None:
+            was_started = run.started
+            take_status(run, data)
+            if run.started and not was_started:
+                # Outside the poll's timeout: the read is never cut short by it.
+                await _answer(ctx, run)
             continue
         if not proc.running(run.shell_pid or run.pane_pid):
             run.handle(ShellExited(await _shell_exited(ctx, run)))
@@ -195,6 +204,60 @@ async def _wait_for_status(ctx: ToolContext, run: Run) -> None:
             )
             run.disarm()  # closed by ``watch``, as every watched run is
             return
+
+
+SCREEN_FORMAT = (
+    "#{cursor_x} #{cursor_y} #{history_size} #{pane_height} #{pane_width} #{alternate_on}"
+)
+"""What the redraw's one read asks of the pane besides its visible rows (Rule 4)."""
+
+
+async def _answer(ctx: ToolContext, run: Run) -> None:
+    """Rule 4: the script waits after ``S`` for tmuxmcp's word; give it, whatever
+    happens (a run closed first gives it its release instead, ``files``)."""
+    redraw = None
+    try:
+        if run.phase is Phase.RUNNING and not run.probe:
+            redraw = await _plan_redraw(ctx, run)
+    finally:
+        run.answer(redraw)
+
+
+async def _plan_redraw(ctx: ToolContext, run: Run) -> Redraw | None:
+    """The redraw ``redraw.plan`` allows on the screen as read now, in one invocation,
+    or None (the screen is not the prompt and the typed line, or tmux failed)."""
+    mark = run.mark
+    if mark is None:
+        return None
+    try:
+        out = await ctx.client.run(
+            cmd("display-message", "-p", t=run.pane, args=[SCREEN_FORMAT]),
+            cmd("capture-pane", "-p", t=run.pane),
+        )
+    except TmuxMcpError:
+        return None
+    head, _, body = out.stdout.partition("\n")
+    fields = head.split()
+    if len(fields) != 6 or not all(field.isdigit() for field in fields):
+        return None
+    x, y, history, height, width, alternate = (int(field) for field in fields)
+    now = redraw.Screen(
+        cursor_x=x,
+        cursor_y=y,
+        history_size=history,
+        height=height,
+        width=width,
+        alternate=alternate == 1,
+        rows=screen.rows(body),
+    )
+    return redraw.plan(
+        now,
+        typed=run.typed,
+        shell=run.shell,
+        mark=mark,
+        prompt=run.at_typing.prompt,
+        shown=run.files.shown,
+    )
 
 
 async def _tmux_gone(ctx: ToolContext, run: Run) -> TmuxMcpError | None:
