@@ -62,6 +62,7 @@ from tmuxmcp.runs.output import HEAD_SHARE, Outcome
 from tmuxmcp.runs.redraw import Redraw
 from tmuxmcp.runs.screen import PathFrame
 from tmuxmcp.runs.state import Run
+from tmuxmcp.sinks.target import IdKind, encode_id
 from tmuxmcp.tools import history
 from tmuxmcp.tools.context import ToolContext
 
@@ -99,9 +100,15 @@ async def _end_frame(
         # capture runs: tmux works it out itself (run-shell -C expands the formats
         # for the pane before it runs the command, right after this one), so the
         # rows begin there whatever scrolled since. Never more than ``back`` up.
-        start = f"#{{e|-|:{joined_from},#{{history_size}}}}"
-        bounded = f"#{{?#{{e|<:{start},-{back}}},-{back},{start}}}"
-        joined = cmd("run-shell", "-C", t=pane, args=[f"capture-pane -p -J -t {pane} -S {bounded}"])
+        # The one command string tmuxmcp hands tmux's parser: built of constants,
+        # two integers and a pane id checked here to be exactly one (never caller
+        # text), so the parser can find nothing in it but this one command.
+        start = f"#{{e|-|:{int(joined_from)},#{{history_size}}}}"
+        bounded = f"#{{?#{{e|<:{start},-{int(back)}}},-{int(back)},{start}}}"
+        target = encode_id(pane, IdKind.PANE, "pane_id")
+        joined = cmd(
+            "run-shell", "-C", t=target, args=[f"capture-pane -p -J -t {target} -S {bounded}"]
+        )
     out = await ctx.client.run(
         cmd("display-message", "-p", t=pane, args=[fmt.template]),
         cmd("display-message", "-p", t=pane, args=[sep]),
