@@ -47,6 +47,7 @@ invocation's guard checks against tmux before it pastes.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 
@@ -62,7 +63,6 @@ from tmuxmcp.runs.output import HEAD_SHARE, Outcome
 from tmuxmcp.runs.redraw import Redraw
 from tmuxmcp.runs.screen import PathFrame
 from tmuxmcp.runs.state import Run
-from tmuxmcp.sinks.target import IdKind, encode_id
 from tmuxmcp.tools import history
 from tmuxmcp.tools.context import ToolContext
 
@@ -82,6 +82,8 @@ SPECULATIVE_BYTES = 256 * 1024
 PROGRESS_BYTES = 4096
 """Bytes of a long output read for a progress line (``progress_line``), each second
 of a waiting call and each poll of a task: its last line is all it needs."""
+_PANE_ID = re.compile(r"%[0-9]+")
+"""A pane id as tmux spells it: all ``_end_frame`` lets into its command string."""
 FENCE_WAIT = 2.0
 """Seconds to wait for tmux to draw the command's last output (the fence)."""
 
@@ -101,11 +103,14 @@ async def _end_frame(
         # for the pane before it runs the command, right after this one), so the
         # rows begin there whatever scrolled since. Never more than ``back`` up.
         # The one command string tmuxmcp hands tmux's parser: built of constants,
-        # two integers and a pane id checked here to be exactly one (never caller
-        # text), so the parser can find nothing in it but this one command.
+        # two integers and the run's pane id (encoded when the call was admitted),
+        # checked again here to be exactly an id, so the parser can find nothing in
+        # it but this one command.
+        if not _PANE_ID.fullmatch(pane):
+            raise ValueError(f"not a pane id: {pane!r}")
         start = f"#{{e|-|:{int(joined_from)},#{{history_size}}}}"
         bounded = f"#{{?#{{e|<:{start},-{int(back)}}},-{int(back)},{start}}}"
-        target = encode_id(pane, IdKind.PANE, "pane_id")
+        target = pane
         joined = cmd(
             "run-shell", "-C", t=target, args=[f"capture-pane -p -J -t {target} -S {bounded}"]
         )
