@@ -43,7 +43,7 @@ def test_a_screen_of_the_prompt_and_the_wrapped_line_is_redrawn() -> None:
     )
     assert plan is not None
     assert (plan.up, plan.column, plan.answer()) == (2, 2, "2:2\n")
-    assert (plan.prompt_row, plan.rows, plan.first) == (6, 1, 7)
+    assert (plan.prompt_row, plan.rows, plan.first, plan.history_size) == (6, 1, 7, 5)
 
 
 def _plan(screen: Screen, shell: str, typed: str, *, width: int) -> redraw.Redraw | None:

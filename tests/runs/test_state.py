@@ -79,7 +79,9 @@ def _event(kind: type[state.Event]) -> state.Event:
         state.Checked: state.Checked(100, 101),
         state.Typed: state.Typed(line=" { : 'x'; . /r1; }\n", mark=_MARK, restore_path="/home"),
         state.Started: state.Started(0),
-        state.Redrawn: state.Redrawn(Redraw(up=1, column=2, prompt_row=0, rows=1, shown="echo hi")),
+        state.Redrawn: state.Redrawn(
+            Redraw(up=1, column=2, prompt_row=0, rows=1, history_size=0, shown="echo hi")
+        ),
         state.Stopped: state.Stopped(),
         state.Left: state.Left(),
         state.Ended: state.Ended(3),

@@ -74,6 +74,9 @@ class Redraw(msgspec.Struct, frozen=True, kw_only=True):
     rows: int
     """Rows the prompt row and the shown command take, its newline included: the
     output starts ``rows`` below the prompt row."""
+    history_size: int
+    """The history's size once the shown command is printed (grown where printing it
+    scrolled the screen)."""
     shown: str
 
     @property
@@ -148,11 +151,14 @@ def plan(
     found = [row.rstrip() for row in screen.rows[top : screen.cursor_y]]
     if found != expected or any(row.strip() for row in screen.rows[screen.cursor_y :]):
         return None
+    taken = rows_printed(column, shown, width)
+    scrolled = max(0, top + taken - (screen.height - 1))
     return Redraw(
         up=up,
         column=column,
         prompt_row=mark.row,
-        rows=rows_printed(column, shown, width),
+        rows=taken,
+        history_size=screen.history_size + scrolled,
         shown=shown,
     )
 

@@ -17,8 +17,9 @@ the cursor above the output's last lines).
 
 A redrawn run (issue 31.3, ``redraw``) is read from the row below its shown
 command, an absolute row known since the redraw (``_read_redrawn``): the end
-frame's joined rows begin there (tmux subtracts its own history size,
-``_end_frame``), so the typed line is not searched for; the prompt row is
+frame's joined rows begin there where nothing scrolled since the redraw
+(``_end_frame``), else they are read from there, so the typed line is not
+searched for; the prompt row is
 still found by the start mark, and checked to show the prompt and the shown
 command, or the start is gone, as above.
 
@@ -47,7 +48,6 @@ invocation's guard checks against tmux before it pastes.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterator
 
@@ -82,8 +82,6 @@ SPECULATIVE_BYTES = 256 * 1024
 PROGRESS_BYTES = 4096
 """Bytes of a long output read for a progress line (``progress_line``), each second
 of a waiting call and each poll of a task: its last line is all it needs."""
-_PANE_ID = re.compile(r"%[0-9]+")
-"""A pane id as tmux spells it: all ``_end_frame`` lets into its command string."""
 FENCE_WAIT = 2.0
 """Seconds to wait for tmux to draw the command's last output (the fence)."""
 
@@ -91,29 +89,17 @@ FENCE_WAIT = 2.0
 async def _end_frame(
     ctx: ToolContext, pane: str, back: int, joined_from: int | None = None
 ) -> tuple[PathFrame, list[str], list[str]]:
-    """The frame, and the physical and joined rows from ``back`` history rows up; the
-    joined rows from the absolute row ``joined_from`` instead, where given, or from
-    ``back`` rows up if that is lower (``_joined_from``)."""
+    """The frame, and the physical and joined rows from ``back`` history rows up (the
+    joined rows from screen row ``joined_from`` instead, where given: ``_joined_from``)."""
     fmt = screen.path_frame_format()
     sep = screen.separator()
-    joined = cmd("capture-pane", "-p", "-J", t=pane, S=-back)
-    if joined_from is not None:
-        # An absolute row is a row on the screen less the history's size when the
-        # capture runs: tmux works it out itself (run-shell -C expands the formats
-        # for the pane before it runs the command, right after this one), so the
-        # rows begin there whatever scrolled since. Never more than ``back`` up.
-        # The one command string tmuxmcp hands tmux's parser: built of constants,
-        # two integers and the run's pane id (encoded when the call was admitted),
-        # checked again here to be exactly an id, so the parser can find nothing in
-        # it but this one command.
-        if not _PANE_ID.fullmatch(pane):
-            raise ValueError(f"not a pane id: {pane!r}")
-        start = f"#{{e|-|:{int(joined_from)},#{{history_size}}}}"
-        bounded = f"#{{?#{{e|<:{start},-{int(back)}}},-{int(back)},{start}}}"
-        target = pane
-        joined = cmd(
-            "run-shell", "-C", t=target, args=[f"capture-pane -p -J -t {target} -S {bounded}"]
-        )
+    # A redrawn run's joined rows begin on its output's screen row where nothing
+    # scrolled since the redraw. Not worked out by tmux from its own history size
+    # with run-shell -C: run-shell is no observing command (``wait_for_command``
+    # observes only, tests/test_hooks_per_tool.py), so a run that scrolled is read
+    # again from its absolute row (``_read_redrawn``).
+    joined_start = -back if joined_from is None else joined_from
+    joined = cmd("capture-pane", "-p", "-J", t=pane, S=joined_start)
     out = await ctx.client.run(
         cmd("display-message", "-p", t=pane, args=[fmt.template]),
         cmd("display-message", "-p", t=pane, args=[sep]),
@@ -132,11 +118,12 @@ async def _end_frame(
 
 
 def _joined_from(run: Run) -> int | None:
-    """For a redrawn run, the absolute row its output starts on: the end frame's joined
-    rows then hold the output and nothing above it, where no row left the history's
-    top since and the output began at most ``speculative_rows`` up
-    (``_read_redrawn`` checks both)."""
-    return None if run.redraw is None else run.redraw.first
+    """For a redrawn run, the screen row its output starts on if nothing scrolled since
+    the redraw (``_read_redrawn`` checks that it did not): the end frame's joined rows
+    then hold the output and nothing above it."""
+    if run.redraw is None:
+        return None
+    return run.redraw.first - run.redraw.history_size
 
 
 def window_rows(width: int) -> int:
@@ -500,7 +487,7 @@ async def _read_redrawn(
         first = start + shown.rows
         if first > last:
             head = []
-        elif start == shown.prompt_row and first >= frame.history_size - speculative_rows(run):
+        elif start == shown.prompt_row and frame.history_size == shown.history_size:
             below = frame.height - 1 - end_y
             head = joined[: len(joined) - below] if below else list(joined)
         else:
