@@ -212,6 +212,25 @@ def test_text_written_over_the_prompt_row_is_the_commands_first_line() -> None:
     assert output.written_over("[user] bash-5.2# " + typed, typed, "bash-5.2# ") == []
 
 
+def test_text_written_over_a_redrawn_row_is_told_from_the_whole_row() -> None:
+    """Issue 22.7 after a redraw (31.3): in dash, TOP reaches past the prompt `# ` into
+    the shown command, which ``written_over`` needs intact."""
+    shown = "# echo first; tput cup 0 0; echo TOP"
+    assert output.written_over_shown("TOPcho first; tput cup 0 0; echo TOP", shown) == ["TOP"]
+    assert output.written_over_shown("TOPh-5.2# echo x", "bash-5.2# echo x") == ["TOP"]
+    # The row as the redraw left it: nothing was written over it.
+    assert output.written_over_shown(shown + "  ", shown) == []
+    # Text ending in a character equal to the one under it is cut where they agree.
+    assert output.written_over_shown("TOPecho first", "# echo first") == ["TOP"]
+    # Erased to the end of the row after the text (ESC [K): all of it is the command's,
+    # though the shown command ends in the same three characters.
+    assert output.written_over_shown("TOP", shown) == ["TOP"]
+    # A wide character over two narrow cells: compared from the end, no shift.
+    assert output.written_over_shown("日echo x", "# echo x") == ["日"]
+    # Longer than the row it overwrote.
+    assert output.written_over_shown("x" * 50, shown) == ["x" * 50]
+
+
 def test_the_screen_at_typing_keeps_the_prompt_with_its_trailing_blank() -> None:
     # capture-pane drops the row's trailing space; the cursor column (10) keeps it.
     seen = output.at_typing(["old", "bash-5.2#", "", ""], cursor=1, column=10)

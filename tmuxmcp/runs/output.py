@@ -18,7 +18,8 @@ Rule 1 (where the output starts): the output begins on the row after the
   (``without_verbose_echo``). A command that moves
   the cursor up to its prompt row writes over the prompt: what differs from
   the prompt as it was at typing (``AtTyping``) is its first line
-  (``written_over``); one that leaves the cursor above its typed line wrote
+  (``written_over``; after a redraw, what differs from the row it showed,
+  ``written_over_shown``); one that leaves the cursor above its typed line wrote
   over rows that were there before, which are not read, and the output says
   so first. Where the start is, is decided by tmux's counters and the typed
   line's own text, never by the rows around it alone (``collect``): a start
@@ -284,6 +285,32 @@ def written_over(row: str, typed: str, prompt: str) -> list[str]:
     while agree > 0 and before[agree - 1] == expected[agree - 1]:
         agree -= 1
     written = before[:agree].rstrip()
+    return [written] if written else []
+
+
+def written_over_shown(row: str, shown_row: str) -> list[str]:
+    """What the command wrote over the start of the row a redraw left showing
+    ``shown_row`` (the prompt and the shown command's first row, ``redraw``), as its
+    first line: the row up to where it agrees with ``shown_row`` to its end.
+
+    Unlike a typed line, which ``written_over`` needs intact after the prompt, the
+    whole row is known here, so text written past the prompt into the shown command
+    (dash's prompt ``# `` is shorter than ``TOP``) is told too. Compared from the
+    row's end, so a wide character written over two narrow ones is no shift; a row
+    narrower than the shown one is all the command's. A character written equal to
+    the one under it still cannot be told: the text is cut where the row agrees
+    again. Trailing blanks off, as rows are read.
+    """
+    row, shown_row = row.rstrip(), shown_row.rstrip()
+    if row == shown_row:
+        return []
+    agree = 0
+    # A row narrower than the shown one lost its end (erased: ``ESC [K``), so no
+    # part of it is the shown command's, whatever its last characters are.
+    limit = min(len(row), len(shown_row)) if cells(row) >= cells(shown_row) else 0
+    while agree < limit and row[len(row) - 1 - agree] == shown_row[len(shown_row) - 1 - agree]:
+        agree += 1
+    written = row[: len(row) - agree].rstrip()
     return [written] if written else []
 
 

@@ -556,8 +556,10 @@ async def _redrawn_start(
         row = view.row(start).rstrip()
         if row != expected[0]:
             # A command that moved the cursor up to the prompt row wrote over it
-            # (a scroll region's home): what differs from the prompt is its first line.
-            over = output.written_over(row, shown.shown, prompt)
+            # (a scroll region's home, ``tput cup 0 0``): what differs from the row
+            # the redraw left is its first line, even where it reached past the
+            # prompt into the shown command (dash's ``# ``).
+            over = output.written_over_shown(row, expected[0])
             if not over:
                 return None, False, []
     if start is not None and not all(
