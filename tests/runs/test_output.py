@@ -221,14 +221,17 @@ def test_text_written_over_a_redrawn_row_is_told_from_the_whole_row() -> None:
     # The row as the redraw left it: nothing was written over it.
     assert output.written_over_shown(shown + "  ", shown) == []
     # Text ending in a character equal to the one under it is cut where they agree.
-    assert output.written_over_shown("TOPecho first", "# echo first") == ["TOP"]
-    # Erased to the end of the row after the text (ESC [K): all of it is the command's,
-    # though the shown command ends in the same three characters.
-    assert output.written_over_shown("TOP", shown) == ["TOP"]
+    # ("TOe" written over "# e": the e agrees with the one under it.)
+    assert output.written_over_shown("TOecho first", "# echo first") == ["TO"]
+    # A row that lost its end (ESC [K, or `clear; echo after`) or grew: not told from
+    # a screen cleared and written anew, so nothing is guessed (the start is gone).
+    assert output.written_over_shown("TOP", shown) == []
+    assert output.written_over_shown("after", "$ echo before; clear; echo after") == []
     # A wide character over two narrow cells: compared from the end, no shift.
     assert output.written_over_shown("日echo x", "# echo x") == ["日"]
-    # Longer than the row it overwrote.
-    assert output.written_over_shown("x" * 50, shown) == ["x" * 50]
+    assert output.written_over_shown("x" * 50, shown) == []
+    # As wide, but nothing of the shown row left: nothing is guessed.
+    assert output.written_over_shown("x" * len(shown), shown) == []
 
 
 def test_the_screen_at_typing_keeps_the_prompt_with_its_trailing_blank() -> None:

@@ -295,23 +295,24 @@ def written_over_shown(row: str, shown_row: str) -> list[str]:
 
     Unlike a typed line, which ``written_over`` needs intact after the prompt, the
     whole row is known here, so text written past the prompt into the shown command
-    (dash's prompt ``# `` is shorter than ``TOP``) is told too. Compared from the
-    row's end, so a wide character written over two narrow ones is no shift; a row
-    narrower than the shown one is all the command's. A character written equal to
-    the one under it still cannot be told: the text is cut where the row agrees
-    again. Trailing blanks off, as rows are read.
+    (dash's prompt ``# `` is shorter than ``TOP``) is told too. Only a row that still
+    ends as the shown one and is as wide: the command wrote over its start in place.
+    A row that lost its end (``clear``, an erase) or grew is not told apart from a
+    screen cleared and written anew, so nothing is guessed ([]: the start is gone).
+    Compared from the row's end, so a wide character written over two narrow ones
+    is no shift. A character written equal to the one under it still cannot be
+    told: the text is cut where the row agrees again. Trailing blanks off, as rows
+    are read.
     """
     row, shown_row = row.rstrip(), shown_row.rstrip()
-    if row == shown_row:
+    if row == shown_row or cells(row) != cells(shown_row):
         return []
     agree = 0
-    # A row narrower than the shown one lost its end (erased: ``ESC [K``), so no
-    # part of it is the shown command's, whatever its last characters are.
-    limit = min(len(row), len(shown_row)) if cells(row) >= cells(shown_row) else 0
+    limit = min(len(row), len(shown_row))
     while agree < limit and row[len(row) - 1 - agree] == shown_row[len(shown_row) - 1 - agree]:
         agree += 1
     written = row[: len(row) - agree].rstrip()
-    return [written] if written else []
+    return [written] if agree and written else []
 
 
 ZSH_EOL_MARK = re.compile(r"[%#] +$")
