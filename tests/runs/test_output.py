@@ -234,6 +234,24 @@ def test_text_written_over_a_redrawn_row_is_told_from_the_whole_row() -> None:
     assert output.written_over_shown("x" * len(shown), shown) == []
 
 
+def test_what_the_shell_printed_before_the_command_is_no_output() -> None:
+    """``redraw`` Rule 4: bash's PS0 line, and a prompt dash drew after the typed line
+    (`# hi` for `echo hi` run right after a pane started)."""
+    drop = output.without_printed_first
+    assert drop(["ps0 line", "hi"], [], ("ps0 line",), "") == (["hi"], [])
+    assert drop(["# hi"], [], (), "# ") == (["hi"], [])
+    # Nothing printed by the command on the row the prompt left the cursor on.
+    assert drop(["#"], [], (), "# ") == ([], [])
+    assert drop(["#", "x"], [], (), "# ") == (["", "x"], [])
+    # A long output: the head holds its start; with no head, the tail does.
+    assert drop(["ps0", "1"], ["9"], ("ps0",), "") == (["1"], ["9"])
+    assert drop([], ["ps0", "1"], ("ps0",), "") == ([], ["1"])
+    # The output does not start with them (written over, or joined): nothing dropped.
+    assert drop(["other", "hi"], [], ("ps0 line",), "") == (["other", "hi"], [])
+    assert drop(["$ hi"], [], (), "# ") == (["$ hi"], [])
+    assert drop([], [], ("ps0",), "") == ([], [])
+
+
 def test_the_screen_at_typing_keeps_the_prompt_with_its_trailing_blank() -> None:
     # capture-pane drops the row's trailing space; the cursor column (10) keeps it.
     seen = output.at_typing(["old", "bash-5.2#", "", ""], cursor=1, column=10)

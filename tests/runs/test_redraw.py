@@ -41,14 +41,27 @@ def test_a_screen_of_the_prompt_and_the_wrapped_line_is_redrawn() -> None:
     plan = redraw.plan(
         screen, typed=typed, shell="bash", mark=_mark(6, 2, 10), prompt="$ ", shown="ab"
     )
-    assert plan is not None
+    assert isinstance(plan, redraw.Redraw)
     assert (plan.up, plan.column, plan.answer()) == (2, 2, "2:2\n")
     assert (plan.prompt_row, plan.rows, plan.first, plan.history_size) == (6, 1, 7, 5)
 
 
 def _plan(screen: Screen, shell: str, typed: str, *, width: int) -> redraw.Redraw | None:
+    """The redraw ``plan`` makes, None for none (``_seen`` has what else it said)."""
+    seen = _seen(screen, shell, typed, width=width)
+    return seen if isinstance(seen, redraw.Redraw) else None
+
+
+def _seen(
+    screen: Screen, shell: str, typed: str, *, width: int, prompt: str = "$ ", column: int = 2
+) -> redraw.Redraw | redraw.Before | None:
     return redraw.plan(
-        screen, typed=typed, shell=shell, mark=_mark(0, 2, width), prompt="$ ", shown="x"
+        screen,
+        typed=typed,
+        shell=shell,
+        mark=_mark(0, column, width),
+        prompt=prompt,
+        shown="x",
     )
 
 
@@ -75,6 +88,9 @@ def test_anything_printed_after_enter_is_no_redraw() -> None:
     # bash's PS0, a zsh preexec, set -v: a line below the typed one, the cursor lower.
     for printed in (["$ echo hi", "ps0 line"], ["$ echo hi", "echo hi"]):
         assert _plan(_screen(printed, y=2, width=20), "bash", typed, width=20) is None
+        # What was printed is known (Rule 4), and is no output.
+        seen = _seen(_screen(printed, y=2, width=20), "bash", typed, width=20)
+        assert seen == redraw.Before(rows=(printed[1],), partial="")
     # Something printed on the cursor's row, or below it.
     assert _plan(_screen([*good, "x"], y=1, width=20), "bash", typed, width=20) is None
     # The cursor not at the start of its row.
@@ -109,3 +125,32 @@ def test_the_shown_command_carries_no_control_character() -> None:
     step = runscript.redraw_step(shown, "\\builtin")
     assert "'\\033[J%s\\n' 'echo ^[[31mred^?M-^[2J' >&7" in step
     assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]", step)
+
+
+def test_what_the_shell_printed_before_the_command_is_kept_up_to_the_cursor() -> None:
+    """Rule 4: rows printed below the typed line before the command began, the last up
+    to the cursor, blanks kept (capture-pane leaves them off)."""
+    typed = "echo hi\n"
+    # A prompt dash drew after a line typed before it: the cursor right of "# ".
+    dash = msgspec.structs.replace(_screen(["echo hi", "#"], y=1, width=20), cursor_x=2)
+    assert _seen(dash, "sh", typed, width=20, prompt="", column=0) == redraw.Before(
+        rows=(), partial="# "
+    )
+    # PS0 of two lines, the second with no newline; a wide character takes two cells.
+    ps0 = msgspec.structs.replace(_screen(["$ echo hi", "one", "あ>"], y=2, width=20), cursor_x=4)
+    assert _seen(ps0, "bash", typed, width=20) == redraw.Before(rows=("one",), partial="あ> ")
+    # Text right of the cursor, or below it: not what the shell printed first.
+    right = msgspec.structs.replace(_screen(["$ echo hi", "ab  c"], y=1, width=20), cursor_x=2)
+    assert _seen(right, "bash", typed, width=20) is None
+    below = _screen(["$ echo hi", "ps0", "", "x"], y=2, width=20)
+    assert _seen(below, "bash", typed, width=20) is None
+    # The typed line not as echoed: nothing is known.
+    other = _screen(["$ echo ho", "ps0"], y=2, width=20)
+    assert _seen(other, "bash", typed, width=20) is None
+
+
+def test_split_at_counts_cells() -> None:
+    assert redraw.split_at("ab", 4) == ("ab  ", "")
+    assert redraw.split_at("あいう", 4) == ("あい", "う")
+    # A wide character across the cut goes right, the left padded to the cut.
+    assert redraw.split_at("aあ", 2) == ("a ", "あ")

@@ -26,7 +26,7 @@ STATE = pathlib.Path(state.__file__).resolve()
 
 DATA = {"run_id", "pane", "budget", "files", "fence", "began", "probe", "cancel"}
 """What a run is: given when it is made (``cancel`` is its watcher's scope)."""
-LIFE = {"phase", "done", "checked", "typing", "start", "redrawn", "end", "stopped", "ending"}
+LIFE = {"phase", "done", "checked", "typing", "start", "answered", "end", "stopped", "ending"}
 """Its life: the phase, its ``done`` event, and the events that moved it."""
 
 

@@ -21,7 +21,7 @@ from tmuxmcp.errors import CommandInterrupted, InternalError, PaneNotReady, Tmux
 from tmuxmcp.panetext.scrollback import Mark
 from tmuxmcp.runs import state
 from tmuxmcp.runs.output import Outcome
-from tmuxmcp.runs.redraw import Redraw
+from tmuxmcp.runs.redraw import Before, Redraw
 
 P = state.Phase
 EXPECTED: dict[tuple[state.Phase, type[state.Event]], state.Phase] = {
@@ -30,6 +30,7 @@ EXPECTED: dict[tuple[state.Phase, type[state.Event]], state.Phase] = {
     (P.PREPARING, state.Abandoned): P.ABANDONED,
     (P.TYPED, state.Started): P.RUNNING,
     (P.RUNNING, state.Redrawn): P.RUNNING,
+    (P.RUNNING, state.PrintedFirst): P.RUNNING,
     (P.TYPED, state.Stopped): P.TYPED,
     (P.TYPED, state.Ended): P.ENDED,
     (P.TYPED, state.Refused): P.REFUSED,
@@ -82,6 +83,7 @@ def _event(kind: type[state.Event]) -> state.Event:
         state.Redrawn: state.Redrawn(
             Redraw(up=1, column=2, prompt_row=0, rows=1, history_size=0, shown="echo hi")
         ),
+        state.PrintedFirst: state.PrintedFirst(Before(rows=("ps0 line",), partial="")),
         state.Stopped: state.Stopped(),
         state.Left: state.Left(),
         state.Ended: state.Ended(3),
@@ -103,6 +105,7 @@ ALL_EVENTS: list[type[state.Event]] = [
     state.Typed,
     state.Started,
     state.Redrawn,
+    state.PrintedFirst,
     state.Stopped,
     state.Left,
     state.Ended,

@@ -393,6 +393,34 @@ def without_verbose_echo(
     return head, tail
 
 
+def without_printed_first(
+    head: list[str], tail: list[str], rows: tuple[str, ...], partial: str
+) -> tuple[list[str], list[str]]:
+    """Drop what the shell printed below the typed line before the command began
+    (``redraw`` Rule 4: bash's ``PS0``, a prompt dash drew after the line): ``rows``,
+    whole rows, then ``partial``, the start of the row the command's first line
+    continues. Only where the output still starts with exactly them; else nothing is
+    dropped (the command wrote over them, or they wrapped and were joined)."""
+    lines = head or tail
+    count = len(rows)
+    if len(lines) < count + (1 if partial else 0) or any(
+        line.rstrip() != row.rstrip() for line, row in zip(lines, rows, strict=False)
+    ):
+        return head, tail
+    rest = lines[count:]
+    if partial:
+        first = rest[0]
+        if first.startswith(partial):
+            rest = [first[len(partial) :], *rest[1:]]
+        elif first.rstrip() == partial.rstrip():
+            # The command printed nothing on that row (its blanks were never
+            # captured): an empty first line, or no output at all.
+            rest = ["", *rest[1:]] if rest[1:] else []
+        else:
+            return head, tail
+    return (rest, tail) if head else (head, rest)
+
+
 # -- Rules 2 and 3: what is kept, and the counts ---------------------------------------------
 
 

@@ -37,6 +37,14 @@ Rule 3: what cannot be checked: output written between tmuxmcp's read and
   that instant) is erased with the typed line; collection checks the prompt
   row again and, where it is not found, reads the output as a start that is
   gone.
+Rule 4: where the screen is the prompt and the typed line as echoed, then
+  rows the shell printed below it before the command began (bash's ``PS0``,
+  a zsh ``preexec``, ``set -v``'s copy of the line, a prompt dash drew after
+  a line typed before it), ending at the cursor and blank below it, there is
+  no redraw, but those rows are known (``Before``): the script has not run
+  the command yet (it waits for this answer), so nothing on them is the
+  command's output. Collection drops them from the start of the output where
+  it still finds them there (``output.without_printed_first``).
 """
 
 from __future__ import annotations
@@ -60,6 +68,17 @@ class Screen(msgspec.Struct, frozen=True, kw_only=True):
     alternate: bool
     rows: list[str]
     """The visible rows, top to bottom (``capture-pane -p``)."""
+
+
+class Before(msgspec.Struct, frozen=True, kw_only=True):
+    """What the shell printed between the typed line and the cursor before the command
+    began (Rule 4): no redraw; the output starts after it."""
+
+    rows: tuple[str, ...]
+    """Whole rows printed below the typed line, top to bottom, trailing blanks off."""
+    partial: str
+    """The cursor's row left of the cursor ("" at its first column), blanks kept: the
+    command's first line continues it."""
 
 
 class Redraw(msgspec.Struct, frozen=True, kw_only=True):
@@ -118,6 +137,19 @@ def rows_printed(column: int, text: str, width: int) -> int:
     return len(wrapped(column, text, width)[0])
 
 
+def split_at(row: str, x: int) -> tuple[str, str]:
+    """``row`` cut at cell ``x``: its characters in the first ``x`` cells, blank-padded to
+    ``x`` cells (``capture-pane`` leaves trailing blanks off), and the rest; a wide
+    character across ``x`` goes to the rest."""
+    used = 0
+    for index, ch in enumerate(row):
+        size = cells(ch)
+        if used + size > x:
+            return row[:index] + " " * (x - used), row[index:]
+        used += size
+    return row + " " * (x - used), ""
+
+
 def plan(
     screen: Screen,
     *,
@@ -126,31 +158,43 @@ def plan(
     mark: Mark,
     prompt: str,
     shown: str,
-) -> Redraw | None:
-    """The redraw to make on ``screen``, or None where the screen is not exactly the
-    prompt and the typed line (Rule 1). ``typed``: the line as typed; ``prompt``: the
-    prompt row's text left of the mark's column at typing (``output.AtTyping``)."""
+) -> Redraw | Before | None:
+    """The redraw to make on ``screen`` where it is exactly the prompt and the typed line
+    (Rule 1); what the shell printed after that line where the cursor is lower down
+    (Rule 4); None where the screen is neither. ``typed``: the line as typed;
+    ``prompt``: the prompt row's text left of the mark's column at typing
+    (``output.AtTyping``)."""
     width, column = screen.width, mark.column
     if (
         screen.alternate
         or mark.alternate
         or width != mark.width
-        or screen.cursor_x != 0
         or not 0 <= column < width
         or len(screen.rows) < screen.height
     ):
         return None
     text = typed.rstrip("\n")
     up = rows_typed(column, text, width, shell)
-    top = screen.cursor_y - up
-    if top < 0 or screen.history_size + top != mark.row:
+    # The prompt row where the mark holds it, on the screen (a history trimmed since
+    # typing moved it: then the rows there are not the typed line, and no answer).
+    top = mark.row - screen.history_size
+    enter = top + up  # the row Enter leaves the cursor on
+    if top < 0 or screen.cursor_y < enter:
         return None
     rows, _ = wrapped(column, text, width)
     rows[0] = prompt + rows[0]
     expected = [row.rstrip() for row in rows] + [""] * (up - len(rows))
-    found = [row.rstrip() for row in screen.rows[top : screen.cursor_y]]
-    if found != expected or any(row.strip() for row in screen.rows[screen.cursor_y :]):
+    found = [row.rstrip() for row in screen.rows[top:enter]]
+    partial, right = split_at(screen.rows[screen.cursor_y], screen.cursor_x)
+    if (
+        found != expected
+        or right.strip()
+        or any(row.strip() for row in screen.rows[screen.cursor_y + 1 :])
+    ):
         return None
+    if screen.cursor_y > enter or screen.cursor_x > 0:
+        printed = tuple(row.rstrip() for row in screen.rows[enter : screen.cursor_y])
+        return Before(rows=printed, partial=partial)
     taken = rows_printed(column, shown, width)
     scrolled = max(0, top + taken - (screen.height - 1))
     return Redraw(

@@ -16,8 +16,8 @@ Rule 2: only this module writes a run's fields; the other modules read them
   (``run.phase``, ``run.status``, ``run.outcome`` ...) and send events. A run
   keeps its data (set when it is made) and its life: the phase, ``done``, and
   the events that moved it, as they came (``checked``, ``typing``, ``start``,
-  ``redrawn``, ``end``, ``stopped``, ``ending``), written by ``handle`` alone. What a run
-  reports beyond them (``started``, ``status``, ``outcome``, ``error``,
+  ``answered``, ``end``, ``stopped``, ``ending``), written by
+  ``handle`` alone. What a run reports beyond them (``started``, ``status``, ``outcome``, ``error``,
   ``finished_at``, the typing's facts) is derived from those events, never
   stored twice, so it cannot disagree with the phase (issue 30.1).
 Rule 3: ``done`` is set exactly when the run reaches a final phase; a final
@@ -39,6 +39,7 @@ The table, drawn (``FINAL``: every phase without a move out)::
 
     PREPARING --Checked--> PREPARING --Typed--> TYPED --Started--> RUNNING
     RUNNING  --Redrawn--> RUNNING (the typed line replaced by the shown command)
+    RUNNING  --PrintedFirst--> RUNNING (rows the shell printed before the command)
     PREPARING --Abandoned--> ABANDONED
     TYPED    --Refused--> REFUSED          TYPED --NotRun--> NOT_RUN
     TYPED, RUNNING --Ended--> ENDED --Collected--> COLLECTED
@@ -62,7 +63,7 @@ from tmuxmcp.errors import CommandInterrupted, InternalError, TmuxMcpError
 from tmuxmcp.panetext.scrollback import Mark
 from tmuxmcp.runs.files import FilesPhase, RunFiles
 from tmuxmcp.runs.output import AtTyping, Outcome
-from tmuxmcp.runs.redraw import NO_REDRAW, Redraw
+from tmuxmcp.runs.redraw import NO_REDRAW, Before, Redraw
 
 
 class Phase(enum.Enum):
@@ -140,6 +141,14 @@ class Redrawn(msgspec.Struct, frozen=True):
     redraw: Redraw
 
 
+class PrintedFirst(msgspec.Struct, frozen=True):
+    """tmuxmcp found the prompt and the typed line after ``S``, then rows the shell
+    printed before the command began (``redraw`` Rule 4: bash's ``PS0``, a prompt
+    drawn after the line): no redraw, and the output starts after them."""
+
+    before: Before
+
+
 class Stopped(msgspec.Struct, frozen=True):
     """tmuxmcp typed C-c into the pane to stop the run (an MCP Task's stop): a shell
     leaving the script after it was interrupted, not left by itself (Rule 5)."""
@@ -207,6 +216,7 @@ Event = (
     | Typed
     | Started
     | Redrawn
+    | PrintedFirst
     | Stopped
     | Left
     | Ended
@@ -253,6 +263,7 @@ TRANSITIONS: dict[Phase, dict[type[Event], Phase]] = {
     },
     Phase.RUNNING: {
         Redrawn: Phase.RUNNING,
+        PrintedFirst: Phase.RUNNING,
         Stopped: Phase.RUNNING,
         Left: Phase.LEFT,
         Ended: Phase.ENDED,
@@ -333,8 +344,10 @@ class Run:
         """The script's ``S <status>`` (``Started``)."""
         self.end: Ended | None = None
         """The script's ``E <status>`` (``Ended``)."""
-        self.redrawn: Redrawn | None = None
-        """The redraw the script was told to make (``Redrawn``), if it was."""
+        self.answered: Redrawn | PrintedFirst | None = None
+        """What tmuxmcp saw after ``S`` and answered: the redraw the script was told to
+        make (``Redrawn``), or what the shell printed before the command (``PrintedFirst``);
+        None for neither."""
         self.stopped = False
         """tmuxmcp typed C-c to stop the run (``Stopped``: the phase stays)."""
         self.ending: Ending | None = None
@@ -359,8 +372,8 @@ class Run:
                 self.typing = event
             case Started():
                 self.start = event
-            case Redrawn():
-                self.redrawn = event
+            case Redrawn() | PrintedFirst():
+                self.answered = event
             case Stopped():
                 self.stopped = True
             case Ended():
@@ -394,7 +407,12 @@ class Run:
     @property
     def redraw(self) -> Redraw | None:
         """Where the typed line was replaced by the shown command (``Redrawn``)."""
-        return None if self.redrawn is None else self.redrawn.redraw
+        return self.answered.redraw if isinstance(self.answered, Redrawn) else None
+
+    @property
+    def before(self) -> Before | None:
+        """What the shell printed before the command began, where known (``PrintedFirst``)."""
+        return self.answered.before if isinstance(self.answered, PrintedFirst) else None
 
     @property
     def status_before(self) -> int | None:
@@ -506,12 +524,20 @@ class Run:
         else:
             self.files.write(command, shell=shell, fence=self.fence)
 
-    def answer(self, redraw: Redraw | None) -> None:
-        """Give the script its word after ``S`` (``runscript`` Rule 6): make ``redraw``
-        (``Redrawn``), or none."""
-        if redraw is not None:
-            self.handle(Redrawn(redraw))
-        self.files.answer(NO_REDRAW if redraw is None else redraw.answer())
+    def answer(self, seen: Redraw | Before | None) -> None:
+        """Give the script its word after ``S`` (``runscript`` Rule 6): make the redraw
+        ``seen`` is (``Redrawn``), or none, keeping what the shell printed before the
+        command where ``seen`` says (``PrintedFirst``)."""
+        # Kept only while the run is still RUNNING (its read of the screen was an
+        # await): a redraw the run cannot record is not made, and the script gets
+        # its word whatever happened.
+        if isinstance(seen, Redraw) and self.allows(Redrawn(seen)):
+            self.handle(Redrawn(seen))
+            self.files.answer(seen.answer())
+            return
+        if isinstance(seen, Before) and self.allows(PrintedFirst(seen)):
+            self.handle(PrintedFirst(seen))
+        self.files.answer(NO_REDRAW)
 
     def record_shell(self) -> None:
         """Record the shell about to be typed into (``directory``, Rule 2)."""

@@ -6,6 +6,11 @@ cursor at the fence, read while the script still holds the shell back from
 drawing its prompt. This module reads the rows; ``output`` (pure) decides
 where the output starts in them and what is kept.
 
+Rows the shell printed below the typed line before the command began (bash's
+``PS0``, a prompt drawn after the line), which the read after ``S`` saw
+(``redraw`` Rule 4), are no output: they are dropped from its start
+(``_printed_first_dropped``).
+
 Where it starts (issue 22.6/22.7): a mark not found by its fingerprint (a
 command wrote over the rows above the prompt, or over the prompt row) is
 still where it was when tmux's counters prove that no row left the top
@@ -389,8 +394,10 @@ async def _read_output(
     if typed_at is not None:
         # All of it was in the first capture: drop the rows below the output.
         below = frame.height - 1 - end_y
-        head = output.written_over(joined[typed_at], run.typed, prompt)
-        head += output.below_typed_line(joined, typed_at, below, typed, frame.width)
+        head, _ = _printed_first_dropped(
+            run, output.below_typed_line(joined, typed_at, below, typed, frame.width), []
+        )
+        head = output.written_over(joined[typed_at], run.typed, prompt) + head
         tail: list[str] = []
     elif by_counters and start is not None and start >= view.top:
         # The typed line is gone from its rows: cleared or written over.
@@ -419,6 +426,7 @@ async def _read_output(
             at = output.typed_index(both[:64], run.typed)
             over = output.written_over(both[at], run.typed, prompt) if at is not None else []
             head, tail = output.after_start(head, tail, omitted, typed, frame.width)
+            head, tail = _printed_first_dropped(run, head, tail)
             if over:
                 head, tail = (over + head, tail) if head else (head, over + tail)
     head, tail = output.without_verbose_echo(head, tail, run.typed)
@@ -436,6 +444,17 @@ async def _read_output(
         above_start=start is not None
         and (above_changed or frame.history_size + frame.cursor_y < start),
     )
+
+
+def _printed_first_dropped(
+    run: Run, head: list[str], tail: list[str]
+) -> tuple[list[str], list[str]]:
+    """The rows below the typed line, less what the shell printed there before the
+    command began (``redraw`` Rule 4), where the read after ``S`` saw it."""
+    before = run.before
+    if before is None:
+        return head, tail
+    return output.without_printed_first(head, tail, before.rows, before.partial)
 
 
 async def _read_redrawn(

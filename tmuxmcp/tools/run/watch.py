@@ -73,7 +73,7 @@ from tmuxmcp.errors import (
 from tmuxmcp.panes import readiness
 from tmuxmcp.runs import output, redraw, registry, runscript, screen
 from tmuxmcp.runs.output import Outcome
-from tmuxmcp.runs.redraw import Redraw
+from tmuxmcp.runs.redraw import Before, Redraw
 from tmuxmcp.runs.state import (
     FINAL,
     Abandoned,
@@ -215,17 +215,18 @@ SCREEN_FORMAT = (
 async def _answer(ctx: ToolContext, run: Run) -> None:
     """Rule 4: the script waits after ``S`` for tmuxmcp's word; give it, whatever
     happens (a run closed first gives it its release instead, ``files``)."""
-    redraw = None
+    seen: Redraw | Before | None = None
     try:
         if run.phase is Phase.RUNNING and not run.probe:
-            redraw = await _plan_redraw(ctx, run)
+            seen = await _plan_redraw(ctx, run)
     finally:
-        run.answer(redraw)
+        run.answer(seen)
 
 
-async def _plan_redraw(ctx: ToolContext, run: Run) -> Redraw | None:
+async def _plan_redraw(ctx: ToolContext, run: Run) -> Redraw | Before | None:
     """The redraw ``redraw.plan`` allows on the screen as read now, in one invocation,
-    or None (the screen is not the prompt and the typed line, or tmux failed)."""
+    or what the shell printed after the typed line (``redraw`` Rule 4), or None (the
+    screen is neither, or tmux failed)."""
     mark = run.mark
     if mark is None:
         return None
