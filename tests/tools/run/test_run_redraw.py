@@ -12,9 +12,10 @@ raw (``redraw`` Rule 2: ``tests/runs/test_redraw.py``; ``run_command`` refuses
 such a command anyway). The tests of the redrawn screen failed on main
 4ec314a, where the typed line, its private path included, always stayed on
 the screen; the declined cases passed there, as they assert the screen and
-the results as they were. zsh with a typed line taller than the pane is left
-out: its line editor shows ``>....`` there, which main already returns in
-the output (not changed here).
+the results as they were, but what the shell printed before the command,
+which is no output (``redraw`` Rule 4: it was on 4ec314a). zsh with a typed
+line taller than the pane is left out: its line editor shows ``>....``
+there, which main already returns in the output (not changed here).
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ import pytest
 import trio
 
 from tests.support import PrivateTmux, serve, tmux_wrapper
-from tests.tools.run.test_run_command import SHELLS, _at_prompt, _run, _shell_session
+from tests.tools.run.test_run_command import SHELLS, _run, _shell_session
+from tests.tools.run.test_run_command_shells import _configure as configure_shell
 
 
 @pytest.fixture(autouse=True)
@@ -42,17 +44,7 @@ def _history(tmux: PrivateTmux, pane: str) -> list[str]:
 
 async def _configure(tmux: PrivateTmux, pane: str, *lines: str) -> None:
     """Type ``lines`` as a user would, then clear the screen and its history."""
-    await _at_prompt(tmux, pane)
-    for line in (*lines, "clear"):
-        tmux.bare("send-keys", "-t", pane, "-l", line)
-        tmux.bare("send-keys", "-t", pane, "Enter")
-    token = os.urandom(4).hex()
-    tmux.bare("send-keys", "-t", pane, "-l", f'echo "READ""Y-{token}"')
-    tmux.bare("send-keys", "-t", pane, "Enter")
-    with trio.fail_after(20):
-        while f"READY-{token}" not in tmux.bare("capture-pane", "-p", "-t", pane).stdout:
-            await trio.sleep(0.05)
-    await _at_prompt(tmux, pane)
+    await configure_shell(tmux, pane, *lines, "clear")
     tmux.bare("clear-history", "-t", pane)
 
 

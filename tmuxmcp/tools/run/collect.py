@@ -426,10 +426,47 @@ async def _read_output(
             at = output.typed_index(both[:64], run.typed)
             over = output.written_over(both[at], run.typed, prompt) if at is not None else []
             head, tail = output.after_start(head, tail, omitted, typed, frame.width)
-            head, tail = _printed_first_dropped(run, head, tail)
-            if over:
-                head, tail = (over + head, tail) if head else (head, over + tail)
+            head, tail = _with_over(over, *_printed_first_dropped(run, head, tail))
     head, tail = output.without_verbose_echo(head, tail, run.typed)
+    return _outcome(
+        run,
+        frame,
+        head,
+        tail,
+        omitted=omitted,
+        lines_lost=lines_lost,
+        start=start,
+        gap_reason=gap_reason,
+        above_changed=above_changed,
+        at_prompt=at_prompt,
+    )
+
+
+def _with_over(over: list[str], head: list[str], tail: list[str]) -> tuple[list[str], list[str]]:
+    """``head`` and ``tail`` after what the command wrote over its prompt row (its first
+    line, ``output.written_over``), which leads the head, or the tail when only it holds
+    rows."""
+    if not over:
+        return head, tail
+    return (over + head, tail) if head or not tail else (head, over + tail)
+
+
+def _outcome(
+    run: Run,
+    frame: Frame,
+    head: list[str],
+    tail: list[str],
+    *,
+    omitted: int,
+    lines_lost: int | None,
+    start: int | None,
+    gap_reason: str | None,
+    above_changed: bool,
+    at_prompt: bool,
+) -> Outcome:
+    """The ``Outcome`` of the rows read, typed or redrawn: ``start``, the prompt row found
+    again (None: gone); the output is said to start above it where the cursor ended
+    above it or the rows just above it changed."""
     if not at_prompt:
         # Kept for a left run: zsh's PROMPT_SP mark is told by its padding (Rule 5).
         head, tail = [line.rstrip() for line in head], [line.rstrip() for line in tail]
@@ -513,20 +550,18 @@ async def _read_redrawn(
             head, tail, omitted = await _read_long(
                 ctx, run, frame, first, last, budget=budget or run.budget
             )
-        if over:
-            head, tail = (over + head, tail) if head or not tail else (head, over + tail)
-    if not at_prompt:
-        head, tail = [line.rstrip() for line in head], [line.rstrip() for line in tail]
-    return Outcome(
-        exit_status=run.status,
-        head=head,
-        tail=tail,
-        lines_omitted=omitted,
+        head, tail = _with_over(over, head, tail)
+    return _outcome(
+        run,
+        frame,
+        head,
+        tail,
+        omitted=omitted,
         lines_lost=lines_lost,
-        start_lost=start is None,
+        start=start,
         gap_reason=gap_reason,
-        above_start=start is not None
-        and (above_changed or frame.history_size + frame.cursor_y < start),
+        above_changed=above_changed,
+        at_prompt=at_prompt,
     )
 
 
