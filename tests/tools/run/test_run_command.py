@@ -44,11 +44,14 @@ SHELLS = {
 }
 
 
-def _shell_session(tmux: PrivateTmux, name: str, shell: str) -> str:
+def _shell_session(tmux: PrivateTmux, name: str, shell: str, *size: str) -> str:
+    """A session of ``shell``; ``size``, ``-x``/``-y`` flags it is made with (tmux takes
+    the last given). A pane resized while its shell starts can be resized before the
+    shell's line editor watches for it, which then wraps at the old width."""
     argv = SHELLS[shell]
     if shutil.which(argv[0]) is None:
         pytest.skip(f"{argv[0]} is not installed")
-    return tmux.new_session(name, "tmuxmcp", *argv)["pane_id"]
+    return tmux.new_session(name, "tmuxmcp", *size, *argv)["pane_id"]
 
 
 # The shared wait (``PrivateTmux.wait_for_prompt``) under the name these tests,

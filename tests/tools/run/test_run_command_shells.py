@@ -148,9 +148,8 @@ async def test_the_typed_line_shows_the_command_first_and_names_one_file(
     # Where the redraw is declined (its read of the screen fails here), the typed line
     # stays on the screen; what it is, is what this checks (issue 31.3 has it replaced).
     async with serve(private_tmux, "--tmux", no_redraw_tmux(private_tmux)) as session:
-        pane = _shell_session(private_tmux, f"watch-{shell}", shell)
         # Wide enough for the whole line on one row (zsh's editor wraps it itself).
-        private_tmux.bare("resize-window", "-t", pane, "-x", "300")
+        pane = _shell_session(private_tmux, f"watch-{shell}", shell, "-x", "300")
         await _configure(private_tmux, pane, "PS1='$ '")
         done = await _run(session, pane, "echo hi; (exit 3)")
         assert (done["exit_status"], done["output"]) == (3, "hi")
@@ -468,8 +467,7 @@ async def test_a_typed_line_as_wide_as_the_pane_keeps_the_first_output_line(
     # Declined redraws (the screen's read fails): the typed line stays, and fills its
     # row; redrawn runs find their output by its row, not after the typed line.
     async with serve(private_tmux, "--tmux", no_redraw_tmux(private_tmux)) as session:
-        pane = _shell_session(private_tmux, f"wide-{shell}", shell)
-        private_tmux.bare("resize-window", "-t", pane, "-x", "400")
+        pane = _shell_session(private_tmux, f"wide-{shell}", shell, "-x", "400")
         # A short prompt, so that the shortest typed line fits in one row.
         await _configure(private_tmux, pane, "PS1='$ '")
         assert (await _run(session, pane, "echo a"))["output"] == "a"

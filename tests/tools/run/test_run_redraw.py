@@ -123,8 +123,7 @@ async def test_a_typed_line_taller_than_the_pane_means_no_redraw(
     private_tmux: PrivateTmux, shell: str
 ) -> None:
     async with serve(private_tmux) as session:
-        pane = _shell_session(private_tmux, f"tall-{shell}", shell)
-        private_tmux.bare("resize-window", "-t", pane, "-x", "30", "-y", "3")
+        pane = _shell_session(private_tmux, f"tall-{shell}", shell, "-x", "30", "-y", "3")
         await _configure(private_tmux, pane)
         done = await _run(session, pane, "echo hi; (exit 4)")
         assert (done["exit_status"], done["output"]) == (4, "hi")
@@ -140,8 +139,7 @@ async def test_outputs_that_scroll_the_screen_start_at_the_shown_command(
     read with the end frame (``collect.speculative_rows``), and one run after it: the
     output's first row is the one below the shown command, found as an absolute row."""
     async with serve(private_tmux) as session:
-        pane = _shell_session(private_tmux, f"scroll-{shell}", shell)
-        private_tmux.bare("resize-window", "-t", pane, "-x", "60", "-y", "8")
+        pane = _shell_session(private_tmux, f"scroll-{shell}", shell, "-x", "60", "-y", "8")
         await _configure(private_tmux, pane, "PS1='$ '; PROMPT='$ '")
         for word in ("one", "two", "three", "four", "five", "six"):
             done = await _run(session, pane, f"echo {word}")
