@@ -235,8 +235,8 @@ def test_text_written_over_a_redrawn_row_is_told_from_the_whole_row() -> None:
 
 
 def test_what_the_shell_printed_before_the_command_is_no_output() -> None:
-    """``redraw`` Rule 4: bash's PS0 line, and a prompt dash drew after the typed line
-    (`# hi` for `echo hi` run right after a pane started)."""
+    """``redraw`` Rule 4: bash's PS0 line, and a prompt dash drew after a line typed
+    before it (the command's output then continues the prompt's row)."""
     drop = output.without_printed_first
     assert drop(["ps0 line", "hi"], [], ("ps0 line",), "") == (["hi"], [])
     assert drop(["# hi"], [], (), "# ") == (["hi"], [])

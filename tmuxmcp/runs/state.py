@@ -16,9 +16,9 @@ Rule 2: only this module writes a run's fields; the other modules read them
   (``run.phase``, ``run.status``, ``run.outcome`` ...) and send events. A run
   keeps its data (set when it is made) and its life: the phase, ``done``, and
   the events that moved it, as they came (``checked``, ``typing``, ``start``,
-  ``answered``, ``end``, ``stopped``, ``ending``), written by
-  ``handle`` alone. What a run reports beyond them (``started``, ``status``, ``outcome``, ``error``,
-  ``finished_at``, the typing's facts) is derived from those events, never
+  ``answered``, ``end``, ``stopped``, ``ending``), written by ``handle`` alone.
+  What a run reports beyond them (``started``, ``status``, ``outcome``,
+  ``error``, ``finished_at``, the typing's facts) is derived from those events, never
   stored twice, so it cannot disagree with the phase (issue 30.1).
 Rule 3: ``done`` is set exactly when the run reaches a final phase; a final
   phase has an ``outcome`` (``COLLECTED``) or an ``error`` (every other one

@@ -13,7 +13,7 @@ such a command anyway). The tests of the redrawn screen failed on main
 4ec314a, where the typed line, its private path included, always stayed on
 the screen; the declined cases passed there, as they assert the screen and
 the results as they were, but what the shell printed before the command,
-which is no output (``redraw`` Rule 4: it was on 4ec314a). zsh with a typed
+which is no output (``redraw`` Rule 4: it was on 3478362). zsh with a typed
 line taller than the pane is left out: its line editor shows ``>....``
 there, which main already returns in the output (not changed here).
 """
@@ -99,7 +99,7 @@ async def test_a_line_printed_after_enter_means_no_redraw_and_is_no_output(
     private_tmux: PrivateTmux, shell: str, setup: str, printed: str | None, output: str
 ) -> None:
     """What the shell printed between the typed line and the command (``redraw`` Rule 4)
-    stays on the screen and is not in ``output``: on 4ec314a bash's PS0 line and the
+    stays on the screen and is not in ``output``: on 3478362 bash's PS0 line and the
     zsh preexec's were, and a PS0 with no newline began the command's first line."""
     async with serve(private_tmux) as session:
         pane = _shell_session(private_tmux, f"declined-{shell}", shell)
