@@ -16,6 +16,7 @@ import msgspec
 from tmuxmcp.panetext.scrollback import Mark
 from tmuxmcp.runs import redraw, runscript
 from tmuxmcp.runs.redraw import Screen
+from tmuxmcp.tools.run import collect
 
 
 def _mark(row: int, column: int, width: int) -> Mark:
@@ -154,3 +155,14 @@ def test_split_at_counts_cells() -> None:
     assert redraw.split_at("あいう", 4) == ("あい", "う")
     # A wide character across the cut goes right, the left padded to the cut.
     assert redraw.split_at("aあ", 2) == ("a ", "あ")
+
+
+def test_a_scrolled_row_is_a_whole_line_only_when_surely_short_of_a_wrap() -> None:
+    """``collect._scrolled_rows``: a row is taken as a whole line, not read again, only
+    where no estimate of a character's width decides it."""
+    short = collect._short_of_a_wrap
+    assert short("x" * 58, 60) and not short("x" * 59, 60)
+    # Not ASCII: as if every character took two cells.
+    assert short("é" * 29, 60) and not short("é" * 30, 60)
+    # A tab, one character over up to eight cells (as tmux 3.6 captures it).
+    assert not short("a\tb", 60)

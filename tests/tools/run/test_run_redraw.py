@@ -153,6 +153,46 @@ async def test_outputs_that_scroll_the_screen_start_at_the_shown_command(
         assert rows[rows.index("$ seq 1 400") + 1] == "1"
 
 
+def _calls(log: str) -> int:
+    with open(log) as f:
+        return len(f.readlines())
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+async def test_a_run_that_scrolls_the_screen_reads_the_pane_as_often_as_one_that_does_not(
+    private_tmux: PrivateTmux, shell: str
+) -> None:
+    """At the bottom of the pane a run's output scrolls the screen beyond the rows its
+    typed line took (an agent's pane, mostly): the rows the scroll moved above the end
+    frame's joined rows are read with it, as physical rows, where each is a whole line;
+    on 3478362 each such run read the pane once more. A line that wrapped among them
+    is read again, and is still exact."""
+    log = os.path.join(private_tmux.directory, "calls")
+    wrapper = tmux_wrapper(
+        os.path.join(private_tmux.directory, "counting-tmux"), f'echo >> "{log}"'
+    )
+    async with serve(private_tmux, "--tmux", wrapper) as session:
+        pane = _shell_session(private_tmux, f"count-{shell}", shell, "-x", "60", "-y", "20")
+        await _configure(private_tmux, pane, "PS1='$ '; PROMPT='$ '")
+        counts = []
+        for word in ("one", "two", "three", "four", "five", "six", "seven", "eight"):
+            before = _calls(log)
+            done = await _run(session, pane, f"echo {word}; seq 1 4")
+            assert (done["exit_status"], done["output"]) == (0, f"{word}\n1\n2\n3\n4")
+            counts.append(_calls(log) - before)
+        # Of 20 rows, the first two runs had room below (the first also reads what a
+        # server's first run reads); from the third on, each scrolled the screen.
+        assert private_tmux.bare("display", "-p", "-t", pane, "#{history_size}").stdout != "0\n"
+        assert counts[2:] == [counts[1]] * 6, counts
+        wide = "x" * 70
+        done = await _run(session, pane, f"echo {wide}; echo end")
+        assert (done["exit_status"], done["output"]) == (0, f"{wide}\nend")
+        # Tabs over 64 cells, which tmux 3.6 captures as 8 characters: still one line.
+        done = await _run(session, pane, "printf 'a\\tb\\tc\\td\\te\\tf\\tg\\th\\n'; echo end")
+        first, end = done["output"].split("\n")
+        assert (first.expandtabs(8).replace(" ", ""), end) == ("abcdefgh", "end")
+
+
 @pytest.mark.parametrize("shell", sorted(SHELLS))
 async def test_a_tmuxmcp_gone_while_the_script_waits_for_its_word_leaves_the_shell_working(
     private_tmux: PrivateTmux, shell: str

@@ -541,11 +541,13 @@ async def _read_redrawn(
         first = 0
     else:
         first = start + shown.rows
+        scrolled = _scrolled_rows(view, first, last, shown, start)
         if first > last:
             head = []
-        elif start == shown.prompt_row and frame.history_size == shown.history_size:
+        elif scrolled is not None:
             below = frame.height - 1 - end_y
-            head = joined[: len(joined) - below] if below else list(joined)
+            rows = joined[: len(joined) - below] if below else list(joined)
+            head = scrolled + (rows if last >= first + len(scrolled) else [])
         else:
             head, tail, omitted = await _read_long(
                 ctx, run, frame, first, last, budget=budget or run.budget
@@ -563,6 +565,44 @@ async def _read_redrawn(
         above_changed=above_changed,
         at_prompt=at_prompt,
     )
+
+
+def _scrolled_rows(
+    view: View, first: int, last: int, shown: Redraw, start: int | None
+) -> list[str] | None:
+    """The output's rows the end frame's joined rows miss, or None where they cannot be
+    proved whole lines (the output is then read again from its first row).
+
+    The joined rows begin at the screen row the output's first row had at the redraw
+    (``_joined_from``); where the output scrolled the screen ``k`` rows since, they
+    begin ``k`` rows into it (every run at the bottom of the pane). Those first
+    ``k`` rows are in the physical rows read: each is a whole line, as joined, if it
+    is narrower than a row less one cell, as a line wraps only from a row filled to
+    its last cell (or to the one before, a wide character moved to the next row):
+    ``_short_of_a_wrap``.
+    Only where the prompt row is where the redraw left it (no history trimmed or
+    cleared: the absolute rows are as numbered then)."""
+    if start != shown.prompt_row or view.frame.history_size < shown.history_size:
+        return None
+    count = min(view.frame.history_size - shown.history_size, max(0, last - first + 1))
+    if count and not view.top <= first <= first + count - 1 < view.end:
+        return None
+    rows = [view.row(at) for at in range(first, first + count)]
+    if any(not _short_of_a_wrap(row, view.frame.width) for row in rows):
+        return None
+    return rows
+
+
+def _short_of_a_wrap(row: str, width: int) -> bool:
+    """Whether ``row`` (as captured, trailing blanks off) surely ends short of the
+    cells a row wraps from (``width - 1``): counted exactly for printable ASCII, and
+    as if every other character took two cells, so no estimate of a character's
+    width decides. A tab, which tmux 3.6 captures as one character however many
+    cells it spans, decides nothing either."""
+    if "\t" in row:
+        return False
+    size = len(row) if row.isascii() else 2 * len(row)
+    return size < width - 1
 
 
 async def _redrawn_start(
